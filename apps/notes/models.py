@@ -1,0 +1,192 @@
+import pgtrigger
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from apps.vaults.models import Vault
+
+
+class Provenance(models.TextChoices):
+    AUTHORED = "authored"
+    EXTRACTED = "extracted"
+    SUMMARY = "summary"
+    PROPOSAL = "proposal"
+
+
+class Tier(models.TextChoices):
+    HOT = "hot"
+    COLD = "cold"
+
+
+_CONTENT_MODIFIED = """
+IF TG_OP = 'INSERT' OR NEW.body IS DISTINCT FROM OLD.body THEN
+    NEW.content_modified_at = now();
+ELSE
+    NEW.content_modified_at = OLD.content_modified_at;
+END IF;
+RETURN NEW;
+"""
+
+_TIER_TO_CHUNKS = """
+UPDATE notes_chunk SET tier = NEW.tier WHERE note_id = NEW.id;
+RETURN NULL;
+"""
+
+_CHUNK_SEARCH_VECTORS = """
+NEW.search_vector = setweight(to_tsvector('english', coalesce(NEW.heading, '')), 'A')
+    || to_tsvector('english', NEW.text);
+NEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text);
+RETURN NEW;
+"""
+
+
+class Note(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="notes")
+    path = models.CharField(max_length=500)
+    title = models.CharField(max_length=500)
+    body = models.TextField()
+    frontmatter = models.JSONField(default=dict, blank=True)
+    tags = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    aliases = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    # Lower-cased names a [[wikilink]] may use for this note: path, file stem, title, aliases.
+    link_keys = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.AUTHORED)
+    content_hash = models.CharField(max_length=64)
+    # Maintained by a trigger: changes only when the body changes, whatever code path writes the row.
+    content_modified_at = models.DateTimeField(null=True, editable=False)
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)
+    cold_reason = models.CharField(max_length=64, blank=True)
+    # Import source label; "" for notes written through the API (re-imports never touch them).
+    source = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "path"], name="note_unique_path")]
+        indexes = [models.Index(fields=["vault", "tier"]), GinIndex(fields=["link_keys"], name="note_link_keys")]
+        triggers = [
+            pgtrigger.Trigger(
+                name="note_content_modified",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.Update,
+                func=_CONTENT_MODIFIED,
+            ),
+            pgtrigger.Trigger(
+                name="note_tier_to_chunks",
+                when=pgtrigger.After,
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Condition("OLD.tier IS DISTINCT FROM NEW.tier"),
+                func=_TIER_TO_CHUNKS,
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class NoteLink(models.Model):
+    """A [[wikilink]] as written; `target` is null while it resolves to no note (kept and shown)."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    source = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="outgoing_links")
+    target_text = models.CharField(max_length=500)
+    heading = models.CharField(max_length=500, blank=True)
+    alias = models.CharField(max_length=500, blank=True)
+    target = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="incoming_links")
+    ordinal = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["source_id", "ordinal"]
+        indexes = [models.Index(fields=["vault", "target_text"])]
+
+
+class Chunk(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    heading = models.CharField(max_length=500, blank=True)
+    text = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True)
+    embedding_model = models.CharField(max_length=200, blank=True)
+    search_vector = SearchVectorField(null=True, editable=False)
+    search_simple = SearchVectorField(null=True, editable=False)
+    # Copy of the note's tier (trigger-maintained) so search filters without a join.
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)
+
+    class Meta:
+        ordering = ["note_id", "ordinal"]
+        indexes = [
+            models.Index(fields=["vault", "tier"]),
+            models.Index(fields=["vault", "content_hash"]),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector"),
+            GinIndex(fields=["search_simple"], name="chunk_search_simple"),
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+        triggers = [
+            pgtrigger.Trigger(
+                name="chunk_search_vectors",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.UpdateOf("text", "heading"),
+                func=_CHUNK_SEARCH_VECTORS,
+            )
+        ]
+
+
+class ImportStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class ImportJob(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    source = models.CharField(max_length=200)
+    folder = models.CharField(max_length=1000, blank=True)
+    # The uploaded zip waits here for the worker (any machine can run it), then is cleared.
+    archive = models.BinaryField(null=True, editable=False)
+    status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True)
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"import {self.id} of {self.source} into {self.vault_id} ({self.status})"
+
+
+class FileOutcome(models.TextChoices):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+    MOVED_TO_COLD = "moved_to_cold"
+
+
+class ImportFileResult(models.Model):
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    path = models.CharField(max_length=1000)
+    outcome = models.CharField(max_length=16, choices=FileOutcome.choices)
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]

@@ -1,0 +1,102 @@
+"""Store a note's chunks, reusing embeddings by content hash and embedding only what is new."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import connection
+
+from apps.llm.embeddings import current_model, embed_texts
+from apps.notes.markdown import ChunkDraft, chunk_note, embed_input
+from apps.notes.models import Chunk, Note
+
+
+def drafts_for(note: Note) -> list[ChunkDraft]:
+    return chunk_note(note.title, note.body, max_chars=int(settings.CHUNK_MAX_CHARS))
+
+
+def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft]]], embed: bool) -> int:
+    """Replace the chunks of `notes`; returns how many texts were sent to the embedding model.
+
+    Embeddings of unchanged chunk texts (same hash, same model) are reused from this vault; with
+    `embed=False` new chunks wait for `chunks_embed_pending` (a Celery task) with a null embedding.
+    """
+    if not notes:
+        return 0
+    model = current_model()
+    wanted = {d.content_hash for _, drafts in notes for d in drafts}
+    known: dict[str, object] = dict(
+        Chunk.objects.filter(vault_id=vault_id, content_hash__in=wanted, embedding_model=model)
+        .exclude(embedding=None)
+        .values_list("content_hash", "embedding")
+        .distinct("content_hash")
+        .order_by("content_hash")
+    )
+    missing: dict[str, str] = {}
+    for _, drafts in notes:
+        for draft in drafts:
+            if draft.content_hash not in known:
+                missing.setdefault(draft.content_hash, draft.embed_text)
+    if embed and missing:
+        vectors = embed_texts(list(missing.values()))
+        known.update(zip(missing.keys(), vectors, strict=True))
+    Chunk.objects.filter(note_id__in=[note.pk for note, _ in notes]).delete()
+    rows = [
+        Chunk(
+            vault_id=vault_id,
+            note=note,
+            ordinal=draft.ordinal,
+            heading=draft.heading,
+            text=draft.text,
+            content_hash=draft.content_hash,
+            embedding=known.get(draft.content_hash),
+            embedding_model=model if draft.content_hash in known else "",
+            tier=note.tier,
+        )
+        for note, drafts in notes
+        for draft in drafts
+    ]
+    Chunk.objects.bulk_create(rows, batch_size=500)
+    return len(missing) if embed else 0
+
+
+def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256) -> int:
+    """Embed chunks that have no embedding from the current model (new API writes, model changes)."""
+    model = current_model()
+    done = 0
+    while True:
+        pending = Chunk.objects.exclude(embedding_model=model)
+        if vault_id is not None:
+            pending = pending.filter(vault_id=vault_id)
+        rows = list(pending.select_related("note").order_by("id")[:batch])
+        if not rows:
+            return done
+        vectors = embed_texts([embed_input(row.note.title, row.heading, row.text) for row in rows])
+        for row, vector in zip(rows, vectors, strict=True):
+            row.embedding = vector
+            row.embedding_model = model
+        Chunk.objects.bulk_update(rows, ["embedding", "embedding_model"], batch_size=256)
+        done += len(rows)
+
+
+def links_resolve(*, vault_id: int) -> None:
+    """Point every [[wikilink]] of a vault at the live note it names (by path, file name, title or alias)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE notes_notelink AS l SET target_id = r.target
+            FROM (
+                SELECT l2.id,
+                       CASE WHEN l2.target_text = '' THEN l2.source_id ELSE (
+                           SELECT n.id FROM notes_note n
+                           WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
+                             AND n.link_keys @> ARRAY[lower(l2.target_text)]::varchar[]
+                           ORDER BY n.id LIMIT 1)
+                       END AS target
+                FROM notes_notelink l2 WHERE l2.vault_id = %s
+            ) AS r
+            WHERE l.id = r.id AND l.target_id IS DISTINCT FROM r.target
+            """,
+            [vault_id],
+        )

@@ -1,0 +1,243 @@
+"""Import an Obsidian vault (a folder or a zip) into a vault, idempotently, skipping bad files with a reason."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.audit.models import AuditEvent
+from apps.audit.services import audit_record
+from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, parse_note
+from apps.notes.models import FileOutcome, ImportFileResult, ImportJob, ImportStatus, Note, Tier
+from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
+from apps.notes.services.notes import apply_parsed, links_replace
+from apps.vaults.models import Vault
+from apps.vaults.permissions import user_may
+
+BATCH_FILES = 32
+MISSING_FROM_SOURCE = "missing-from-source"
+IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
+MAX_COMPRESSION_RATIO = 200
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str
+    read: Callable[[], bytes]
+    skip_reason: str = ""
+
+
+Progress = Callable[[ImportJob], None]
+
+
+@transaction.atomic
+def import_job_create(
+    *, actor: AbstractUser, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
+) -> ImportJob:
+    """Queue an import (contributors). A zip is checked and stored for the worker; the task runs after commit."""
+    if not user_may(actor, "contribute", vault):
+        raise PermissionDenied("your role on this vault does not allow importing notes")
+    if (archive is None) == (folder is None):
+        raise ValidationError({"detail": ["give a zip file or a folder"]})
+    if archive is not None:
+        if len(archive) > int(settings.IMPORT_MAX_UPLOAD_BYTES):
+            raise ValidationError({"file": [f"the zip exceeds {int(settings.IMPORT_MAX_UPLOAD_BYTES) >> 20} MiB"]})
+        if not zipfile.is_zipfile(io.BytesIO(archive)):
+            raise ValidationError({"file": ["this is not a zip archive"]})
+        try:
+            with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+                count = len(zf.infolist())
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise ValidationError({"file": [f"the zip cannot be read: {exc}"]}) from exc
+        if count > int(settings.IMPORT_MAX_FILES):
+            raise ValidationError({"file": [f"the zip holds {count} entries; the limit is {settings.IMPORT_MAX_FILES}"]})
+    if folder is not None and not Path(folder).is_dir():
+        raise ValidationError({"folder": [f"{folder} is not a folder"]})
+    label = (source or (Path(folder).name if folder else "upload")).strip()[:200] or "upload"
+    job = ImportJob.objects.create(vault=vault, created_by=actor, source=label, folder=folder or "", archive=archive)
+    audit_record(actor=actor, action="import.queue", object_type="import_job", object_id=job.pk, vault_id=vault.pk,
+                 changes={"source": label})
+    return job
+
+
+def import_job_enqueue(job: ImportJob) -> None:
+    from apps.notes.tasks import import_run
+
+    transaction.on_commit(lambda: import_run.delay(job.pk))
+
+
+def _folder_files(folder: Path) -> Iterator[SourceFile]:
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if any(part in IGNORED_DIRS for part in PurePosixPath(rel).parts):
+            continue
+        if path.is_symlink():
+            yield SourceFile(rel, bytes, "symbolic link, not followed")
+        elif path.is_file():
+            yield SourceFile(rel, path.read_bytes)
+
+
+def _zip_files(zf: zipfile.ZipFile) -> Iterator[SourceFile]:
+    infos = [info for info in zf.infolist() if not info.is_dir()]
+    names = [info.filename.replace("\\", "/") for info in infos]
+    # An exported vault usually sits in one top folder: strip it so paths match a folder import.
+    tops = {name.split("/", 1)[0] for name in names if "/" in name}
+    strip = f"{next(iter(tops))}/" if len(tops) == 1 and all("/" in n for n in names) else ""
+    limit = int(settings.NOTE_MAX_BYTES)
+    for info, name in zip(infos, names, strict=True):
+        rel = name[len(strip):] if strip and name.startswith(strip) else name
+        parts = PurePosixPath(rel).parts
+        if any(part in IGNORED_DIRS for part in parts):
+            continue
+        if name.startswith("/") or ".." in parts or ":" in name.split("/", 1)[0]:
+            yield SourceFile(name[:1000], bytes, "unsafe path (absolute or '..'): not imported")
+        elif info.file_size > limit:
+            yield SourceFile(rel, bytes, f"file is larger than the {limit // 1024} KiB limit")
+        elif info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
+            yield SourceFile(rel, bytes, "suspicious compression ratio (zip bomb?): not imported")
+        else:
+            yield SourceFile(rel, lambda info=info: _read_capped(zf, info, limit))
+
+
+def _read_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+    # The header's size can lie: never read more than the limit (+1 to notice).
+    with zf.open(info) as handle:
+        return handle.read(limit + 1)
+
+
+@dataclass
+class _Decision:
+    path: str
+    outcome: str
+    reason: str = ""
+    parsed: ParsedNote | None = None
+    note: Note | None = None
+
+
+def _decide(job: ImportJob, file: SourceFile, existing: dict[str, Note], seen: set[str]) -> _Decision:
+    if file.skip_reason:
+        return _Decision(file.path, FileOutcome.SKIPPED, file.skip_reason)
+    if PurePosixPath(file.path).suffix.lower() != ".md":
+        return _Decision(file.path, FileOutcome.SKIPPED, "not a Markdown note (.md)")
+    if file.path in seen:
+        return _Decision(file.path, FileOutcome.SKIPPED, "duplicate path in this import")
+    seen.add(file.path)
+    if len(file.path) > 500:
+        return _Decision(file.path, FileOutcome.SKIPPED, "path longer than 500 characters")
+    try:
+        parsed = parse_note(file.path, decode_note_bytes(file.read(), max_bytes=int(settings.NOTE_MAX_BYTES)))
+    except NoteFormatError as exc:
+        return _Decision(file.path, FileOutcome.SKIPPED, str(exc))
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        return _Decision(file.path, FileOutcome.SKIPPED, f"unreadable: {exc}")
+    note = existing.get(file.path)
+    if note is None:
+        return _Decision(file.path, FileOutcome.CREATED, parsed=parsed)
+    if note.source != job.source:
+        why = "written in DesirePath" if not note.source else f"imported from '{note.source}'"
+        return _Decision(file.path, FileOutcome.SKIPPED, f"a note at this path was {why}; not overwritten")
+    if note.tier == Tier.COLD and note.cold_reason != MISSING_FROM_SOURCE:
+        return _Decision(file.path, FileOutcome.SKIPPED, "deleted in DesirePath; a manager can restore it")
+    if note.content_hash == parsed.content_hash and note.tier == Tier.HOT:
+        return _Decision(file.path, FileOutcome.UNCHANGED, note=note)
+    return _Decision(file.path, FileOutcome.UPDATED, parsed=parsed, note=note)
+
+
+@transaction.atomic
+def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
+    writes: list[tuple[Note, ParsedNote]] = []
+    for decision in decisions:
+        if decision.parsed is None:
+            continue
+        note = decision.note or Note(vault_id=job.vault_id, created_by=job.created_by, source=job.source)
+        apply_parsed(note, decision.parsed)
+        note.tier, note.cold_reason = Tier.HOT, ""
+        note.save()
+        decision.note = note
+        writes.append((note, decision.parsed))
+    embedded = chunks_replace(vault_id=job.vault_id, notes=[(n, drafts_for(n)) for n, _ in writes], embed=True)
+    for note, parsed in writes:
+        links_replace(note, parsed)
+    ImportFileResult.objects.bulk_create(
+        ImportFileResult(job=job, vault_id=job.vault_id, path=d.path[:1000], outcome=d.outcome, reason=d.reason)
+        for d in decisions
+    )
+    AuditEvent.objects.bulk_create(
+        AuditEvent(actor=job.created_by, actor_label=f"import job {job.pk}", action=f"note.import.{d.outcome}",
+                   object_type="note", object_id=str(d.note.pk), vault_id=job.vault_id,
+                   changes={"path": d.path, "hash": d.note.content_hash})
+        for d in decisions
+        if d.note is not None and d.outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)
+    )
+    counts = dict(job.counts)
+    for decision in decisions:
+        counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
+    counts["chunks_embedded"] = counts.get("chunks_embedded", 0) + embedded
+    job.counts = counts
+    job.processed += len(decisions)
+    job.save(update_fields=["counts", "processed"])
+    return embedded
+
+
+@transaction.atomic
+def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
+    gone = Note.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
+    results = []
+    for note in gone:
+        note.tier, note.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
+        note.save(update_fields=["tier", "cold_reason", "updated_at"])
+        results.append(ImportFileResult(job=job, vault_id=job.vault_id, path=note.path,
+                                        outcome=FileOutcome.MOVED_TO_COLD, reason="gone from the source"))
+        audit_record(actor=job.created_by, actor_label=f"import job {job.pk}", action="note.cold",
+                     object_type="note", object_id=note.pk, vault_id=job.vault_id,
+                     changes={"path": note.path, "reason": MISSING_FROM_SOURCE})
+    ImportFileResult.objects.bulk_create(results)
+    if results:
+        job.counts = {**job.counts, FileOutcome.MOVED_TO_COLD: len(results)}
+        job.save(update_fields=["counts"])
+
+
+def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJob:
+    """Run a queued import. Each batch commits on its own, so a failure keeps what was already imported."""
+    job = ImportJob.objects.select_related("created_by").get(pk=job_id)
+    if job.status in (ImportStatus.SUCCEEDED, ImportStatus.FAILED):
+        return job  # idempotent: a redelivered task does nothing
+    job.status, job.started_at, job.processed, job.counts = ImportStatus.RUNNING, timezone.now(), 0, {}
+    job.save(update_fields=["status", "started_at", "processed", "counts"])
+    ImportFileResult.objects.filter(job=job).delete()
+    try:
+        _run(job, progress)
+    except Exception as exc:
+        job.status, job.error, job.finished_at = ImportStatus.FAILED, f"{type(exc).__name__}: {exc}", timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+        raise
+    job.status, job.finished_at, job.archive = ImportStatus.SUCCEEDED, timezone.now(), None
+    job.save(update_fields=["status", "finished_at", "archive"])
+    if progress:
+        progress(job)
+    return job
+
+
+def _run(job: ImportJob, progress: Progress | None) -> None:
+    zf = zipfile.ZipFile(io.BytesIO(bytes(job.archive))) if job.archive is not None else None
+    files = list(_zip_files(zf) if zf is not None else _folder_files(Path(job.folder)))
+    job.total = len(files)
+    job.save(update_fields=["total"])
+    existing = {n.path: n for n in Note.objects.filter(vault_id=job.vault_id)}
+    seen: set[str] = set()
+    for start in range(0, len(files), BATCH_FILES):
+        batch = [_decide(job, f, existing, seen) for f in files[start : start + BATCH_FILES]]
+        _write_batch(job, batch)
+        if progress:
+            progress(job)
+    _move_missing_to_cold(job, seen)
+    links_resolve(vault_id=job.vault_id)

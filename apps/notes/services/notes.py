@@ -1,0 +1,164 @@
+"""Writes to notes through the API: create, update, delete (to the cold tier), restore, purge."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from apps.audit.services import audit_record
+from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note
+from apps.notes.models import Note, NoteLink, Tier
+from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
+from apps.vaults.models import Vault
+from apps.vaults.permissions import user_may
+
+
+def normalize_path(raw: str) -> str:
+    """A vault-relative POSIX path ending in .md; refuses absolute paths and '..'."""
+    path = raw.strip().replace("\\", "/")
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts or path.startswith("/") or any(p == ".." for p in parts):
+        raise ValidationError({"path": ["give a relative path inside the vault, such as 'ideas/Note.md'"]})
+    clean = "/".join(parts)
+    if PurePosixPath(clean).suffix.lower() != ".md":
+        clean += ".md"
+    if len(clean) > 500:
+        raise ValidationError({"path": ["a path may have at most 500 characters"]})
+    return clean
+
+
+def parse_or_400(path: str, body: str) -> ParsedNote:
+    if len(body.encode("utf-8")) > int(settings.NOTE_MAX_BYTES):
+        raise ValidationError({"body": [f"a note may hold at most {int(settings.NOTE_MAX_BYTES) // 1024} KiB"]})
+    if "\x00" in body:
+        raise ValidationError({"body": ["a note cannot contain NUL characters"]})
+    try:
+        return parse_note(path, body)
+    except NoteFormatError as exc:
+        raise ValidationError({"body": [str(exc)]}) from exc
+
+
+def apply_parsed(note: Note, parsed: ParsedNote) -> None:
+    note.path = parsed.path
+    note.title = parsed.title
+    note.body = parsed.body
+    note.frontmatter = parsed.frontmatter
+    note.tags = parsed.tags
+    note.aliases = parsed.aliases
+    note.link_keys = parsed.link_keys
+    note.content_hash = parsed.content_hash
+
+
+def links_replace(note: Note, parsed: ParsedNote) -> None:
+    NoteLink.objects.filter(source=note).delete()
+    NoteLink.objects.bulk_create(
+        NoteLink(vault_id=note.vault_id, source=note, target_text=link.target[:500], heading=link.heading[:500],
+                 alias=link.alias[:500], ordinal=i)
+        for i, link in enumerate(parsed.links)
+    )
+
+
+def _embed_later(vault_id: int) -> None:
+    from apps.notes.tasks import embed_pending
+
+    transaction.on_commit(lambda: embed_pending.delay(vault_id))
+
+
+def _require(actor: AbstractUser, action: str, vault: Vault) -> None:
+    if not user_may(actor, action, vault):  # type: ignore[arg-type]
+        raise PermissionDenied(f"your role on this vault does not allow '{action}'")
+
+
+@transaction.atomic
+def note_create(*, actor: AbstractUser, vault: Vault, path: str, body: str) -> Note:
+    """Write a new note (contributors); its chunks are embedded by a Celery task after commit."""
+    _require(actor, "contribute", vault)
+    clean = normalize_path(path)
+    existing = Note.objects.filter(vault=vault, path=clean).first()
+    if existing is not None:
+        where = "in the cold tier (restore or purge it first)" if existing.tier == Tier.COLD else "already"
+        raise ValidationError({"path": [f"a note with this path exists {where}"]})
+    parsed = parse_or_400(clean, body)
+    note = Note(vault=vault, created_by=actor, source="")
+    apply_parsed(note, parsed)
+    note.save()
+    chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
+    links_replace(note, parsed)
+    links_resolve(vault_id=vault.pk)
+    audit_record(actor=actor, action="note.create", object_type="note", object_id=note.pk, vault_id=vault.pk,
+                 changes={"path": note.path, "hash": note.content_hash})
+    _embed_later(vault.pk)
+    note.refresh_from_db()
+    return note
+
+
+@transaction.atomic
+def note_update(*, actor: AbstractUser, note: Note, body: str, path: str | None = None) -> Note:
+    """Rewrite a note. An imported note edited here leaves its import source, so re-imports never undo it."""
+    _require(actor, "contribute", note.vault)
+    if note.tier == Tier.COLD:
+        raise ValidationError({"detail": ["this note is in the cold tier; a manager can restore it first"]})
+    clean = normalize_path(path) if path else note.path
+    if clean != note.path and Note.objects.filter(vault_id=note.vault_id, path=clean).exists():
+        raise ValidationError({"path": ["a note with this path exists already"]})
+    parsed = parse_or_400(clean, body)
+    before = {"path": note.path, "hash": note.content_hash, "source": note.source}
+    changed = parsed.content_hash != note.content_hash or clean != note.path
+    apply_parsed(note, parsed)
+    note.source = ""
+    note.save()
+    if changed:
+        chunks_replace(vault_id=note.vault_id, notes=[(note, drafts_for(note))], embed=False)
+        links_replace(note, parsed)
+        links_resolve(vault_id=note.vault_id)
+        _embed_later(note.vault_id)
+    audit_record(actor=actor, action="note.update", object_type="note", object_id=note.pk, vault_id=note.vault_id,
+                 changes={"before": before, "after": {"path": note.path, "hash": note.content_hash}})
+    note.refresh_from_db()
+    return note
+
+
+def note_set_tier(*, note: Note, tier: str, reason: str) -> None:
+    note.tier = tier
+    note.cold_reason = reason if tier == Tier.COLD else ""
+    note.save(update_fields=["tier", "cold_reason", "updated_at"])
+
+
+@transaction.atomic
+def note_delete(*, actor: AbstractUser, note: Note) -> Note:
+    """DELETE never destroys: the note moves to the cold tier, where a manager can restore or purge it."""
+    _require(actor, "contribute", note.vault)
+    if note.tier != Tier.COLD:
+        note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
+        links_resolve(vault_id=note.vault_id)
+        audit_record(actor=actor, action="note.delete", object_type="note", object_id=note.pk,
+                     vault_id=note.vault_id, changes={"path": note.path, "to": "cold"})
+    return note
+
+
+@transaction.atomic
+def note_restore(*, actor: AbstractUser, note: Note) -> Note:
+    _require(actor, "manage", note.vault)
+    if note.tier != Tier.HOT:
+        note_set_tier(note=note, tier=Tier.HOT, reason="")
+        links_resolve(vault_id=note.vault_id)
+        audit_record(actor=actor, action="note.restore", object_type="note", object_id=note.pk,
+                     vault_id=note.vault_id, changes={"path": note.path})
+    return note
+
+
+@transaction.atomic
+def note_purge(*, actor: AbstractUser, note: Note) -> None:
+    """Remove a cold note for good (managers only; logged). Live notes must be deleted first."""
+    _require(actor, "manage", note.vault)
+    if note.tier != Tier.COLD:
+        raise ValidationError({"detail": ["only a note in the cold tier can be purged; delete it first"]})
+    audit_record(actor=actor, action="note.purge", object_type="note", object_id=note.pk, vault_id=note.vault_id,
+                 changes={"path": note.path, "hash": note.content_hash, "title": note.title})
+    vault_id = note.vault_id
+    note.delete()
+    links_resolve(vault_id=vault_id)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RetrievalConfig(AppConfig):
+    name = "apps.retrieval"
+    label = "retrieval"

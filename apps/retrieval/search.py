@@ -1,0 +1,206 @@
+"""Hybrid search: pgvector meaning search + PostgreSQL full text, fused by reciprocal rank, in one statement.
+
+The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL. For small scopes an
+exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
+requester reads 1% of all chunks (see shared/notes/search-in-postgres.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.http import Http404
+
+from apps.llm.embeddings import current_model, embed_query
+from apps.vaults.permissions import vault_ids_for
+
+RRF_K = 60
+
+_SCOPE_SIZE = """
+SELECT count(*) FROM (
+    SELECT 1 FROM notes_chunk WHERE vault_id = ANY(%(vaults)s) AND tier = ANY(%(tiers)s)
+      AND embedding_model = %(model)s LIMIT %(limit)s
+) AS scope
+"""
+
+# {vector_order} is either the distance (HNSW can serve it) or distance + 0 (forces an exact scan).
+_HYBRID = """
+WITH q AS (
+    SELECT websearch_to_tsquery('english', %(text)s) AS and_en,
+           websearch_to_tsquery('simple', %(text)s) AS and_simple,
+           replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery AS or_en
+),
+vec_raw AS MATERIALIZED (
+    SELECT c.id, c.note_id, c.embedding <=> %(qvec)s::vector AS dist
+    FROM notes_chunk c
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s
+      AND %(use_vector)s
+    ORDER BY {vector_order}
+    LIMIT %(candidates)s
+),
+vec AS (
+    SELECT note_id, (array_agg(id ORDER BY dist))[1] AS chunk_id,
+           row_number() OVER (ORDER BY min(dist)) AS rnk
+    FROM vec_raw GROUP BY note_id
+),
+kw_and AS MATERIALIZED (
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c, q
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)
+      AND (c.search_vector @@ q.and_en OR c.search_simple @@ q.and_simple)
+    LIMIT %(and_cap)s
+),
+kw_or AS MATERIALIZED (
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c, q
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.search_vector @@ q.or_en
+    LIMIT %(or_cap)s
+),
+kw_scored AS (
+    SELECT m.id, m.note_id, max(m.bonus) + ts_rank_cd(m.search_vector, q.or_en) AS score
+    FROM (SELECT id, note_id, search_vector, 1.0 AS bonus FROM kw_and
+          UNION ALL SELECT id, note_id, search_vector, 0.0 FROM kw_or) AS m, q
+    GROUP BY m.id, m.note_id, m.search_vector, q.or_en
+),
+kw AS (
+    SELECT note_id, (array_agg(id ORDER BY score DESC))[1] AS chunk_id,
+           row_number() OVER (ORDER BY max(score) DESC, note_id) AS rnk
+    FROM kw_scored GROUP BY note_id
+    ORDER BY rnk LIMIT %(candidates)s
+),
+fused AS (
+    SELECT note_id,
+           sum(1.0 / (%(rrf_k)s + rnk)) AS score,
+           array_agg(src ORDER BY src DESC) AS sources,
+           (array_agg(chunk_id ORDER BY rnk, src))[1] AS chunk_id
+    FROM (SELECT note_id, chunk_id, rnk, 'vector' AS src FROM vec
+          UNION ALL SELECT note_id, chunk_id, rnk, 'keyword' FROM kw) AS u
+    GROUP BY note_id
+    ORDER BY score DESC, note_id
+    LIMIT %(k)s
+)
+SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
+       CASE WHEN 'keyword' = ANY(f.sources)
+            THEN ts_headline('english', c.text, q.or_en,
+                             'MaxWords=40, MinWords=15, MaxFragments=2, StartSel=«, StopSel=»')
+            ELSE left(c.text, 280) END AS snippet
+FROM fused f
+JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s)
+JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(vaults)s)
+CROSS JOIN q
+ORDER BY f.score DESC, f.note_id
+"""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    note: int
+    vault: int
+    path: str
+    title: str
+    chunk: int
+    snippet: str
+    score: float
+    sources: list[str]
+
+
+@dataclass
+class SearchResult:
+    hits: list[SearchHit]
+    strategy: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def validate_query(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError({"q": ["the query is empty: type what you are looking for"]})
+    limit = int(settings.SEARCH_MAX_QUERY_CHARS)
+    if len(text) > limit:
+        raise ValidationError({"q": [f"the query has {len(text)} characters; the limit is {limit}"]})
+    if "\x00" in text:
+        raise ValidationError({"q": ["the query contains a NUL character"]})
+    return text
+
+
+def search_scope(*, user: object, vault_ids: list[int] | None) -> list[int]:
+    """The vaults to search: those asked for (each must be readable, else 404) or every readable one."""
+    readable = set(vault_ids_for(user, "read"))
+    if not vault_ids:
+        return sorted(readable)
+    wanted = set(vault_ids)
+    if not wanted <= readable:
+        raise Http404("No vault matches the given query.")
+    return sorted(wanted)
+
+
+def vector_strategy(*, vault_ids: list[int], tiers: list[str], model: str) -> str:
+    """'exact' while the requester's scope is small (faster and exact), else 'hnsw'."""
+    limit = int(settings.SEARCH_EXACT_SCAN_MAX_CHUNKS)
+    with connection.cursor() as cursor:
+        cursor.execute(_SCOPE_SIZE, {"vaults": vault_ids, "tiers": tiers, "model": model, "limit": limit + 1})
+        size = int(cursor.fetchone()[0])
+    return "exact" if size <= limit else "hnsw"
+
+
+def hybrid_search_vector(
+    *, text: str, query_vector: list[float] | None, vault_ids: list[int], k: int, include_cold: bool = False,
+    strategy: str | None = None,
+) -> SearchResult:
+    """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions)."""
+    tiers = ["hot", "cold"] if include_cold else ["hot"]
+    model = current_model()
+    started = time.perf_counter()
+    if not vault_ids:
+        return SearchResult(hits=[], strategy="empty")
+    strategy = strategy or vector_strategy(vault_ids=vault_ids, tiers=tiers, model=model)
+    order = "c.embedding <=> %(qvec)s::vector" if strategy == "hnsw" else "(c.embedding <=> %(qvec)s::vector) + 0"
+    params = {
+        "text": text,
+        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
+        "use_vector": query_vector is not None,
+        "vaults": vault_ids,
+        "tiers": tiers,
+        "model": model,
+        "candidates": int(settings.SEARCH_CANDIDATES),
+        "and_cap": 200,
+        "or_cap": int(settings.SEARCH_KEYWORD_MATCH_CAP),
+        "rrf_k": RRF_K,
+        "k": k,
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL hnsw.iterative_scan = {settings.SEARCH_HNSW_ITERATIVE_SCAN}")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.SEARCH_HNSW_EF_SEARCH)}")
+        cursor.execute(_HYBRID.format(vector_order=order), params)
+        rows = cursor.fetchall()
+    hits = [
+        SearchHit(note=r[0], vault=r[1], path=r[2], title=r[3], chunk=r[4], score=float(r[5]),
+                  sources=list(r[6]), snippet=r[7] or "")
+        for r in rows
+    ]
+    return SearchResult(hits=hits, strategy=strategy, timings_ms={"sql": (time.perf_counter() - started) * 1000})
+
+
+def _vector_literal(vector: list[float]) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def hybrid_search(
+    *, user: object, query: str, vault_ids: list[int] | None = None, k: int = 10, include_cold: bool = False
+) -> SearchResult:
+    """Search the vaults `user` may read (or the readable subset asked for). 400 on bad queries, 404 on
+    vaults the user cannot read."""
+    text = validate_query(query)
+    if not 1 <= k <= int(settings.SEARCH_MAX_K):
+        raise ValidationError({"k": [f"k must be between 1 and {settings.SEARCH_MAX_K}"]})
+    scope = search_scope(user=user, vault_ids=vault_ids)
+    if not scope:
+        return SearchResult(hits=[], strategy="empty")
+    started = time.perf_counter()
+    vector = embed_query(text)
+    embed_ms = (time.perf_counter() - started) * 1000
+    result = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=k, include_cold=include_cold)
+    result.timings_ms["embed"] = embed_ms
+    return result

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VaultsConfig(AppConfig):
+    name = "apps.vaults"
+    label = "vaults"

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+from guardian.models import GroupObjectPermission, UserObjectPermission
+
+from apps.vaults.models import Vault
+from apps.vaults.permissions import Action, user_may, vaults_for
+
+
+def vault_list(*, user: object) -> QuerySet[Vault]:
+    """Vaults the user may read, personal vault first."""
+    return vaults_for(user, "read").order_by("-is_personal", "name", "id")
+
+
+def vault_get(*, user: object, vault_id: object, action: Action = "read") -> Vault:
+    """A vault the user may read (404 otherwise, exactly like a missing one); 403 if `action` is not allowed."""
+    try:
+        vault = vaults_for(user, "read").get(pk=int(str(vault_id)))
+    except (Vault.DoesNotExist, ValueError) as exc:
+        raise Http404("No vault matches the given query.") from exc
+    if action != "read" and not user_may(user, action, vault):
+        raise PermissionDenied(f"your role on this vault does not allow '{action}'")
+    return vault
+
+
+def vault_shares(*, vault: Vault) -> list[dict[str, object]]:
+    """Who holds which role on a vault (callers have checked that the requester may read it)."""
+    from apps.vaults.permissions import ROLE_PERMISSIONS
+
+    def role(codenames: set[str]) -> str:
+        for name in ("manager", "contributor", "reader"):
+            if set(ROLE_PERMISSIONS[name]) <= codenames:
+                return name
+        return "reader"
+
+    users: dict[int, tuple[str, set[str]]] = {}
+    for row in UserObjectPermission.objects.filter(
+        content_type__app_label="vaults", object_pk=str(vault.pk)
+    ).select_related("user", "permission"):
+        users.setdefault(row.user_id, (row.user.get_username(), set()))[1].add(row.permission.codename)
+    teams: dict[int, tuple[str, set[str]]] = {}
+    for grow in GroupObjectPermission.objects.filter(
+        content_type__app_label="vaults", object_pk=str(vault.pk)
+    ).select_related("group", "permission"):
+        teams.setdefault(grow.group_id, (grow.group.name, set()))[1].add(grow.permission.codename)
+    from apps.accounts.models import Team
+
+    team_ids = dict(Team.objects.filter(group_id__in=teams).values_list("group_id", "id"))
+    return [
+        {"user": uid, "team": None, "name": name, "role": role(perms)} for uid, (name, perms) in users.items()
+    ] + [
+        {"user": None, "team": team_ids.get(gid), "name": name, "role": role(perms)}
+        for gid, (name, perms) in teams.items()
+    ]

