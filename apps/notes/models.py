@@ -103,6 +103,9 @@ class NoteLink(models.Model):
         ordering = ["source_id", "ordinal"]
         indexes = [models.Index(fields=["vault", "target_text"])]
 
+    def __str__(self) -> str:
+        return f"[[{self.target_text}]]"
+
 
 class Chunk(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
@@ -141,6 +144,9 @@ class Chunk(models.Model):
                 func=_CHUNK_SEARCH_VECTORS,
             )
         ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.ordinal} of note {self.note_id}"
 
 
 class ImportStatus(models.TextChoices):
@@ -190,3 +196,6 @@ class ImportFileResult(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.outcome}"

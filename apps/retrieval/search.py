@@ -146,7 +146,12 @@ def vector_strategy(*, vault_ids: list[int], tiers: list[str], model: str) -> st
 
 
 def hybrid_search_vector(
-    *, text: str, query_vector: list[float] | None, vault_ids: list[int], k: int, include_cold: bool = False,
+    *,
+    text: str,
+    query_vector: list[float] | None,
+    vault_ids: list[int],
+    k: int,
+    include_cold: bool = False,
     strategy: str | None = None,
 ) -> SearchResult:
     """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions)."""
@@ -176,8 +181,16 @@ def hybrid_search_vector(
         cursor.execute(_HYBRID.format(vector_order=order), params)
         rows = cursor.fetchall()
     hits = [
-        SearchHit(note=r[0], vault=r[1], path=r[2], title=r[3], chunk=r[4], score=float(r[5]),
-                  sources=list(r[6]), snippet=r[7] or "")
+        SearchHit(
+            note=r[0],
+            vault=r[1],
+            path=r[2],
+            title=r[3],
+            chunk=r[4],
+            score=float(r[5]),
+            sources=list(r[6]),
+            snippet=r[7] or "",
+        )
         for r in rows
     ]
     return SearchResult(hits=hits, strategy=strategy, timings_ms={"sql": (time.perf_counter() - started) * 1000})

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
@@ -25,7 +27,7 @@ def vault_get(*, user: object, vault_id: object, action: Action = "read") -> Vau
     return vault
 
 
-def vault_shares(*, vault: Vault) -> list[dict[str, object]]:
+def vault_shares(*, vault: Vault) -> list[dict[str, Any]]:
     """Who holds which role on a vault (callers have checked that the requester may read it)."""
     from apps.vaults.permissions import ROLE_PERMISSIONS
 
@@ -48,9 +50,7 @@ def vault_shares(*, vault: Vault) -> list[dict[str, object]]:
     from apps.accounts.models import Team
 
     team_ids = dict(Team.objects.filter(group_id__in=teams).values_list("group_id", "id"))
-    return [
-        {"user": uid, "team": None, "name": name, "role": role(perms)} for uid, (name, perms) in users.items()
-    ] + [
+    return [{"user": uid, "team": None, "name": name, "role": role(perms)} for uid, (name, perms) in users.items()] + [
         {"user": None, "team": team_ids.get(gid), "name": name, "role": role(perms)}
         for gid, (name, perms) in teams.items()
     ]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from guardian.shortcuts import assign_perm, remove_perm
@@ -19,19 +19,25 @@ def _grant(principal: object, vault: Vault, role: str) -> None:
 
 
 @transaction.atomic
-def vault_create(*, owner: AbstractUser, name: str, is_personal: bool = False) -> Vault:
+def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
     """Create a vault; its creator becomes its manager."""
     name = name.strip()
     if not name:
         raise ValidationError({"name": ["a vault needs a name"]})
     vault = Vault.objects.create(name=name[:200], owner=owner, is_personal=is_personal)
     _grant(owner, vault, VaultRole.MANAGER)
-    audit_record(actor=owner, action="vault.create", object_type="vault", object_id=vault.pk, vault_id=vault.pk,
-                 changes={"name": vault.name, "personal": is_personal})
+    audit_record(
+        actor=owner,
+        action="vault.create",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"name": vault.name, "personal": is_personal},
+    )
     return vault
 
 
-def personal_vault_ensure(*, user: AbstractUser) -> Vault:
+def personal_vault_ensure(*, user: User) -> Vault:
     """Every user has exactly one private personal vault."""
     existing = Vault.objects.filter(owner=user, is_personal=True).first()
     if existing is not None:
@@ -39,7 +45,7 @@ def personal_vault_ensure(*, user: AbstractUser) -> Vault:
     return vault_create(owner=user, name=f"{user.get_username()} (personal)", is_personal=True)
 
 
-def _principal(*, user: AbstractUser | None, team: Team | None) -> tuple[object, str]:
+def _principal(*, user: User | None, team: Team | None) -> tuple[object, str]:
     if (user is None) == (team is None):
         raise ValidationError({"detail": ["give exactly one of 'user' or 'team'"]})
     if user is not None:
@@ -48,7 +54,7 @@ def _principal(*, user: AbstractUser | None, team: Team | None) -> tuple[object,
     return team.group, f"team:{team.pk}"
 
 
-def _check_share_allowed(*, actor: AbstractUser, vault: Vault, user: AbstractUser | None) -> None:
+def _check_share_allowed(*, actor: User, vault: Vault, user: User | None) -> None:
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may change who can see it")
     if vault.is_personal:
@@ -60,27 +66,35 @@ def _check_share_allowed(*, actor: AbstractUser, vault: Vault, user: AbstractUse
 
 
 @transaction.atomic
-def vault_share(
-    *, actor: AbstractUser, vault: Vault, role: str, user: AbstractUser | None = None, team: Team | None = None
-) -> None:
+def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = None, team: Team | None = None) -> None:
     """Give a user or a team a role on a vault (replacing the role they had)."""
     if role not in ROLE_PERMISSIONS:
         raise ValidationError({"role": [f"role must be one of {', '.join(ROLE_PERMISSIONS)}"]})
     _check_share_allowed(actor=actor, vault=vault, user=user)
     principal, label = _principal(user=user, team=team)
     _grant(principal, vault, role)
-    audit_record(actor=actor, action="vault.share", object_type="vault", object_id=vault.pk, vault_id=vault.pk,
-                 changes={"principal": label, "role": role})
+    audit_record(
+        actor=actor,
+        action="vault.share",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"principal": label, "role": role},
+    )
 
 
 @transaction.atomic
-def vault_unshare(
-    *, actor: AbstractUser, vault: Vault, user: AbstractUser | None = None, team: Team | None = None
-) -> None:
+def vault_unshare(*, actor: User, vault: Vault, user: User | None = None, team: Team | None = None) -> None:
     """Revoke every role a user or team holds on a vault."""
     _check_share_allowed(actor=actor, vault=vault, user=user)
     principal, label = _principal(user=user, team=team)
     for codename in ALL_PERMISSIONS:
         remove_perm(f"vaults.{codename}", principal, vault)
-    audit_record(actor=actor, action="vault.revoke", object_type="vault", object_id=vault.pk, vault_id=vault.pk,
-                 changes={"principal": label})
+    audit_record(
+        actor=actor,
+        action="vault.revoke",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"principal": label},
+    )

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "guardian",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "pgtrigger",
     "django_celery_beat",
     "apps.core",
@@ -141,9 +142,15 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "DesirePath API",
-    "DESCRIPTION": "Vaults of Markdown notes, shared with people and teams, searched with permission-filtered hybrid search.",
+    "DESCRIPTION": (
+        "Vaults of Markdown notes, shared with people and teams, searched with permission-filtered hybrid search."
+    ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI assets served locally: the platform works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 CELERY_BROKER_URL = REDIS_URL

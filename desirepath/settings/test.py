@@ -6,7 +6,7 @@ from pathlib import Path
 os.environ.setdefault("DESIREPATH_DATA_DIR", str(Path(__file__).resolve().parents[2] / ".data-test"))
 os.environ.setdefault("DESIREPATH_TASK_QUEUE", "desirepath-test")
 
-from .base import *  # noqa: E402,F403
+from .base import *  # noqa: F403
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DEBUG = False

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -41,7 +41,7 @@ Progress = Callable[[ImportJob], None]
 
 @transaction.atomic
 def import_job_create(
-    *, actor: AbstractUser, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
+    *, actor: User, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
 ) -> ImportJob:
     """Queue an import (contributors). A zip is checked and stored for the worker; the task runs after commit."""
     if not user_may(actor, "contribute", vault):
@@ -59,13 +59,21 @@ def import_job_create(
         except (zipfile.BadZipFile, OSError) as exc:
             raise ValidationError({"file": [f"the zip cannot be read: {exc}"]}) from exc
         if count > int(settings.IMPORT_MAX_FILES):
-            raise ValidationError({"file": [f"the zip holds {count} entries; the limit is {settings.IMPORT_MAX_FILES}"]})
+            raise ValidationError(
+                {"file": [f"the zip holds {count} entries; the limit is {settings.IMPORT_MAX_FILES}"]}
+            )
     if folder is not None and not Path(folder).is_dir():
         raise ValidationError({"folder": [f"{folder} is not a folder"]})
     label = (source or (Path(folder).name if folder else "upload")).strip()[:200] or "upload"
     job = ImportJob.objects.create(vault=vault, created_by=actor, source=label, folder=folder or "", archive=archive)
-    audit_record(actor=actor, action="import.queue", object_type="import_job", object_id=job.pk, vault_id=vault.pk,
-                 changes={"source": label})
+    audit_record(
+        actor=actor,
+        action="import.queue",
+        object_type="import_job",
+        object_id=job.pk,
+        vault_id=vault.pk,
+        changes={"source": label},
+    )
     return job
 
 
@@ -94,7 +102,7 @@ def _zip_files(zf: zipfile.ZipFile) -> Iterator[SourceFile]:
     strip = f"{next(iter(tops))}/" if len(tops) == 1 and all("/" in n for n in names) else ""
     limit = int(settings.NOTE_MAX_BYTES)
     for info, name in zip(infos, names, strict=True):
-        rel = name[len(strip):] if strip and name.startswith(strip) else name
+        rel = name[len(strip) :] if strip and name.startswith(strip) else name
         parts = PurePosixPath(rel).parts
         if any(part in IGNORED_DIRS for part in parts):
             continue
@@ -105,13 +113,16 @@ def _zip_files(zf: zipfile.ZipFile) -> Iterator[SourceFile]:
         elif info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
             yield SourceFile(rel, bytes, "suspicious compression ratio (zip bomb?): not imported")
         else:
-            yield SourceFile(rel, lambda info=info: _read_capped(zf, info, limit))
+            yield SourceFile(rel, _capped_reader(zf, info, limit))
 
 
-def _read_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
-    # The header's size can lie: never read more than the limit (+1 to notice).
-    with zf.open(info) as handle:
-        return handle.read(limit + 1)
+def _capped_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> Callable[[], bytes]:
+    def read() -> bytes:
+        # The header's size can lie: never read more than the limit (+1 to notice).
+        with zf.open(info) as handle:
+            return handle.read(limit + 1)
+
+    return read
 
 
 @dataclass
@@ -172,9 +183,15 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
         for d in decisions
     )
     AuditEvent.objects.bulk_create(
-        AuditEvent(actor=job.created_by, actor_label=f"import job {job.pk}", action=f"note.import.{d.outcome}",
-                   object_type="note", object_id=str(d.note.pk), vault_id=job.vault_id,
-                   changes={"path": d.path, "hash": d.note.content_hash})
+        AuditEvent(
+            actor=job.created_by,
+            actor_label=f"import job {job.pk}",
+            action=f"note.import.{d.outcome}",
+            object_type="note",
+            object_id=str(d.note.pk),
+            vault_id=job.vault_id,
+            changes={"path": d.path, "hash": d.note.content_hash},
+        )
         for d in decisions
         if d.note is not None and d.outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)
     )
@@ -195,11 +212,24 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
     for note in gone:
         note.tier, note.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
         note.save(update_fields=["tier", "cold_reason", "updated_at"])
-        results.append(ImportFileResult(job=job, vault_id=job.vault_id, path=note.path,
-                                        outcome=FileOutcome.MOVED_TO_COLD, reason="gone from the source"))
-        audit_record(actor=job.created_by, actor_label=f"import job {job.pk}", action="note.cold",
-                     object_type="note", object_id=note.pk, vault_id=job.vault_id,
-                     changes={"path": note.path, "reason": MISSING_FROM_SOURCE})
+        results.append(
+            ImportFileResult(
+                job=job,
+                vault_id=job.vault_id,
+                path=note.path,
+                outcome=FileOutcome.MOVED_TO_COLD,
+                reason="gone from the source",
+            )
+        )
+        audit_record(
+            actor=job.created_by,
+            actor_label=f"import job {job.pk}",
+            action="note.cold",
+            object_type="note",
+            object_id=note.pk,
+            vault_id=job.vault_id,
+            changes={"path": note.path, "reason": MISSING_FROM_SOURCE},
+        )
     ImportFileResult.objects.bulk_create(results)
     if results:
         job.counts = {**job.counts, FileOutcome.MOVED_TO_COLD: len(results)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
@@ -56,8 +56,14 @@ def apply_parsed(note: Note, parsed: ParsedNote) -> None:
 def links_replace(note: Note, parsed: ParsedNote) -> None:
     NoteLink.objects.filter(source=note).delete()
     NoteLink.objects.bulk_create(
-        NoteLink(vault_id=note.vault_id, source=note, target_text=link.target[:500], heading=link.heading[:500],
-                 alias=link.alias[:500], ordinal=i)
+        NoteLink(
+            vault_id=note.vault_id,
+            source=note,
+            target_text=link.target[:500],
+            heading=link.heading[:500],
+            alias=link.alias[:500],
+            ordinal=i,
+        )
         for i, link in enumerate(parsed.links)
     )
 
@@ -68,13 +74,13 @@ def _embed_later(vault_id: int) -> None:
     transaction.on_commit(lambda: embed_pending.delay(vault_id))
 
 
-def _require(actor: AbstractUser, action: str, vault: Vault) -> None:
+def _require(actor: User, action: str, vault: Vault) -> None:
     if not user_may(actor, action, vault):  # type: ignore[arg-type]
         raise PermissionDenied(f"your role on this vault does not allow '{action}'")
 
 
 @transaction.atomic
-def note_create(*, actor: AbstractUser, vault: Vault, path: str, body: str) -> Note:
+def note_create(*, actor: User, vault: Vault, path: str, body: str) -> Note:
     """Write a new note (contributors); its chunks are embedded by a Celery task after commit."""
     _require(actor, "contribute", vault)
     clean = normalize_path(path)
@@ -89,15 +95,21 @@ def note_create(*, actor: AbstractUser, vault: Vault, path: str, body: str) -> N
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
     links_replace(note, parsed)
     links_resolve(vault_id=vault.pk)
-    audit_record(actor=actor, action="note.create", object_type="note", object_id=note.pk, vault_id=vault.pk,
-                 changes={"path": note.path, "hash": note.content_hash})
+    audit_record(
+        actor=actor,
+        action="note.create",
+        object_type="note",
+        object_id=note.pk,
+        vault_id=vault.pk,
+        changes={"path": note.path, "hash": note.content_hash},
+    )
     _embed_later(vault.pk)
     note.refresh_from_db()
     return note
 
 
 @transaction.atomic
-def note_update(*, actor: AbstractUser, note: Note, body: str, path: str | None = None) -> Note:
+def note_update(*, actor: User, note: Note, body: str, path: str | None = None) -> Note:
     """Rewrite a note. An imported note edited here leaves its import source, so re-imports never undo it."""
     _require(actor, "contribute", note.vault)
     if note.tier == Tier.COLD:
@@ -116,8 +128,14 @@ def note_update(*, actor: AbstractUser, note: Note, body: str, path: str | None 
         links_replace(note, parsed)
         links_resolve(vault_id=note.vault_id)
         _embed_later(note.vault_id)
-    audit_record(actor=actor, action="note.update", object_type="note", object_id=note.pk, vault_id=note.vault_id,
-                 changes={"before": before, "after": {"path": note.path, "hash": note.content_hash}})
+    audit_record(
+        actor=actor,
+        action="note.update",
+        object_type="note",
+        object_id=note.pk,
+        vault_id=note.vault_id,
+        changes={"before": before, "after": {"path": note.path, "hash": note.content_hash}},
+    )
     note.refresh_from_db()
     return note
 
@@ -129,36 +147,54 @@ def note_set_tier(*, note: Note, tier: str, reason: str) -> None:
 
 
 @transaction.atomic
-def note_delete(*, actor: AbstractUser, note: Note) -> Note:
+def note_delete(*, actor: User, note: Note) -> Note:
     """DELETE never destroys: the note moves to the cold tier, where a manager can restore or purge it."""
     _require(actor, "contribute", note.vault)
     if note.tier != Tier.COLD:
         note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
         links_resolve(vault_id=note.vault_id)
-        audit_record(actor=actor, action="note.delete", object_type="note", object_id=note.pk,
-                     vault_id=note.vault_id, changes={"path": note.path, "to": "cold"})
+        audit_record(
+            actor=actor,
+            action="note.delete",
+            object_type="note",
+            object_id=note.pk,
+            vault_id=note.vault_id,
+            changes={"path": note.path, "to": "cold"},
+        )
     return note
 
 
 @transaction.atomic
-def note_restore(*, actor: AbstractUser, note: Note) -> Note:
+def note_restore(*, actor: User, note: Note) -> Note:
     _require(actor, "manage", note.vault)
     if note.tier != Tier.HOT:
         note_set_tier(note=note, tier=Tier.HOT, reason="")
         links_resolve(vault_id=note.vault_id)
-        audit_record(actor=actor, action="note.restore", object_type="note", object_id=note.pk,
-                     vault_id=note.vault_id, changes={"path": note.path})
+        audit_record(
+            actor=actor,
+            action="note.restore",
+            object_type="note",
+            object_id=note.pk,
+            vault_id=note.vault_id,
+            changes={"path": note.path},
+        )
     return note
 
 
 @transaction.atomic
-def note_purge(*, actor: AbstractUser, note: Note) -> None:
+def note_purge(*, actor: User, note: Note) -> None:
     """Remove a cold note for good (managers only; logged). Live notes must be deleted first."""
     _require(actor, "manage", note.vault)
     if note.tier != Tier.COLD:
         raise ValidationError({"detail": ["only a note in the cold tier can be purged; delete it first"]})
-    audit_record(actor=actor, action="note.purge", object_type="note", object_id=note.pk, vault_id=note.vault_id,
-                 changes={"path": note.path, "hash": note.content_hash, "title": note.title})
+    audit_record(
+        actor=actor,
+        action="note.purge",
+        object_type="note",
+        object_id=note.pk,
+        vault_id=note.vault_id,
+        changes={"path": note.path, "hash": note.content_hash, "title": note.title},
+    )
     vault_id = note.vault_id
     note.delete()
     links_resolve(vault_id=vault_id)

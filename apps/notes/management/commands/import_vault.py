@@ -28,8 +28,9 @@ class Command(BaseCommand):
         vault = self._vault(options["vault"], user)
         source = Path(options["source"]).expanduser().resolve()
         if source.is_file() and source.suffix.lower() == ".zip":
-            job = import_job_create(actor=user, vault=vault, archive=source.read_bytes(),
-                                    source=options["label"] or source.stem)
+            job = import_job_create(
+                actor=user, vault=vault, archive=source.read_bytes(), source=options["label"] or source.stem
+            )
         elif source.is_dir():
             job = import_job_create(actor=user, vault=vault, folder=str(source), source=options["label"])
         else:

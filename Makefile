@@ -1,0 +1,46 @@
+# Two commands do everything on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test install lint typecheck pytest chromium bench clean-test-data
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python -m desirepath.run
+
+# Browser tests drive Debian's Chromium (Playwright cannot download browsers here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	DJANGO_SETTINGS_MODULE=desirepath.settings.test $(BIN)/mypy
+
+pytest: install chromium
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+bench: install
+	$(BIN)/python bench/search.py
+
+clean-test-data:
+	rm -rf .data-test

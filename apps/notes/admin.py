@@ -1,0 +1,58 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from apps.notes.models import ImportFileResult, ImportJob, Note
+
+
+@admin.register(Note)
+class NoteAdmin(admin.ModelAdmin):
+    """Notes with their provenance. Content changes go through the API so they are audited."""
+
+    list_display = ["id", "title", "vault", "path", "provenance", "tier", "source", "content_modified_at"]
+    list_filter = ["provenance", "tier", "vault"]
+    search_fields = ["title", "path"]
+    readonly_fields = [f.name for f in Note._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class FileResultInline(admin.TabularInline):
+    model = ImportFileResult
+    fields = ("path", "outcome", "reason")
+    readonly_fields = ("path", "outcome", "reason")
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "vault", "source", "status", "processed", "total", "created_at", "finished_at"]
+    list_filter = ["status"]
+    readonly_fields = [
+        "vault",
+        "created_by",
+        "source",
+        "folder",
+        "status",
+        "total",
+        "processed",
+        "counts",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    exclude = ["archive"]
+    inlines = [FileResultInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

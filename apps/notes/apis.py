@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.auth import actor
+from apps.notes import selectors
+from apps.notes.models import Note
+from apps.notes.serializers import (
+    ImportIn,
+    JobOut,
+    NoteCreateIn,
+    NoteListOut,
+    NoteListQuery,
+    NoteOut,
+    NoteUpdateIn,
+)
+from apps.notes.services import notes as note_services
+from apps.notes.services.ingest import import_job_create, import_job_enqueue
+from apps.vaults.selectors import vault_get
+
+
+def note_out(note: Note) -> dict:
+    note.link_rows = list(selectors.note_links(note=note))  # type: ignore[attr-defined]
+    note.backlink_rows = list(selectors.note_backlinks(note=note))  # type: ignore[attr-defined]
+    return dict(NoteOut(note).data)
+
+
+class VaultNotesApi(APIView):
+    @extend_schema(parameters=[NoteListQuery], responses={200: NoteListOut(many=True)}, summary="Notes of a vault")
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id)
+        query = NoteListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(
+            selectors.note_list(vault=vault, tier=query.validated_data["tier"]), request, view=self
+        )
+        return paginator.get_paginated_response(NoteListOut(page, many=True).data)
+
+    @extend_schema(request=NoteCreateIn, responses={201: NoteOut}, summary="Write a note (contributors)")
+    def post(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
+        data = NoteCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        note = note_services.note_create(actor=actor(request), vault=vault, **data.validated_data)
+        return Response(note_out(note), status=status.HTTP_201_CREATED)
+
+
+class NoteDetailApi(APIView):
+    @extend_schema(responses={200: NoteOut}, summary="A note with its links and backlinks")
+    def get(self, request: Request, note_id: int) -> Response:
+        return Response(note_out(selectors.note_get(user=actor(request), note_id=note_id)))
+
+    @extend_schema(request=NoteUpdateIn, responses={200: NoteOut}, summary="Rewrite a note (contributors)")
+    def put(self, request: Request, note_id: int) -> Response:
+        note = selectors.note_get(user=actor(request), note_id=note_id)
+        data = NoteUpdateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        note = note_services.note_update(actor=actor(request), note=note, **data.validated_data)
+        return Response(note_out(note))
+
+    @extend_schema(
+        responses={200: NoteOut}, summary="Move a note to the cold tier (contributors); nothing is destroyed"
+    )
+    def delete(self, request: Request, note_id: int) -> Response:
+        note = selectors.note_get(user=actor(request), note_id=note_id)
+        return Response(note_out(note_services.note_delete(actor=actor(request), note=note)))
+
+
+class NoteRestoreApi(APIView):
+    @extend_schema(request=None, responses={200: NoteOut}, summary="Bring a cold note back (managers)")
+    def post(self, request: Request, note_id: int) -> Response:
+        note = selectors.note_get(user=actor(request), note_id=note_id)
+        return Response(note_out(note_services.note_restore(actor=actor(request), note=note)))
+
+
+class NotePurgeApi(APIView):
+    @extend_schema(request=None, responses={204: None}, summary="Remove a cold note for good (managers; logged)")
+    def post(self, request: Request, note_id: int) -> Response:
+        note = selectors.note_get(user=actor(request), note_id=note_id)
+        note_services.note_purge(actor=actor(request), note=note)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VaultImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ImportIn},
+        responses={202: JobOut},
+        summary="Upload a zip of an Obsidian vault; poll the returned job",
+    )
+    def post(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
+        data = ImportIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        if upload.size > int(settings.IMPORT_MAX_UPLOAD_BYTES):
+            raise ValidationError({"file": [f"the zip exceeds {int(settings.IMPORT_MAX_UPLOAD_BYTES) >> 20} MiB"]})
+        label = data.validated_data.get("source") or upload.name.rsplit("/", 1)[-1].removesuffix(".zip")
+        job = import_job_create(actor=actor(request), vault=vault, archive=upload.read(), source=label)
+        import_job_enqueue(job)
+        return Response(JobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class VaultJobsApi(APIView):
+    @extend_schema(responses={200: JobOut(many=True)}, summary="Import jobs of a vault, newest first")
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id)
+        jobs = vault.import_jobs.prefetch_related("files")[:20]
+        return Response(JobOut(jobs, many=True).data)
+
+
+class JobDetailApi(APIView):
+    @extend_schema(responses={200: JobOut}, summary="An import job: status, progress, per-file outcomes")
+    def get(self, request: Request, job_id: int) -> Response:
+        return Response(JobOut(selectors.import_job_get(user=actor(request), job_id=job_id)).data)

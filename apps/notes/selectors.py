@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from apps.notes.models import ImportJob, Note, NoteLink, Tier
+from apps.vaults.models import Vault
+from apps.vaults.permissions import vaults_for
+
+
+def note_list(*, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:
+    """Notes of a vault the caller has already resolved with `vault_get` (permission checked)."""
+    return Note.objects.filter(vault=vault, tier=tier).order_by("path")
+
+
+def note_get(*, user: object, note_id: object) -> Note:
+    """A note in a vault the user may read; 404 for missing and forbidden alike."""
+    try:
+        return Note.objects.select_related("vault").get(pk=int(str(note_id)), vault__in=vaults_for(user, "read"))
+    except (Note.DoesNotExist, ValueError) as exc:
+        raise Http404("No note matches the given query.") from exc
+
+
+def note_links(*, note: Note) -> QuerySet[NoteLink]:
+    return NoteLink.objects.filter(source=note, vault_id=note.vault_id).select_related("target")
+
+
+def note_backlinks(*, note: Note) -> QuerySet[Note]:
+    """Live notes of the same vault that link here."""
+    return (
+        Note.objects.filter(vault_id=note.vault_id, tier=Tier.HOT, outgoing_links__target=note)
+        .exclude(pk=note.pk)
+        .distinct()
+        .order_by("path")
+    )
+
+
+def import_job_get(*, user: object, job_id: object) -> ImportJob:
+    """An import job of a vault the user may read; 404 otherwise."""
+    try:
+        return ImportJob.objects.get(pk=int(str(job_id)), vault__in=vaults_for(user, "read"))
+    except (ImportJob.DoesNotExist, ValueError) as exc:
+        raise Http404("No import job matches the given query.") from exc

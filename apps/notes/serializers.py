@@ -1,0 +1,90 @@
+from rest_framework import serializers
+
+from apps.notes.models import Tier
+
+
+class NoteCreateIn(serializers.Serializer):
+    path = serializers.CharField(max_length=1000)
+    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class NoteUpdateIn(serializers.Serializer):
+    path = serializers.CharField(max_length=1000, required=False)
+    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class NoteListOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    vault = serializers.IntegerField(source="vault_id")
+    path = serializers.CharField()
+    title = serializers.CharField()
+    provenance = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    tier = serializers.CharField()
+    content_modified_at = serializers.DateTimeField()
+
+
+class LinkOut(serializers.Serializer):
+    target_text = serializers.CharField()
+    heading = serializers.CharField()
+    alias = serializers.CharField()
+    target = serializers.IntegerField(source="target_id", allow_null=True)
+    resolved = serializers.SerializerMethodField()
+
+    def get_resolved(self, link: object) -> bool:
+        return getattr(link, "target_id", None) is not None
+
+
+class BacklinkOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    path = serializers.CharField()
+    title = serializers.CharField()
+
+
+class NoteOut(NoteListOut):
+    body = serializers.CharField()
+    frontmatter = serializers.JSONField()
+    aliases = serializers.ListField(child=serializers.CharField())
+    content_hash = serializers.CharField()
+    cold_reason = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    links = LinkOut(many=True, source="link_rows")
+    backlinks = BacklinkOut(many=True, source="backlink_rows")
+
+
+class NoteListQuery(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=Tier.values, default=Tier.HOT)
+
+
+class ImportIn(serializers.Serializer):
+    file = serializers.FileField()
+    source = serializers.CharField(max_length=200, required=False, allow_blank=True)  # type: ignore[assignment]
+
+
+class FileResultOut(serializers.Serializer):
+    path = serializers.CharField()
+    outcome = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class JobOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    job = serializers.IntegerField(source="id")
+    vault = serializers.IntegerField(source="vault_id")
+    source = serializers.CharField()  # type: ignore[assignment]
+    status = serializers.CharField()
+    total = serializers.IntegerField()
+    processed = serializers.IntegerField()
+    progress = serializers.SerializerMethodField()
+    counts = serializers.JSONField()
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    files = FileResultOut(many=True, source="files.all")
+
+    def get_progress(self, job: object) -> float:
+        total = getattr(job, "total", 0)
+        return round(getattr(job, "processed", 0) / total, 4) if total else 0.0

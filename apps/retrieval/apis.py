@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.auth import actor
+from apps.retrieval.search import hybrid_search
+from apps.retrieval.serializers import SearchOut, SearchQuery
+
+
+class SearchApi(APIView):
+    @extend_schema(
+        parameters=[SearchQuery],
+        responses={200: SearchOut},
+        summary="Hybrid search (meaning + keywords) over the vaults you may read",
+    )
+    def get(self, request: Request) -> Response:
+        query = SearchQuery(data={**request.query_params.dict(), "vault": request.query_params.getlist("vault")})
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        result = hybrid_search(
+            user=actor(request),
+            query=data["q"],
+            vault_ids=data.get("vault") or None,
+            k=data["k"],
+            include_cold=data["include_cold"],
+        )
+        return Response({"results": [asdict(hit) for hit in result.hits]})

@@ -1,0 +1,28 @@
+from django.conf import settings
+from rest_framework import serializers
+
+
+class SearchQuery(serializers.Serializer):
+    q = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="what to look for")
+    vault = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="vault ids to search (repeat); default: every vault you may read",
+    )
+    k = serializers.IntegerField(default=10, min_value=1, max_value=settings.SEARCH_MAX_K)
+    include_cold = serializers.BooleanField(default=False)
+
+
+class SearchHitOut(serializers.Serializer):
+    note = serializers.IntegerField()
+    vault = serializers.IntegerField()
+    path = serializers.CharField()
+    title = serializers.CharField()
+    chunk = serializers.IntegerField()
+    snippet = serializers.CharField()
+    score = serializers.FloatField()
+    sources = serializers.ListField(child=serializers.ChoiceField(choices=["vector", "keyword"]))
+
+
+class SearchOut(serializers.Serializer):
+    results = SearchHitOut(many=True)

@@ -1,0 +1,78 @@
+"""Server-rendered pages: search across the vaults you may read, open a note, follow an import."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from apps.notes import selectors as note_selectors
+from apps.notes.rendering import render_note
+from apps.retrieval.search import hybrid_search
+from apps.vaults.selectors import vault_list
+
+
+def _highlight(snippet: str) -> str:
+    return mark_safe(escape(snippet).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
+
+
+@login_required
+def search_page(request: HttpRequest) -> HttpResponse:
+    vaults = list(vault_list(user=request.user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot"))))
+    names = {v.pk: v.name for v in vaults}
+    query = request.GET.get("q", "")
+    chosen = [int(v) for v in request.GET.getlist("vault") if v.isdigit()]
+    hits, error = [], ""
+    if "q" in request.GET:
+        try:
+            result = hybrid_search(user=request.user, query=query, vault_ids=chosen or None, k=20)
+            hits = [
+                {**hit.__dict__, "vault_name": names.get(hit.vault, ""), "snippet_html": _highlight(hit.snippet)}
+                for hit in result.hits
+            ]
+        except ValidationError as exc:
+            error = " ".join(m for ms in exc.message_dict.values() for m in ms)
+        except Http404:
+            error = "One of the chosen vaults is not available to you."
+    return render(
+        request,
+        "search.html",
+        {
+            "vaults": vaults,
+            "query": query,
+            "chosen": chosen,
+            "hits": hits,
+            "error": error,
+            "searched": "q" in request.GET,
+        },
+    )
+
+
+@login_required
+def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
+    note = note_selectors.note_get(user=request.user, note_id=note_id)
+    links = list(note_selectors.note_links(note=note))
+    html, frontmatter = render_note(note, links)
+    return render(
+        request,
+        "note.html",
+        {
+            "note": note,
+            "body_html": mark_safe(html),  # noqa: S308 - markdown-it with raw HTML disabled
+            "frontmatter": frontmatter,
+            "links": links,
+            "backlinks": note_selectors.note_backlinks(note=note),
+            "unresolved": [link for link in links if link.target_id is None],
+        },
+    )
+
+
+@login_required
+def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = note_selectors.import_job_get(user=request.user, job_id=job_id)
+    percent = int(100 * job.processed / job.total) if job.total else 0
+    return render(request, "job.html", {"job": job, "percent": percent, "files": job.files.all()[:2000]})

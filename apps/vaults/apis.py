@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.models import Team
+from apps.accounts.selectors import user_get
+from apps.core.auth import actor
+from apps.vaults import selectors, services
+from apps.vaults.models import Vault
+from apps.vaults.permissions import role_of
+from apps.vaults.serializers import ShareIn, ShareOut, VaultCreateIn, VaultOut
+
+
+def _vault_out(vault: Vault, user: object) -> dict:
+    vault.role = role_of(user, vault)  # type: ignore[attr-defined]
+    return dict(VaultOut(vault).data)
+
+
+def _team(team_id: int) -> Team:
+    team = Team.objects.filter(pk=team_id).select_related("group").first()
+    if team is None:
+        raise ValidationError({"team": ["no such team"]})
+    return team
+
+
+class VaultListApi(APIView):
+    @extend_schema(responses={200: VaultOut(many=True)}, summary="Vaults I may read")
+    def get(self, request: Request) -> Response:
+        vaults = selectors.vault_list(user=actor(request)).select_related("owner")
+        return Response([_vault_out(v, actor(request)) for v in vaults])
+
+    @extend_schema(request=VaultCreateIn, responses={201: VaultOut}, summary="Create a vault (you become its manager)")
+    def post(self, request: Request) -> Response:
+        data = VaultCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        vault = services.vault_create(owner=actor(request), name=data.validated_data["name"])
+        return Response(_vault_out(vault, actor(request)), status=status.HTTP_201_CREATED)
+
+
+class VaultDetailApi(APIView):
+    @extend_schema(responses={200: VaultOut}, summary="A vault I may read")
+    def get(self, request: Request, vault_id: int) -> Response:
+        return Response(_vault_out(selectors.vault_get(user=actor(request), vault_id=vault_id), actor(request)))
+
+
+class VaultSharesApi(APIView):
+    @extend_schema(responses={200: ShareOut(many=True)}, summary="Who holds which role on this vault")
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        return Response(ShareOut(selectors.vault_shares(vault=vault), many=True).data)
+
+    @extend_schema(
+        request=ShareIn, responses={201: ShareOut(many=True)}, summary="Share with a user or team (managers)"
+    )
+    def post(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        data = ShareIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = user_get(user_id=data.validated_data["user"]) if "user" in data.validated_data else None
+        team = _team(data.validated_data["team"]) if "team" in data.validated_data else None
+        services.vault_share(actor=actor(request), vault=vault, role=data.validated_data["role"], user=user, team=team)
+        return Response(ShareOut(selectors.vault_shares(vault=vault), many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("user", OpenApiTypes.INT), OpenApiParameter("team", OpenApiTypes.INT)],
+        responses={204: None},
+        summary="Revoke a user's or team's role (managers)",
+    )
+    def delete(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        user_id, team_id = request.query_params.get("user"), request.query_params.get("team")
+        if bool(user_id) == bool(team_id) or (not (user_id or "").isdigit() and not (team_id or "").isdigit()):
+            raise ValidationError({"detail": ["give exactly one of ?user=ID or ?team=ID"]})
+        user = user_get(user_id=user_id) if user_id else None
+        team = _team(int(team_id)) if team_id else None
+        services.vault_unshare(actor=actor(request), vault=vault, user=user, team=team)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from apps.vaults import apis
+
+urlpatterns = [
+    path("vaults/", apis.VaultListApi.as_view(), name="vault-list"),
+    path("vaults/<int:vault_id>/", apis.VaultDetailApi.as_view(), name="vault-detail"),
+    path("vaults/<int:vault_id>/shares/", apis.VaultSharesApi.as_view(), name="vault-shares"),
+]
