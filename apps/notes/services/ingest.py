@@ -197,7 +197,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
     )
     counts = dict(job.counts)
     for decision in decisions:
-        counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
+        counts[str(decision.outcome)] = counts.get(str(decision.outcome), 0) + 1
     counts["chunks_embedded"] = counts.get("chunks_embedded", 0) + embedded
     job.counts = counts
     job.processed += len(decisions)
@@ -232,7 +232,7 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
         )
     ImportFileResult.objects.bulk_create(results)
     if results:
-        job.counts = {**job.counts, FileOutcome.MOVED_TO_COLD: len(results)}
+        job.counts = {**job.counts, str(FileOutcome.MOVED_TO_COLD): len(results)}
         job.save(update_fields=["counts"])
 
 

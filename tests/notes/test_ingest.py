@@ -1,0 +1,178 @@
+"""Importing an Obsidian vault: links, idempotent re-import, cold tier for vanished notes, bad files skipped."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from apps.notes.models import Chunk, FileOutcome, ImportStatus, Note, NoteLink
+from apps.notes.services.ingest import import_job_create, import_job_run
+from tests.factories import SAMPLE_VAULT, import_folder, import_sample, make_note
+
+pytestmark = pytest.mark.django_db
+
+
+def outcomes(job) -> dict[str, tuple[str, str]]:
+    return {f.path: (f.outcome, f.reason) for f in job.files.all()}
+
+
+def test_sample_vault_imports_with_links_tags_and_embeddings(vault):
+    job = import_sample(vault)
+
+    md_files = list(SAMPLE_VAULT.rglob("*.md"))
+    assert job.status == ImportStatus.SUCCEEDED
+    assert 40 <= len(md_files) <= 80
+    assert job.counts["created"] == len(md_files)
+    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    assert Chunk.objects.filter(vault=vault).count() > len(md_files)  # long notes split
+
+    focaccia = Note.objects.get(vault=vault, path="kitchen/focaccia.md")
+    assert focaccia.title == "Focaccia al Rosmarino"
+    assert focaccia.tags
+    # Links by alias ([[PTW]]) and by heading ([[Note#Heading]]) resolve; planted unresolved ones stay visible.
+    ptw = NoteLink.objects.get(vault=vault, target_text="PTW")
+    assert ptw.target.path == "ops/Permit to Work.md"
+    heading_link = NoteLink.objects.filter(vault=vault).exclude(heading="").first()
+    assert heading_link is not None and heading_link.target is not None
+    unresolved = set(NoteLink.objects.filter(vault=vault, target=None).values_list("target_text", flat=True))
+    assert "Someday Sourdough Starter" in unresolved
+    assert len(unresolved) == 4
+
+
+def test_reimport_is_idempotent_and_embeds_only_changed_chunks(vault, tmp_path):
+    folder = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, folder)
+    import_folder(vault, folder, source="mine")
+    chunk_ids = set(Chunk.objects.filter(vault=vault).values_list("id", flat=True))
+
+    again = import_folder(vault, folder, source="mine")
+    assert again.counts.get("unchanged") == len(list(folder.rglob("*.md")))
+    assert again.counts["chunks_embedded"] == 0
+    assert set(Chunk.objects.filter(vault=vault).values_list("id", flat=True)) == chunk_ids
+
+    long_note = folder / "ops" / "Redis Outage Postmortem.md"
+    long_note.write_text(long_note.read_text(encoding="utf-8") + "\n\n## Addendum\n\nWe added a canary alert.\n")
+    chunks_before = Chunk.objects.filter(note__path="ops/Redis Outage Postmortem.md").count()
+    changed = import_folder(vault, folder, source="mine")
+    assert changed.counts["updated"] == 1
+    assert 1 <= changed.counts["chunks_embedded"] < chunks_before  # unchanged chunks reuse their vectors
+
+
+def test_notes_gone_from_source_move_to_cold_and_api_notes_are_untouched(vault, tmp_path):
+    folder = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, folder)
+    import_folder(vault, folder, source="mine")
+    api_note = make_note(vault, "scratch/Mine.md", "# Mine\nwritten in the app", embed=False)
+    (folder / "kitchen" / "focaccia.md").unlink()
+
+    job = import_folder(vault, folder, source="mine")
+
+    gone = Note.objects.get(vault=vault, path="kitchen/focaccia.md")
+    assert gone.tier == "cold" and gone.body  # nothing destroyed
+    assert outcomes(job)["kitchen/focaccia.md"][0] == FileOutcome.MOVED_TO_COLD
+    api_note.refresh_from_db()
+    assert api_note.tier == "hot"
+
+
+def test_bad_files_are_skipped_with_reasons_and_the_rest_imports(vault, tmp_path, settings):
+    settings.NOTE_MAX_BYTES = 50_000
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "Good.md").write_text("---\ntitle: Good\n---\nFine note about [[Other]].\n", encoding="utf-8")
+    (folder / "Latin1.md").write_bytes("Caf\xe9 au lait".encode("latin-1"))
+    (folder / "Binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR")
+    (folder / "Huge.md").write_text("x" * 60_000, encoding="utf-8")
+    (folder / "Broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+    (folder / "Unclosed.md").write_text("---\ntitle: never closed\nbody\n", encoding="utf-8")
+    (folder / "photo.png").write_bytes(b"\x89PNG")
+
+    job = import_folder(vault, folder, source="bad")
+    result = outcomes(job)
+
+    assert job.status == ImportStatus.SUCCEEDED
+    assert result["Good.md"][0] == FileOutcome.CREATED
+    assert "UTF-8" in result["Latin1.md"][1]
+    assert "binary" in result["Binary.md"][1]
+    assert "larger than" in result["Huge.md"][1]
+    assert "frontmatter" in result["Broken.md"][1]
+    assert "never closed" in result["Unclosed.md"][1]
+    assert "Markdown" in result["photo.png"][1]
+    assert list(Note.objects.filter(vault=vault).values_list("path", flat=True)) == ["Good.md"]
+
+
+def test_a_bad_reimport_loses_nothing(vault, tmp_path):
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "Keep.md").write_text("# Keep\nimportant words\n", encoding="utf-8")
+    import_folder(vault, folder, source="src")
+    (folder / "Keep.md").write_bytes(b"\xff\xfe broken now")
+
+    job = import_folder(vault, folder, source="src")
+
+    note = Note.objects.get(vault=vault, path="Keep.md")
+    assert note.tier == "hot" and "important words" in note.body
+    assert outcomes(job)["Keep.md"][0] == FileOutcome.SKIPPED
+
+
+def _zip(entries: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_zip_import_strips_the_top_folder_and_refuses_traversal_and_bombs(vault, settings):
+    settings.NOTE_MAX_BYTES = 1_000_000
+    archive = _zip({
+        "MyVault/ideas/One.md": b"# One\nlinks to [[Two]]\n",
+        "MyVault/Two.md": b"# Two\n",
+        "MyVault/../../etc/evil.md": b"# Evil\n",
+        "MyVault/bomb.md": b"a" * 50_000_000,
+        "MyVault/.obsidian/workspace.json": b"{}",
+    })
+    job = import_job_create(actor=vault.owner, vault=vault, archive=archive, source="upload")
+    job = import_job_run(job_id=job.pk)
+    result = outcomes(job)
+
+    assert set(Note.objects.filter(vault=vault).values_list("path", flat=True)) == {"ideas/One.md", "Two.md"}
+    traversal = [reason for path, (_, reason) in result.items() if "evil" in path]
+    assert traversal and "unsafe path" in traversal[0]
+    assert "larger than" in result["bomb.md"][1] or "zip bomb" in result["bomb.md"][1]
+    assert NoteLink.objects.get(vault=vault, target_text="Two").target is not None
+    job.refresh_from_db()
+    assert job.archive is None  # the upload is not kept once imported
+
+
+def test_zip_entry_that_lies_about_its_size_is_capped(vault, settings):
+    settings.NOTE_MAX_BYTES = 1000
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr("Liar.md", b"y" * 5000)
+    data = bytearray(buffer.getvalue())
+    # Patch the central directory's uncompressed size (offset 24 in the entry) to claim 10 bytes.
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 24 : central + 28] = (10).to_bytes(4, "little")
+    job = import_job_create(actor=vault.owner, vault=vault, archive=bytes(data), source="liar")
+    job = import_job_run(job_id=job.pk)
+
+    assert outcomes(job)["Liar.md"][0] == FileOutcome.SKIPPED
+    assert not Note.objects.filter(vault=vault).exists()
+
+
+def test_not_a_zip_is_refused_before_anything_is_queued(vault):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="not a zip"):
+        import_job_create(actor=vault.owner, vault=vault, archive=b"just text", source="x")
+
+
+def test_folder_import_refuses_a_missing_folder(vault, tmp_path: Path):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="not a folder"):
+        import_job_create(actor=vault.owner, vault=vault, folder=str(tmp_path / "nope"))
