@@ -23,7 +23,7 @@ class Tier(models.TextChoices):
 
 _CONTENT_MODIFIED = """
 IF TG_OP = 'INSERT' OR NEW.body IS DISTINCT FROM OLD.body THEN
-    NEW.content_modified_at = now();
+    NEW.content_modified_at = clock_timestamp();
 ELSE
     NEW.content_modified_at = OLD.content_modified_at;
 END IF;
