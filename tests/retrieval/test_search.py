@@ -1,0 +1,107 @@
+"""Hybrid search over the sample vault: exact tokens, meaning, fusion, hostile queries, scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.notes.models import Chunk
+from tests.factories import api, make_note, make_user, make_vault, share
+
+pytestmark = pytest.mark.django_db
+
+
+def top_paths(client, q, **params):
+    response = client.get("/api/search/", {"q": q, **params})
+    assert response.status_code == 200, response.content
+    return [hit["path"] for hit in response.json()["results"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("PTW", "ops/Permit to Work.md"),
+        ("task-todo:", "engineering/Task Tracking Convention.md"),
+        ("OLLAMA_ORIGINS", "engineering/Running a Local Model Server.md"),
+        ("hnsw.ef_search", "engineering/Vector Search Tuning.md"),
+        ("ECONNREFUSED 127.0.0.1:6379", "ops/Redis Outage Postmortem.md"),
+        ("ERR_SSL_PROTOCOL_ERROR", "ops/TLS Misconfiguration Postmortem.md"),
+        ("IT-42", "ops/Laptop and VPN Setup.md"),
+        ("ICE 578", "travel/Freiburg and the Black Forest.md"),
+    ],
+)
+def test_exact_tokens_are_found_by_keyword(sample, query, expected):
+    response = api(sample.owner).get("/api/search/", {"q": query, "k": 3})
+    hits = response.json()["results"]
+    found = {hit["path"]: hit for hit in hits}
+    assert expected in found, [h["path"] for h in hits]
+    assert "keyword" in found[expected]["sources"]
+
+
+def test_meaning_search_finds_notes_without_shared_words(sample):
+    paths = top_paths(api(sample.owner), "what temperature do I bake the rosemary flatbread at", k=3)
+    assert "kitchen/focaccia.md" in paths
+
+
+def test_result_shape_names_note_vault_chunk_and_sources(sample):
+    hit = api(sample.owner).get("/api/search/", {"q": "Redis outage", "k": 1}).json()["results"][0]
+    assert set(hit) >= {"note", "vault", "path", "title", "chunk", "snippet", "score", "sources"}
+    assert hit["vault"] == sample.pk
+    assert Chunk.objects.get(pk=hit["chunk"]).note_id == hit["note"]
+    assert set(hit["sources"]) <= {"vector", "keyword"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "'; DROP TABLE notes_note; --",
+        "a & b | !c <-> (d:*",
+        '"unbalanced quote',
+        "\\x00\\\\ %s %(text)s {vector_order}",
+        "OR OR AND NOT -",
+        "🙂 ünïcödé — ∑",
+    ],
+)
+def test_hostile_queries_are_answered_safely(sample, query):
+    response = api(sample.owner).get("/api/search/", {"q": query})
+    assert response.status_code == 200
+    assert isinstance(response.json()["results"], list)
+    assert api(sample.owner).get("/api/search/", {"q": "PTW"}).json()["results"]  # tables intact
+
+
+@pytest.mark.parametrize(("query", "message"), [("", "empty"), ("   ", "empty"), ("x" * 1_000_000, "limit")])
+def test_empty_and_huge_queries_get_a_clear_400(sample, query, message):
+    client = api(sample.owner)
+    response = client.get("/api/search/", {"q": query})
+    assert response.status_code == 400
+    assert message in response.json()["q"][0]
+
+
+def test_k_bounds_the_results(sample):
+    client = api(sample.owner)
+    assert len(top_paths(client, "notes", k=5)) == 5
+    assert client.get("/api/search/", {"q": "notes", "k": 0}).status_code == 400
+    assert client.get("/api/search/", {"q": "notes", "k": 500}).status_code == 400
+
+
+def test_search_is_limited_to_the_vaults_asked_for_and_readable(sample):
+    owner = sample.owner
+    other = make_vault(owner, "Other")
+    make_note(other, "Unique.md", "# Unique\nquetzalcoatl feathers")
+    client = api(owner)
+    assert top_paths(client, "quetzalcoatl")[0] == "Unique.md"
+    assert "Unique.md" not in top_paths(client, "quetzalcoatl", vault=sample.pk)
+
+    stranger = make_user()
+    assert api(stranger).get("/api/search/", {"q": "quetzalcoatl", "vault": other.pk}).status_code == 404
+    assert top_paths(api(stranger), "quetzalcoatl") == []
+    share(other, "reader", user=stranger)
+    assert top_paths(api(stranger), "quetzalcoatl") == ["Unique.md"]
+
+
+def test_vectors_of_another_embedding_model_are_never_compared(sample, settings):
+    client = api(sample.owner)
+    before = client.get("/api/search/", {"q": "rosemary flatbread oven", "k": 5}).json()["results"]
+    assert any("vector" in hit["sources"] for hit in before)
+    Chunk.objects.filter(vault=sample).update(embedding_model="local/some-older-model")
+    after = client.get("/api/search/", {"q": "rosemary flatbread oven", "k": 5}).json()["results"]
+    assert after and all(hit["sources"] == ["keyword"] for hit in after)
