@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -27,7 +28,9 @@ SELECT count(*) FROM (
 ) AS scope
 """
 
-# {vector_order} is either the distance (HNSW can serve it) or distance + 0 (forces an exact scan).
+# Exact strategy: the btree on vault_id filters and `distance + 0` keeps HNSW out (exact, fast on small scopes).
+# HNSW strategy: the filters are written so no btree can serve them (`vault_id + 0`), leaving the HNSW index,
+# walked iteratively, as the only path besides a sequential scan (switched off for this statement).
 _HYBRID = """
 WITH q AS (
     SELECT websearch_to_tsquery('english', %(text)s) AS and_en,
@@ -37,8 +40,7 @@ WITH q AS (
 vec_raw AS MATERIALIZED (
     SELECT c.id, c.note_id, c.embedding <=> %(qvec)s::vector AS dist
     FROM notes_chunk c
-    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s
-      AND %(use_vector)s
+    WHERE {vector_filter} AND %(use_vector)s
     ORDER BY {vector_order}
     LIMIT %(candidates)s
 ),
@@ -161,24 +163,12 @@ def hybrid_search_vector(
     if not vault_ids:
         return SearchResult(hits=[], strategy="empty")
     strategy = strategy or vector_strategy(vault_ids=vault_ids, tiers=tiers, model=model)
-    order = "c.embedding <=> %(qvec)s::vector" if strategy == "hnsw" else "(c.embedding <=> %(qvec)s::vector) + 0"
-    params = {
-        "text": text,
-        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
-        "use_vector": query_vector is not None,
-        "vaults": vault_ids,
-        "tiers": tiers,
-        "model": model,
-        "candidates": int(settings.SEARCH_CANDIDATES),
-        "and_cap": 200,
-        "or_cap": int(settings.SEARCH_KEYWORD_MATCH_CAP),
-        "rrf_k": RRF_K,
-        "k": k,
-    }
+    sql, params = hybrid_statement(
+        text=text, query_vector=query_vector, vault_ids=vault_ids, k=k, tiers=tiers, strategy=strategy
+    )
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.iterative_scan = {settings.SEARCH_HNSW_ITERATIVE_SCAN}")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.SEARCH_HNSW_EF_SEARCH)}")
-        cursor.execute(_HYBRID.format(vector_order=order), params)
+        apply_session_settings(cursor, strategy)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     hits = [
         SearchHit(
@@ -194,6 +184,45 @@ def hybrid_search_vector(
         for r in rows
     ]
     return SearchResult(hits=hits, strategy=strategy, timings_ms={"sql": (time.perf_counter() - started) * 1000})
+
+
+def hybrid_statement(
+    *, text: str, query_vector: list[float] | None, vault_ids: list[int], k: int, tiers: list[str], strategy: str
+) -> tuple[str, dict[str, object]]:
+    """The fused statement and its parameters ('hnsw' lets the index serve the distance order)."""
+    if strategy == "hnsw":
+        order = "c.embedding <=> %(qvec)s::vector"
+        vector_filter = (
+            "(c.vault_id + 0) = ANY(%(vaults)s) AND (c.tier || '') = ANY(%(tiers)s)"
+            " AND (c.embedding_model || '') = %(model)s"
+        )
+    else:
+        order = "(c.embedding <=> %(qvec)s::vector) + 0"
+        vector_filter = "c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s"
+    params: dict[str, object] = {
+        "text": text,
+        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
+        "use_vector": query_vector is not None,
+        "vaults": vault_ids,
+        "tiers": tiers,
+        "model": current_model(),
+        "candidates": int(settings.SEARCH_CANDIDATES),
+        "and_cap": 200,
+        "or_cap": int(settings.SEARCH_KEYWORD_MATCH_CAP),
+        "rrf_k": RRF_K,
+        "k": k,
+    }
+    return _HYBRID.format(vector_order=order, vector_filter=vector_filter), params
+
+
+def apply_session_settings(cursor: Any, strategy: str) -> None:
+    """Iterative HNSW scanning keeps filtered searches returning k rows (call inside a transaction)."""
+    cursor.execute(f"SET LOCAL hnsw.iterative_scan = {settings.SEARCH_HNSW_ITERATIVE_SCAN}")
+    cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.SEARCH_HNSW_EF_SEARCH)}")
+    if strategy == "hnsw":
+        # pgvector prices a filtered HNSW walk by selectivity and may fall back to a full scan; the scope size
+        # already told us the index is the faster path here.
+        cursor.execute("SET LOCAL enable_seqscan = off")
 
 
 def _vector_literal(vector: list[float]) -> str:

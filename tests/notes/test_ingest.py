@@ -128,13 +128,15 @@ def _zip(entries: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) 
 
 def test_zip_import_strips_the_top_folder_and_refuses_traversal_and_bombs(vault, settings):
     settings.NOTE_MAX_BYTES = 1_000_000
-    archive = _zip({
-        "MyVault/ideas/One.md": b"# One\nlinks to [[Two]]\n",
-        "MyVault/Two.md": b"# Two\n",
-        "MyVault/../../etc/evil.md": b"# Evil\n",
-        "MyVault/bomb.md": b"a" * 50_000_000,
-        "MyVault/.obsidian/workspace.json": b"{}",
-    })
+    archive = _zip(
+        {
+            "MyVault/ideas/One.md": b"# One\nlinks to [[Two]]\n",
+            "MyVault/Two.md": b"# Two\n",
+            "MyVault/../../etc/evil.md": b"# Evil\n",
+            "MyVault/bomb.md": b"a" * 50_000_000,
+            "MyVault/.obsidian/workspace.json": b"{}",
+        }
+    )
     job = import_job_create(actor=vault.owner, vault=vault, archive=archive, source="upload")
     job = import_job_run(job_id=job.pk)
     result = outcomes(job)
