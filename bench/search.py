@@ -1,0 +1,308 @@
+"""Benchmark: hybrid search latency and recall on synthetic corpora, query embedding, import throughput.
+
+Everything runs in a throwaway database (`desirepath_bench`) on the embedded PostgreSQL, dropped at the end.
+Usage: .venv/bin/python bench/search.py [--sizes 10000 100000] [--queries 200] [--json bench/results/search.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DB_NAME = "desirepath_bench"
+sys.path.insert(0, str(ROOT))
+os.environ.pop("DATABASE_URL", None)  # always the embedded server: the cleanup drops a database by name
+os.environ["DESIREPATH_DB_NAME"] = DB_NAME
+os.environ["DJANGO_SETTINGS_MODULE"] = "desirepath.settings.dev"
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+import psycopg  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from apps.llm.embeddings import embed_query, embed_texts  # noqa: E402
+from apps.notes.markdown import embed_input  # noqa: E402
+from apps.notes.models import Chunk  # noqa: E402
+from apps.notes.services.ingest import import_job_create, import_job_run  # noqa: E402
+from apps.retrieval.search import hybrid_search_vector  # noqa: E402
+from apps.vaults.models import VaultRole  # noqa: E402
+from apps.vaults.permissions import vault_ids_for  # noqa: E402
+from tests.factories import SAMPLE_VAULT, make_user, make_vault, share  # noqa: E402
+from tests.retrieval.synthetic import WORDS, populate  # noqa: E402
+
+VAULTS, K, WARMUP, INGEST_RUNS, EMBED_SENTENCES = 100, 10, 20, 3, 100
+QUERY_NOISE = 0.03  # per dimension: the query keeps a cosine of ~0.86 to the corpus vector it came from
+HNSW_SQL = (
+    "CREATE INDEX chunk_embedding_hnsw ON notes_chunk USING hnsw (embedding vector_cosine_ops)"
+    " WITH (m = 16, ef_construction = 64)"
+)
+Stats = dict[str, float]
+
+
+def admin_connection() -> psycopg.Connection[Any]:
+    host = str(settings.DATABASES["default"]["HOST"])
+    return psycopg.connect(host=host, user="postgres", dbname="postgres", autocommit=True)
+
+
+def drop_database() -> None:
+    assert settings.DATABASES["default"]["NAME"] == DB_NAME
+    connection.close()
+    with admin_connection() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+
+
+def fresh_database() -> None:
+    drop_database()
+    with admin_connection() as conn:
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    call_command("migrate", verbosity=0)
+
+
+def summary(values_ms: list[float]) -> Stats:
+    a = np.asarray(values_ms)
+    return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95)), "mean": float(a.mean())}
+
+
+def seconds(started: float) -> float:
+    return time.perf_counter() - started
+
+
+def bench_ingestion(owner: User) -> dict[str, Any]:
+    embed_texts(["warm-up: load the model before anything is timed"])
+    runs = []
+    for run in tqdm(range(INGEST_RUNS), desc="ingestion"):
+        vault = make_vault(owner, f"ingest {run}")
+        started = time.perf_counter()
+        job = import_job_create(actor=owner, vault=vault, folder=str(SAMPLE_VAULT), source="sample")
+        job = import_job_run(job_id=job.pk)
+        ingest_s = seconds(started)
+        texts = list(
+            dict.fromkeys(
+                embed_input(c.note.title, c.heading, c.text)
+                for c in Chunk.objects.filter(vault=vault).select_related("note").order_by("note_id", "ordinal")
+            )
+        )
+        started = time.perf_counter()
+        embed_texts(texts)
+        bare_s = seconds(started)
+        runs.append(
+            {
+                "notes": int(job.counts.get("created", 0)),
+                "chunks_embedded": int(job.counts.get("chunks_embedded", 0)),
+                "bare_texts": len(texts),
+                "ingest_s": ingest_s,
+                "bare_embed_s": bare_s,
+            }
+        )
+    ingest_s = sum(r["ingest_s"] for r in runs)
+    notes_per_s = sum(r["notes"] for r in runs) / ingest_s
+    chunks_per_s = sum(r["chunks_embedded"] for r in runs) / ingest_s
+    bare_per_s = sum(r["bare_texts"] for r in runs) / sum(r["bare_embed_s"] for r in runs)
+    return {
+        "runs": runs,
+        "notes_per_s": notes_per_s,
+        "chunks_per_s": chunks_per_s,
+        "bare_chunks_per_s": bare_per_s,
+        "ratio": chunks_per_s / bare_per_s,
+    }
+
+
+def bench_query_embedding(rng: np.random.Generator) -> Stats:
+    openers = ["how do we", "why did the", "what is our", "notes about the", "when should we", "who owns the"]
+    sentences = [
+        f"{rng.choice(openers)} {' '.join(rng.choice(WORDS, size=int(rng.integers(3, 7))))} this week"
+        for _ in range(EMBED_SENTENCES)
+    ]
+    embed_query("warm-up sentence")
+    timings = []
+    for sentence in tqdm(sentences, desc="query embedding"):
+        started = time.perf_counter()
+        embed_query(sentence)
+        timings.append(seconds(started) * 1000)
+    return summary(timings)
+
+
+def make_queries(
+    rng: np.random.Generator, vectors: np.ndarray, per_vault: int, vault_indexes: list[int], count: int
+) -> list[tuple[str, list[float]]]:
+    queries = []
+    for _ in range(count):
+        text = " ".join(rng.choice(WORDS, size=int(rng.integers(2, 5)), replace=False))
+        row = int(rng.choice(vault_indexes)) * per_vault + int(rng.integers(per_vault))
+        vector = vectors[row] + QUERY_NOISE * rng.normal(size=vectors.shape[1])
+        queries.append((text, [float(x) for x in vector / np.linalg.norm(vector)]))
+    return queries
+
+
+def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, list[float]]]) -> dict[str, Any]:
+    for text, vector in queries[:WARMUP]:
+        for strategy in (None, "exact"):
+            hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
+    product, exact, perms, recalls, hits = [], [], [], [], []
+    strategies: Counter[str] = Counter()
+    for index, (text, vector) in enumerate(tqdm(queries[WARMUP:], desc=f"{len(scope)} vault(s)", leave=False)):
+        started = time.perf_counter()
+        readable = set(vault_ids_for(reader))
+        perms.append(seconds(started) * 1000)
+        assert set(scope) <= readable
+        results = {}
+        # Alternate which strategy runs first so neither always profits from the other's warm cache.
+        for strategy in (None, "exact") if index % 2 == 0 else ("exact", None):
+            started = time.perf_counter()
+            result = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
+            (product if strategy is None else exact).append(seconds(started) * 1000)
+            results[strategy] = result
+        strategies[results[None].strategy] += 1
+        hits.append(len(results[None].hits))
+        truth = {h.note for h in results["exact"].hits}
+        recalls.append(len({h.note for h in results[None].hits} & truth) / max(1, len(truth)))
+    p, e = summary(product), summary(exact)
+    return {
+        "vaults": len(scope),
+        "strategies": dict(strategies),
+        "product_ms": p,
+        "exact_ms": e,
+        "ratio_p50": p["p50"] / e["p50"],
+        "ratio_p95": p["p95"] / e["p95"],
+        "recall_at_10": float(np.mean(recalls)),
+        "mean_hits": float(np.mean(hits)),
+        "vault_ids_for_ms": summary(perms),
+    }
+
+
+def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, Any]:
+    fresh_database()
+    per_vault = size // VAULTS
+    owner = make_user("bench-owner")
+    vaults = [make_vault(owner, f"bench {i}") for i in tqdm(range(VAULTS), desc="vaults", leave=False)]
+    readers = {1: make_user("bench-reader-1"), 50: make_user("bench-reader-50")}
+    for count, reader in readers.items():
+        for vault in vaults[:count]:
+            share(vault, VaultRole.READER, user=reader)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX chunk_embedding_hnsw")
+        started = time.perf_counter()
+        vectors = populate(vaults, per_vault, int(settings.EMBEDDING_DIMENSIONS))
+        copy_s = seconds(started)
+        started = time.perf_counter()
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        cursor.execute(HNSW_SQL)
+        cursor.execute("RESET maintenance_work_mem")
+        build_s = seconds(started)
+        started = time.perf_counter()
+        cursor.execute("VACUUM ANALYZE notes_chunk")  # Django runs in autocommit outside atomic blocks
+        cursor.execute("SELECT count(*) FROM notes_chunk WHERE embedding IS NOT NULL")
+        chunks = int(cursor.fetchone()[0])
+        vacuum_s = seconds(started)
+    print(f"\n{size:,} chunks: COPY {copy_s:.1f} s, HNSW build {build_s:.1f} s, VACUUM ANALYZE {vacuum_s:.1f} s")
+    requesters = {}
+    for count, reader in readers.items():
+        scope = [v.pk for v in vaults[:count]]
+        picks = make_queries(rng, vectors, per_vault, list(range(count)), WARMUP + queries)
+        requesters[f"{count} vault{'s' if count > 1 else ''}"] = bench_requester(reader, scope, picks)
+    return {
+        "size": size,
+        "chunks": chunks,
+        "copy_s": copy_s,
+        "hnsw_build_s": build_s,
+        "vacuum_analyze_s": vacuum_s,
+        "requesters": requesters,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print("\nHybrid search, k=10 (ms, SQL only; product = automatic strategy, baseline = forced exact scan)")
+    header = f"{'chunks':>8} {'scope':>9} {'strategy':>9} {'p50':>7} {'p95':>7} {'mean':>7} {'ex p50':>7}"
+    print(header + f" {'ex p95':>7} {'ratio':>6} {'recall':>6} {'hits':>5} {'perm p50':>8}")
+    for size in report["search"]:
+        for name, r in size["requesters"].items():
+            p, e = r["product_ms"], r["exact_ms"]
+            print(
+                f"{size['size']:>8,} {name:>9} {'/'.join(r['strategies']):>9} {p['p50']:>7.1f} {p['p95']:>7.1f}"
+                f" {p['mean']:>7.1f} {e['p50']:>7.1f} {e['p95']:>7.1f} {r['ratio_p50']:>6.2f}"
+                f" {r['recall_at_10']:>6.3f} {r['mean_hits']:>5.1f} {r['vault_ids_for_ms']['p50']:>8.1f}"
+            )
+        print(f"{'':>8} HNSW build {size['hnsw_build_s']:.1f} s, COPY {size['copy_s']:.1f} s")
+    q, i = report["query_embedding_ms"], report["ingestion"]
+    print(f"\nQuery embedding (MiniLM, CPU): p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms, mean {q['mean']:.1f} ms")
+    print(
+        f"Ingestion of samples/vault x{len(i['runs'])}: {i['notes_per_s']:.1f} notes/s, {i['chunks_per_s']:.1f}"
+        f" chunks/s; bare embedding {i['bare_chunks_per_s']:.1f} chunks/s; ratio {i['ratio']:.2f} (target >= 0.70)"
+    )
+    print("\nMarkdown (README 'Performance'):\n")
+    print("| Chunks | Requester | Strategy | p50 / p95 ms | Exact scan p50 / p95 ms | Ratio p50 | Recall@10 |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for size in report["search"]:
+        for name, r in size["requesters"].items():
+            p, e = r["product_ms"], r["exact_ms"]
+            print(
+                f"| {size['size']:,} | reads {name} | {'/'.join(r['strategies'])} | {p['p50']:.1f} / {p['p95']:.1f}"
+                f" | {e['p50']:.1f} / {e['p95']:.1f} | {r['ratio_p50']:.2f} | {r['recall_at_10']:.3f} |"
+            )
+    print(f"\nQuery embedding: p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms.\n")
+    print("| Ingestion notes/s | chunks/s | Bare embedding chunks/s | Ratio |")
+    print("|---:|---:|---:|---:|")
+    print(f"| {i['notes_per_s']:.1f} | {i['chunks_per_s']:.1f} | {i['bare_chunks_per_s']:.1f} | {i['ratio']:.2f} |")
+    m = report["meta"]
+    print(f"\n{m['cpus']} CPUs, {m['postgres']}; {m['queries']} queries per cell; total {m['total_s']:.0f} s.")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "search.json")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    rng = np.random.default_rng(11)
+    try:
+        fresh_database()
+        ingestion = bench_ingestion(make_user("bench-importer"))
+        query_embedding = bench_query_embedding(rng)
+        search = [bench_size(size, args.queries, rng) for size in args.sizes]
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT version()")
+            postgres = str(cursor.fetchone()[0]).split(" on ")[0]
+    finally:
+        drop_database()
+    report = {
+        "meta": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "postgres": postgres,
+            "queries": args.queries,
+            "warmup": WARMUP,
+            "k": K,
+            "vaults": VAULTS,
+            "exact_scan_max_chunks": int(settings.SEARCH_EXACT_SCAN_MAX_CHUNKS),
+            "hnsw_ef_search": int(settings.SEARCH_HNSW_EF_SEARCH),
+            "query_noise": QUERY_NOISE,
+            "total_s": seconds(started),
+        },
+        "search": search,
+        "query_embedding_ms": query_embedding,
+        "ingestion": ingestion,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2))
+    print_report(report)
+    print(f"Figures written to {args.json}")
+
+
+if __name__ == "__main__":
+    main()

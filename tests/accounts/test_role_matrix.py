@@ -1,0 +1,183 @@
+"""The role matrix of the README, row by row: who may do what on every endpoint.
+
+Vault roles are cumulative (reader < contributor < manager); a role can come directly or through a team.
+Someone without any role sees 404, exactly as if the vault did not exist.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+
+from apps.notes.models import ImportJob, Note
+from apps.notes.services.ingest import import_job_create
+from apps.notes.services.notes import note_delete
+from tests.factories import api, make_note, make_team, make_user, make_vault, share
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("outsider", "reader", "contributor", "team_contributor", "manager")
+
+
+@dataclass
+class World:
+    vault_id: int
+    note_id: int
+    cold_note_id: int
+    job_id: int
+    target_user: User
+    users: dict[str, User]
+
+
+@pytest.fixture
+def world(db) -> World:
+    owner = make_user()
+    vault = make_vault(owner, "Shared")
+    users = {role: make_user(f"{role}-{vault.pk}") for role in ROLES if role != "manager"}
+    users["manager"] = make_user(f"manager-{vault.pk}")
+    share(vault, "reader", user=users["reader"])
+    share(vault, "contributor", user=users["contributor"])
+    share(vault, "manager", user=users["manager"])
+    team = make_team(owner, users["team_contributor"])
+    share(vault, "contributor", team=team)
+    note = make_note(vault, "Note.md", "# Note\nbody", embed=False)
+    cold = make_note(vault, "Cold.md", "# Cold\nbody", embed=False)
+    note_delete(actor=owner, note=cold)
+    job = import_job_create(actor=owner, vault=vault, archive=_zip(), source="z")
+    target = make_user()
+    share(vault, "reader", user=target)
+    return World(vault.pk, note.pk, cold.pk, job.pk, target, users)
+
+
+def _zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("Imported.md", "# Imported\n")
+    return buffer.getvalue()
+
+
+def _request(world: World, user: User | None, method: str, url: str, body: dict | None = None):
+    url = url.format(
+        vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id, target=world.target_user.pk
+    )
+    client = api(user)
+    if method == "import":
+        upload = io.BytesIO(_zip())
+        upload.name = "vault.zip"
+        return client.post(url, {"file": upload}, format="multipart")
+    return getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+
+
+#   method, url, body, expected status for: outsider, reader, contributor, team_contributor, manager
+VAULT_MATRIX = [
+    ("get", "/api/vaults/{vault}/", None, (404, 200, 200, 200, 200)),
+    ("get", "/api/vaults/{vault}/shares/", None, (404, 200, 200, 200, 200)),
+    ("post", "/api/vaults/{vault}/shares/", {"user": "{target}", "role": "contributor"}, (404, 403, 403, 403, 201)),
+    ("delete", "/api/vaults/{vault}/shares/?user={target}", None, (404, 403, 403, 403, 204)),
+    ("get", "/api/vaults/{vault}/notes/", None, (404, 200, 200, 200, 200)),
+    ("post", "/api/vaults/{vault}/notes/", {"path": "New.md", "body": "new"}, (404, 403, 201, 201, 201)),
+    ("get", "/api/notes/{note}/", None, (404, 200, 200, 200, 200)),
+    ("put", "/api/notes/{note}/", {"body": "changed"}, (404, 403, 200, 200, 200)),
+    ("delete", "/api/notes/{note}/", None, (404, 403, 200, 200, 200)),
+    ("post", "/api/notes/{cold}/restore/", None, (404, 403, 403, 403, 200)),
+    ("post", "/api/notes/{cold}/purge/", None, (404, 403, 403, 403, 204)),
+    ("import", "/api/vaults/{vault}/import/", None, (404, 403, 202, 202, 202)),
+    ("get", "/api/vaults/{vault}/jobs/", None, (404, 200, 200, 200, 200)),
+    ("get", "/api/jobs/{job}/", None, (404, 200, 200, 200, 200)),
+    ("get", "/api/search/?q=note&vault={vault}", None, (404, 200, 200, 200, 200)),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body", "expected"), VAULT_MATRIX, ids=[f"{r[0]} {r[1]}" for r in VAULT_MATRIX]
+)
+@pytest.mark.parametrize("role_index", range(len(ROLES)), ids=ROLES)
+def test_vault_role_matrix(world, method, url, body, expected, role_index):
+    role = ROLES[role_index]
+    if body is not None:
+        body = {k: (world.target_user.pk if v == "{target}" else v) for k, v in body.items()}
+    response = _request(world, world.users[role], method, url, body)
+    assert response.status_code == expected[role_index], (role, response.content[:300])
+
+
+def test_effects_follow_the_matrix(world):
+    """Allowed calls really change things; refused ones change nothing."""
+    reader, contributor = world.users["reader"], world.users["contributor"]
+    _request(world, reader, "put", "/api/notes/{note}/", {"body": "reader was here"})
+    assert Note.objects.get(pk=world.note_id).body == "# Note\nbody"
+    _request(world, contributor, "put", "/api/notes/{note}/", {"body": "contributor was here"})
+    assert Note.objects.get(pk=world.note_id).body == "contributor was here"
+    before = ImportJob.objects.count()
+    _request(world, reader, "import", "/api/vaults/{vault}/import/")
+    assert ImportJob.objects.count() == before
+
+
+def test_anonymous_requests_are_refused(world):
+    urls = [row[1] for row in VAULT_MATRIX] + ["/api/teams/", "/api/me/", "/api/users/", "/api/vaults/"]
+    statuses = {
+        (method, url): _request(world, None, method, url).status_code
+        for url in urls
+        for method in ("get", "post", "put", "delete")
+    }
+    assert {key: code for key, code in statuses.items() if code not in (401, 405)} == {}
+
+
+def test_only_staff_create_users_and_every_user_gets_a_personal_vault(db):
+    staff, plain = make_user(staff=True), make_user()
+    assert (
+        api(plain).post("/api/users/", {"username": "x1", "password": "a-long-pass-9"}, format="json").status_code
+        == 403
+    )
+    made = api(staff).post("/api/users/", {"username": "x2", "password": "a-long-pass-9"}, format="json")
+    assert made.status_code == 201 and made.json()["username"] == "x2"
+    newcomer = User.objects.get(username="x2")
+    vaults = api(newcomer).get("/api/vaults/").json()
+    assert [(v["is_personal"], v["role"]) for v in vaults] == [(True, "manager")]
+    personal = vaults[0]["id"]
+    other = make_user()
+    assert (
+        api(newcomer)
+        .post(f"/api/vaults/{personal}/shares/", {"user": other.pk, "role": "reader"}, format="json")
+        .status_code
+        == 400
+    )  # personal vaults stay private
+
+
+def test_team_membership_rules(db):
+    manager, member, outsider, newcomer = make_user(), make_user(), make_user(), make_user()
+    team = make_team(manager, member)
+    url = f"/api/teams/{team.pk}/members/"
+
+    # Nobody adds themselves: outsiders do not even see the team, members may not, managers may not.
+    assert api(outsider).post(url, {"user": outsider.pk}, format="json").status_code == 404
+    assert api(member).post(url, {"user": member.pk, "role": "manager"}, format="json").status_code == 403
+    assert api(member).post(url, {"user": newcomer.pk}, format="json").status_code == 403
+    assert api(manager).post(url, {"user": manager.pk, "role": "member"}, format="json").status_code == 400
+
+    assert api(manager).post(url, {"user": newcomer.pk}, format="json").status_code == 201
+    assert api(newcomer).get(f"/api/teams/{team.pk}/").status_code == 200
+    assert api(member).delete(f"{url}{newcomer.pk}/").status_code == 403
+    assert api(manager).delete(f"{url}{newcomer.pk}/").status_code == 204
+    assert api(newcomer).get(f"/api/teams/{team.pk}/").status_code == 404
+    assert api(member).delete(f"{url}{member.pk}/").status_code == 204  # leaving is always allowed
+    assert api(manager).delete(f"{url}{manager.pk}/").status_code == 400  # the last manager stays
+
+
+def test_nobody_raises_their_own_role_on_a_vault(db):
+    owner, reader, contributor, manager = make_user(), make_user(), make_user(), make_user()
+    vault = make_vault(owner)
+    team = make_team(contributor, name="contributors' own team")
+    share(vault, "reader", user=reader)
+    share(vault, "contributor", user=contributor)
+    share(vault, "manager", user=manager)
+    url = f"/api/vaults/{vault.pk}/shares/"
+    assert api(reader).post(url, {"user": reader.pk, "role": "manager"}, format="json").status_code == 403
+    assert api(contributor).post(url, {"team": team.pk, "role": "manager"}, format="json").status_code == 403
+    assert api(manager).post(url, {"user": manager.pk, "role": "reader"}, format="json").status_code == 400
+    assert api(manager).post(url, {"user": owner.pk, "role": "reader"}, format="json").status_code == 400
+    roles = {v["id"]: v["role"] for v in api(reader).get("/api/vaults/").json()}
+    assert roles[vault.pk] == "reader"
