@@ -1,0 +1,200 @@
+"""Isolation: nobody ever sees anything from a vault they may not read.
+
+Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
+files and name carry a unique marker. Every GET route of the OpenAPI schema (so a new endpoint is covered
+without anyone remembering to add it), the search API and the web pages are tried by every user, before and
+after a share is revoked and a team membership removed. Readability is computed here, independently of the
+permission code, from what was generated.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from drf_spectacular.generators import SchemaGenerator
+
+from apps.accounts.models import Team
+from apps.accounts.services import team_member_remove
+from apps.notes.models import ImportJob, Note
+from apps.vaults.models import Vault
+from apps.vaults.services import vault_unshare
+from tests.factories import api, import_folder, make_note, make_team, make_user, make_vault, share
+
+pytestmark = pytest.mark.django_db
+MARKER = re.compile(r"zqx\d+mark[0-9a-f]{8}", re.IGNORECASE)
+
+
+@dataclass
+class World:
+    users: list[User]
+    vaults: list[Vault]
+    teams: list[Team]
+    markers: dict[int, str]  # vault id → marker
+    owner: dict[int, int]  # vault id → owner id
+    direct: dict[tuple[int, int], str] = field(default_factory=dict)  # (user, vault) → role
+    team_roles: dict[tuple[int, int], str] = field(default_factory=dict)  # (team, vault) → role
+    members: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))  # team → users
+
+    def readable(self, user: User) -> set[int]:
+        teams = {t for t, users in self.members.items() if user.pk in users}
+        return {
+            v.pk
+            for v in self.vaults
+            if self.owner[v.pk] == user.pk
+            or (user.pk, v.pk) in self.direct
+            or any((t, v.pk) in self.team_roles for t in teams)
+        }
+
+
+def build_world(seed: int, tmp_path: Path) -> World:
+    rng = random.Random(seed)
+    users = [make_user(f"iso{seed}-{i}") for i in range(5)]
+    vaults = [Vault.objects.get(owner=u, is_personal=True) for u in users]
+    for _ in range(5):
+        vaults.append(make_vault(rng.choice(users), "shared"))
+    world = World(users=users, vaults=vaults, teams=[], markers={}, owner={v.pk: v.owner_id for v in vaults})
+    for t in range(2):
+        manager = rng.choice(users)
+        members = [u for u in users if u != manager and rng.random() < 0.5]
+        team = make_team(manager, *members, name=f"iso{seed}-team{t}")
+        world.teams.append(team)
+        world.members[team.pk] = {manager.pk, *(m.pk for m in members)}
+    for vault in vaults:
+        marker = f"zqx{vault.pk}mark{secrets.token_hex(4)}"
+        world.markers[vault.pk] = marker
+        Vault.objects.filter(pk=vault.pk).update(name=f"{vault.name} {marker}")
+        make_note(
+            vault,
+            f"{marker}/Secret {marker}.md",
+            f"---\ntitle: Secret {marker}\ntags: [{marker}]\naliases: [{marker}-alias]\n---\n"
+            f"The code word is {marker}. See [[{marker} elsewhere]] and [[Plain]].\n",
+        )
+        make_note(vault, "Plain.md", f"# Plain\nan ordinary note about gardening; {marker} hides at the end.\n")
+        folder = tmp_path / marker
+        folder.mkdir()
+        (folder / f"{marker}.md").write_text(f"# Imported {marker}\nimported words {marker}\n")
+        (folder / f"{marker}-bad.md").write_bytes(b"\xff\xfe not utf-8")
+        import_folder(vault, folder, source=f"src-{marker}")
+        if vault.is_personal:
+            continue
+        for user in users:
+            if user.pk != vault.owner_id and rng.random() < 0.35:
+                role = rng.choice(["reader", "contributor", "manager"])
+                share(vault, role, user=user)
+                world.direct[(user.pk, vault.pk)] = role
+        for team in world.teams:
+            if rng.random() < 0.4:
+                role = rng.choice(["reader", "contributor"])
+                share(vault, role, team=team)
+                world.team_roles[(team.pk, vault.pk)] = role
+    return world
+
+
+def _schema_get_routes() -> list[tuple[str, dict]]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return [(path, ops["get"]) for path, ops in schema["paths"].items() if "get" in ops]
+
+
+def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
+    """Every concrete URL for a schema route: each path parameter over all objects, each enum query value."""
+    ids = {
+        "vault_id": [v.pk for v in world.vaults],
+        "note_id": _world_ids(Note, world),
+        "job_id": _world_ids(ImportJob, world),
+        "team_id": [t.pk for t in world.teams],
+    }
+    names = re.findall(r"{(\w+)}", path)
+    unknown = [n for n in names if n not in ids]
+    assert not unknown, f"isolation suite: teach _fill how to enumerate {unknown} for {path}"
+    queries = [""]
+    for param in operation.get("parameters", []):
+        if param.get("in") == "query" and "enum" in param.get("schema", {}):
+            queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
+    if path == "/api/search/":
+        queries = [f"?q={m}" for m in world.markers.values()]
+        queries += [f"?q={m}&vault={vid}&include_cold=true" for vid, m in world.markers.items()]
+    urls = [path]
+    for name in names:
+        urls = [u.replace("{" + name + "}", str(value)) for u in urls for value in ids[name]]
+    return (u + q for u in urls for q in queries)
+
+
+def _world_ids(model: type[Note] | type[ImportJob], world: World) -> list[int]:
+    """Every object of the generated vaults, plus a few of other vaults (the session's sample vault)."""
+    vault_ids = [v.pk for v in world.vaults]
+    mine = list(model.objects.filter(vault_id__in=vault_ids).values_list("pk", flat=True))
+    return mine + list(model.objects.exclude(vault_id__in=vault_ids).values_list("pk", flat=True)[:3])
+
+
+def _pages(world: World) -> list[str]:
+    notes, jobs = _world_ids(Note, world), _world_ids(ImportJob, world)
+    return (
+        [f"/notes/{n}/" for n in notes] + [f"/jobs/{j}/" for j in jobs] + [f"/?q={m}" for m in world.markers.values()]
+    )
+
+
+def _check_everyone(world: World) -> dict[str, int]:
+    routes = _schema_get_routes()
+    assert any(p == "/api/notes/{note_id}/" for p, _ in routes)  # the schema really lists the routes
+    seen_own = defaultdict(int)
+    leaks: list[str] = []
+    for user in world.users:
+        allowed = {world.markers[v] for v in world.readable(user)}
+        client, browser = api(user), Client()
+        browser.force_login(user)
+        responses = [(url, client.get(url)) for path, op in routes for url in _fill(path, op, world)]
+        responses += [(url, browser.get(url)) for url in _pages(world)]
+        for url, response in responses:
+            assert response.status_code < 500, (url, response.status_code)
+            text = response.content.decode("utf-8", errors="replace").lower()
+            if url.startswith("/?q="):  # the search page echoes the query in its box and title: not a leak
+                echoed = url[4:].lower()
+                text = text.replace(f'value="{echoed}"', "").replace(f"<title>{echoed} ·", "")
+            for marker in set(MARKER.findall(text)):
+                if marker in allowed:
+                    seen_own[marker] += 1
+                else:
+                    leaks.append(f"{user.username} saw {marker} at {url}")
+    assert leaks == []
+    return seen_own
+
+
+@pytest.mark.parametrize("seed", [11, 23])
+def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_path):
+    world = build_world(seed, tmp_path)
+    seen = _check_everyone(world)
+    # The check can fail: every marker is visible to those who may read its vault.
+    assert set(seen) == set(world.markers.values())
+
+    # Revoke a direct share and remove a team membership, then try everything again.
+    rng = random.Random(seed)
+    (user_id, vault_id), _ = rng.choice(sorted(world.direct.items()))
+    vault = Vault.objects.get(pk=vault_id)
+    vault_unshare(actor=vault.owner, vault=vault, user=User.objects.get(pk=user_id))
+    del world.direct[(user_id, vault_id)]
+    team = next(t for t in world.teams if len(world.members[t.pk]) > 1)
+    manager = team.memberships.get(role="manager").user
+    leaving = next(uid for uid in sorted(world.members[team.pk]) if uid != manager.pk)
+    team_member_remove(actor=manager, team=team, user=User.objects.get(pk=leaving))
+    world.members[team.pk].discard(leaving)
+    _check_everyone(world)
+
+
+def test_search_for_a_marker_finds_it_only_for_readers(tmp_path):
+    world = build_world(5, tmp_path)
+    for user in world.users:
+        readable = world.readable(user)
+        for vault_id, marker in world.markers.items():
+            hits = api(user).get("/api/search/", {"q": marker}).json()["results"]
+            found = any(hit["vault"] == vault_id and marker in hit["path"] for hit in hits)
+            assert found == (vault_id in readable), (user.username, vault_id)
+            assert all(hit["vault"] in readable for hit in hits)
