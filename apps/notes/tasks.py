@@ -4,12 +4,12 @@ from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_run
 
 
-@shared_task(bind=True, acks_late=True, max_retries=3, time_limit=3600, soft_time_limit=3500)
-def import_run(self, job_id: int) -> str:  # type: ignore[no-untyped-def]
+@shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300)
+def import_run(job_id: int) -> str:
     job = import_job_run(job_id=job_id)
     return str(job.status)
 
 
-@shared_task(autoretry_for=(OSError,), retry_backoff=True, max_retries=5, time_limit=1800)
+@shared_task(autoretry_for=(OSError,), retry_backoff=True, max_retries=5, time_limit=1800, soft_time_limit=1700)
 def embed_pending(vault_id: int | None = None) -> int:
     return chunks_embed_pending(vault_id=vault_id)

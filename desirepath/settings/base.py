@@ -163,6 +163,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = 55 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
+CELERY_BEAT_SCHEDULE = {
+    # Sweeps up notes whose embedding could not be queued (or a model change): nothing waits forever.
+    "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
+}
 
 # Embeddings: one deployment-wide model; the vector column's dimension follows it.
 EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")

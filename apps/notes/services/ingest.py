@@ -78,9 +78,18 @@ def import_job_create(
 
 
 def import_job_enqueue(job: ImportJob) -> None:
+    """Send the job to the worker after commit; if the queue is unreachable the job says so (nothing is lost)."""
     from apps.notes.tasks import import_run
 
-    transaction.on_commit(lambda: import_run.delay(job.pk))
+    def send() -> None:
+        try:
+            import_run.delay(job.pk)
+        except Exception as exc:  # noqa: BLE001 - reported on the job, which the user is polling
+            ImportJob.objects.filter(pk=job.pk).update(
+                status=ImportStatus.FAILED, error=f"the task queue is unreachable ({type(exc).__name__}); upload again"
+            )
+
+    transaction.on_commit(send)
 
 
 def _folder_files(folder: Path) -> Iterator[SourceFile]:

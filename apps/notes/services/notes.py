@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import PurePosixPath
 
 from django.conf import settings
@@ -15,6 +16,8 @@ from apps.notes.models import Note, NoteLink, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
+
+logger = logging.getLogger(__name__)
 
 
 def normalize_path(raw: str) -> str:
@@ -71,7 +74,13 @@ def links_replace(note: Note, parsed: ParsedNote) -> None:
 def _embed_later(vault_id: int) -> None:
     from apps.notes.tasks import embed_pending
 
-    transaction.on_commit(lambda: embed_pending.delay(vault_id))
+    def send() -> None:
+        try:
+            embed_pending.delay(vault_id)
+        except Exception:  # noqa: BLE001 - the note is saved; the periodic sweep embeds it once the queue is back
+            logger.warning("could not queue embedding for vault %s; the periodic sweep will", vault_id, exc_info=True)
+
+    transaction.on_commit(send)
 
 
 def _require(actor: User, action: str, vault: Vault) -> None:
