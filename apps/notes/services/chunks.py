@@ -61,11 +61,13 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
     return len(missing) if embed else 0
 
 
-def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256) -> int:
-    """Embed chunks that have no embedding from the current model (new API writes, model changes)."""
+def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256, limit: int | None = None) -> int:
+    """Embed chunks that have no embedding from the current model (new API writes, model changes).
+
+    Returns how many were embedded; stops after `limit` if given (callers showing progress)."""
     model = current_model()
     done = 0
-    while True:
+    while limit is None or done < limit:
         pending = Chunk.objects.exclude(embedding_model=model)
         if vault_id is not None:
             pending = pending.filter(vault_id=vault_id)
@@ -78,6 +80,7 @@ def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256) -> in
             row.embedding_model = model
         Chunk.objects.bulk_update(rows, ["embedding", "embedding_model"], batch_size=256)
         done += len(rows)
+    return done
 
 
 def links_resolve(*, vault_id: int) -> None:
