@@ -6,18 +6,13 @@ from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
 from apps.accounts.models import Team, TeamMembership
+from apps.core.admin import ReadOnlyInline
 from apps.vaults.services import personal_vault_ensure
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(ReadOnlyInline):
     model = TeamMembership
     fields = ("user", "role", "created_at")
-    readonly_fields = ("user", "role", "created_at")
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Team)

@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from apps.core.admin import ReadOnlyInline
 from apps.notes.models import ImportFileResult, ImportJob, Note
 
 
@@ -22,15 +23,9 @@ class NoteAdmin(admin.ModelAdmin):
         return False
 
 
-class FileResultInline(admin.TabularInline):
+class FileResultInline(ReadOnlyInline):
     model = ImportFileResult
     fields = ("path", "outcome", "reason")
-    readonly_fields = ("path", "outcome", "reason")
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(ImportJob)

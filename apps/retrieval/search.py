@@ -31,17 +31,18 @@ SELECT count(*) FROM (
 # Exact strategy: the btree on vault_id filters and `distance + 0` keeps HNSW out (exact, fast on small scopes).
 # HNSW strategy: the filters are written so no btree can serve them (`vault_id + 0`), leaving the HNSW index,
 # walked iteratively, as the only path besides a sequential scan (switched off for this statement).
-_HYBRID = """
-WITH q AS (
-    SELECT websearch_to_tsquery('english', %(text)s) AS and_en,
-           websearch_to_tsquery('simple', %(text)s) AS and_simple,
-           replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery AS or_en
-),
-vec_raw AS MATERIALIZED (
+# The tsqueries are written into each WHERE clause (not read from a CTE) so the planner sees the terms: it then
+# filters by vault first when terms are common, and uses the GIN index when they are rare.
+_AND_EN = "websearch_to_tsquery('english', %(text)s)"
+_AND_SIMPLE = "websearch_to_tsquery('simple', %(text)s)"
+_OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
+
+_HYBRID = f"""
+WITH vec_raw AS MATERIALIZED (
     SELECT c.id, c.note_id, c.embedding <=> %(qvec)s::vector AS dist
     FROM notes_chunk c
-    WHERE {vector_filter} AND %(use_vector)s
-    ORDER BY {vector_order}
+    WHERE {{vector_filter}} AND %(use_vector)s
+    ORDER BY {{vector_order}}
     LIMIT %(candidates)s
 ),
 vec AS (
@@ -50,21 +51,21 @@ vec AS (
     FROM vec_raw GROUP BY note_id
 ),
 kw_and AS MATERIALIZED (
-    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c, q
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
     WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)
-      AND (c.search_vector @@ q.and_en OR c.search_simple @@ q.and_simple)
+      AND (c.search_vector @@ {_AND_EN} OR c.search_simple @@ {_AND_SIMPLE})
     LIMIT %(and_cap)s
 ),
 kw_or AS MATERIALIZED (
-    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c, q
-    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.search_vector @@ q.or_en
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.search_vector @@ {_OR_EN}
     LIMIT %(or_cap)s
 ),
 kw_scored AS (
-    SELECT m.id, m.note_id, max(m.bonus) + ts_rank_cd(m.search_vector, q.or_en) AS score
+    SELECT m.id, m.note_id, max(m.bonus) + ts_rank_cd(m.search_vector, {_OR_EN}) AS score
     FROM (SELECT id, note_id, search_vector, 1.0 AS bonus FROM kw_and
-          UNION ALL SELECT id, note_id, search_vector, 0.0 FROM kw_or) AS m, q
-    GROUP BY m.id, m.note_id, m.search_vector, q.or_en
+          UNION ALL SELECT id, note_id, search_vector, 0.0 FROM kw_or) AS m
+    GROUP BY m.id, m.note_id, m.search_vector
 ),
 kw AS (
     SELECT note_id, (array_agg(id ORDER BY score DESC))[1] AS chunk_id,
@@ -85,15 +86,14 @@ fused AS (
 )
 SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
        CASE WHEN 'keyword' = ANY(f.sources)
-            THEN ts_headline('english', c.text, q.or_en,
+            THEN ts_headline('english', c.text, {_OR_EN},
                              'MaxWords=40, MinWords=15, MaxFragments=2, StartSel=«, StopSel=»')
             ELSE left(c.text, 280) END AS snippet
 FROM fused f
 JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s)
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(vaults)s)
-CROSS JOIN q
 ORDER BY f.score DESC, f.note_id
-"""
+"""  # noqa: S608 - built from the constants above; user input travels only as parameters
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ def hybrid_search_vector(
 
 def hybrid_statement(
     *, text: str, query_vector: list[float] | None, vault_ids: list[int], k: int, tiers: list[str], strategy: str
-) -> tuple[str, dict[str, object]]:
+) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order)."""
     if strategy == "hnsw":
         order = "c.embedding <=> %(qvec)s::vector"
@@ -199,7 +199,7 @@ def hybrid_statement(
     else:
         order = "(c.embedding <=> %(qvec)s::vector) + 0"
         vector_filter = "c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s"
-    params: dict[str, object] = {
+    params: dict[str, Any] = {
         "text": text,
         "qvec": _vector_literal(query_vector) if query_vector is not None else None,
         "use_vector": query_vector is not None,
