@@ -138,7 +138,10 @@ def _world_ids(model: type[Note] | type[ImportJob], world: World) -> list[int]:
 def _pages(world: World) -> list[str]:
     notes, jobs = _world_ids(Note, world), _world_ids(ImportJob, world)
     return (
-        [f"/notes/{n}/" for n in notes] + [f"/jobs/{j}/" for j in jobs] + [f"/?q={m}" for m in world.markers.values()]
+        [f"/notes/{n}/" for n in notes]
+        + [f"/jobs/{j}/" for j in jobs]
+        + [f"/vaults/{v.pk}/" for v in world.vaults]
+        + [f"/?q={m}" for m in world.markers.values()]
     )
 
 

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
+from apps.notes.services.ingest import import_job_create, import_job_enqueue
 from apps.retrieval.search import hybrid_search
-from apps.vaults.selectors import vault_list
+from apps.vaults.permissions import role_of
+from apps.vaults.selectors import vault_get, vault_list
 
 
 def _highlight(snippet: str) -> str:
@@ -67,6 +73,46 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "links": links,
             "backlinks": note_selectors.note_backlinks(note=note),
             "unresolved": [link for link in links if link.target_id is None],
+        },
+    )
+
+
+@login_required
+def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
+    """A vault's notes and imports; contributors upload a zip here (the import runs in the worker)."""
+    vault = vault_get(user=request.user, vault_id=vault_id)
+    role = role_of(request.user, vault)
+    error = ""
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        try:
+            if upload is None:
+                raise ValidationError({"file": ["choose a .zip of your vault"]})
+            if upload.size and upload.size > int(settings.IMPORT_MAX_UPLOAD_BYTES):
+                raise ValidationError({"file": [f"the zip exceeds {int(settings.IMPORT_MAX_UPLOAD_BYTES) >> 20} MiB"]})
+            actor = cast(User, request.user)
+            job = import_job_create(
+                actor=actor,
+                vault=vault,
+                archive=upload.read(),
+                source=(upload.name or "upload").rsplit("/", 1)[-1].removesuffix(".zip"),
+            )
+            import_job_enqueue(job)
+            return redirect("job-page", job_id=job.pk)
+        except ValidationError as exc:
+            error = " ".join(m for ms in exc.message_dict.values() for m in ms)
+        except PermissionDenied as exc:
+            error = str(exc)
+    return render(
+        request,
+        "vault.html",
+        {
+            "vault": vault,
+            "role": role,
+            "error": error,
+            "notes": note_selectors.note_list(vault=vault)[:500],
+            "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
+            "jobs": vault.import_jobs.all()[:10],
         },
     )
 

@@ -1,0 +1,64 @@
+"""The web pages: a contributor uploads a zip on the vault page and follows the import; readers cannot."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.test import Client
+
+from apps.notes.models import ImportJob
+from tests.factories import make_note, make_user, make_vault, share
+
+pytestmark = pytest.mark.django_db
+
+
+def _browser(user) -> Client:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _zip() -> io.BytesIO:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("Notes/Idea.md", "# Idea\nsomething")
+    buffer.seek(0)
+    buffer.name = "Notes.zip"
+    return buffer
+
+
+def test_contributor_uploads_on_the_vault_page_and_lands_on_the_job(vault):
+    contributor, reader = make_user(), make_user()
+    share(vault, "contributor", user=contributor)
+    share(vault, "reader", user=reader)
+    make_note(vault, "Existing.md", "# Existing\nhello", embed=False)
+
+    page = _browser(contributor).get(f"/vaults/{vault.pk}/")
+    assert b"Upload zip" in page.content and b"Existing" in page.content
+    response = _browser(contributor).post(f"/vaults/{vault.pk}/", {"file": _zip()})
+    job = ImportJob.objects.get(vault=vault)
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
+    job_page = _browser(contributor).get(f"/jobs/{job.pk}/")
+    assert b"queued" in job_page.content and b"<progress" in job_page.content
+
+    assert b"Upload zip" not in _browser(reader).get(f"/vaults/{vault.pk}/").content
+    refused = _browser(reader).post(f"/vaults/{vault.pk}/", {"file": _zip()})
+    assert b"does not allow" in refused.content
+    assert ImportJob.objects.filter(vault=vault).count() == 1
+
+
+def test_a_non_zip_upload_is_explained(vault):
+    bad = io.BytesIO(b"plain text")
+    bad.name = "notes.txt"
+    response = _browser(vault.owner).post(f"/vaults/{vault.pk}/", {"file": bad})
+    assert b"not a zip" in response.content
+    assert not ImportJob.objects.exists()
+
+
+def test_pages_need_a_login_and_hide_unreadable_vaults(vault):
+    assert Client().get(f"/vaults/{vault.pk}/").status_code == 302
+    assert _browser(make_user()).get(f"/vaults/{vault.pk}/").status_code == 404
+    other = make_vault(make_user())
+    assert _browser(vault.owner).get(f"/vaults/{other.pk}/").status_code == 404
