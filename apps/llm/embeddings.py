@@ -40,18 +40,27 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
     name = model or current_model()
     if name.startswith(LOCAL_PREFIX):
         encoder = _local_model(name)
-        vectors = encoder.encode(
+        encoded = encoder.encode(
             list(texts),
             batch_size=int(settings.EMBEDDING_BATCH_SIZE),
             normalize_embeddings=True,
             show_progress_bar=False,
             convert_to_numpy=True,
         )
-        return [vector.tolist() for vector in vectors]
+        return [vector.tolist() for vector in encoded]
     import litellm
 
-    response = litellm.embedding(model=name, input=list(texts))
-    return [list(item["embedding"]) for item in response.data]
+    vectors: list[list[float]] = []
+    batch = int(settings.EMBEDDING_BATCH_SIZE)
+    for start in range(0, len(texts), batch):
+        response = litellm.embedding(
+            model=name, input=list(texts[start : start + batch]), api_base=settings.EMBEDDING_API_BASE, timeout=60
+        )
+        vectors.extend(list(item["embedding"]) for item in response.data)
+    dims = int(settings.EMBEDDING_DIMENSIONS)
+    if any(len(vector) != dims for vector in vectors):
+        raise ValueError(f"{name} returned vectors of another size than DESIREPATH_EMBEDDING_DIMENSIONS={dims}")
+    return vectors
 
 
 def embed_query(text: str) -> list[float]:

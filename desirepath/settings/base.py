@@ -172,6 +172,8 @@ CELERY_BEAT_SCHEDULE = {
 EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")
 EMBEDDING_DIMENSIONS = int(os.environ.get("DESIREPATH_EMBEDDING_DIMENSIONS", "384"))
 EMBEDDING_BATCH_SIZE = int(os.environ.get("DESIREPATH_EMBEDDING_BATCH_SIZE", "64"))
+# For a litellm embedding model: an OpenAI-compatible server (e.g. a local Ollama); keys come from the environment.
+EMBEDDING_API_BASE = os.environ.get("DESIREPATH_EMBEDDING_API_BASE") or None
 
 # Notes and ingestion limits.
 NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024)))

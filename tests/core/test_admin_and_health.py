@@ -1,0 +1,51 @@
+"""Admins observe: vaults with shares, notes with provenance, import jobs with outcomes, the audit log (read-only)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from apps.audit.models import AuditEvent
+from apps.notes.models import ImportJob, Note
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(sample) -> Client:
+    admin = User.objects.create_superuser("root-admin", password="x-long-password-1")
+    client = Client()
+    client.force_login(admin)
+    return client
+
+
+def test_admin_pages_show_provenance_jobs_and_the_log(admin_client, sample):
+    note = Note.objects.filter(vault=sample).first()
+    job = ImportJob.objects.filter(vault=sample).first()
+    event = AuditEvent.objects.filter(vault_id=sample.pk).first()
+    assert note is not None and job is not None and event is not None
+
+    assert b"sample-owner:manage_vault" in admin_client.get("/admin/vaults/vault/").content
+    notes_page = admin_client.get("/admin/notes/note/")
+    assert b"authored" in notes_page.content
+    job_page = admin_client.get(f"/admin/notes/importjob/{job.pk}/change/")
+    assert job_page.status_code == 200 and b"created" in job_page.content
+    assert admin_client.get(f"/admin/audit/auditevent/{event.pk}/change/").status_code == 200
+    # A log is read-only: no add, no delete, no save.
+    assert admin_client.get("/admin/audit/auditevent/add/").status_code == 403
+    assert admin_client.post(f"/admin/audit/auditevent/{event.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert admin_client.post(f"/admin/audit/auditevent/{event.pk}/change/", {"action": "forged"}).status_code == 403
+    assert AuditEvent.objects.get(pk=event.pk).action == event.action
+
+
+def test_healthz_reports_each_part_and_a_missing_worker():
+    # No worker consumes the test queue outside tests/test_worker.py (which checks "ok").
+    assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
+
+
+def test_openapi_schema_and_docs_are_served_offline(db):
+    schema = Client().get("/api/schema/")
+    assert schema.status_code == 200 and b"/api/search/" in schema.content
+    docs = Client().get("/api/docs/")
+    assert docs.status_code == 200 and b"swagger-ui" in docs.content and b"cdn" not in docs.content.lower()
