@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pgtrigger
 import pytest
 from django.core.management.commands import flush
+from django.db import connection
 
 from tests.factories import import_sample, make_user, make_vault
 
@@ -16,6 +19,18 @@ def _flush_past_the_audit_guard(self, *args, **options):  # type: ignore[no-unty
 
 
 flush.Command.handle = _flush_past_the_audit_guard
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_stray_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """Before the test database is dropped, end sessions other processes and threads left open (worker, live
+    server), so teardown does not fail with "database is being accessed by other users"."""
+    yield
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture(scope="session")

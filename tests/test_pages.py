@@ -54,7 +54,7 @@ def test_a_non_zip_upload_is_explained(vault):
     bad.name = "notes.txt"
     response = _browser(vault.owner).post(f"/vaults/{vault.pk}/", {"file": bad})
     assert b"not a zip" in response.content
-    assert not ImportJob.objects.exists()
+    assert not ImportJob.objects.filter(vault=vault).exists()
 
 
 def test_pages_need_a_login_and_hide_unreadable_vaults(vault):

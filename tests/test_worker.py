@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
-def worker(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[subprocess.Popen]:
+def worker(django_db_setup, tmp_path_factory) -> Iterator[subprocess.Popen]:
     """A worker on the test queue, pointed at the test database."""
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     with app.connection_for_write() as conn:
@@ -63,14 +63,6 @@ def worker(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[sub
     process.terminate()
     process.wait(timeout=30)
     log.close()
-    with django_db_blocker.unblock(), connection.cursor() as cursor:  # let its session end before the DB is dropped
-        for _ in range(50):
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            if not cursor.fetchone()[0]:
-                break
-            time.sleep(0.1)
 
 
 def _wait_for(predicate, *, seconds: float = 180.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
