@@ -13,7 +13,8 @@ import yaml
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 INLINE_TAG = re.compile(r"(?<![\w/#&])#([A-Za-z][\w/-]*)")
-HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# Linear on purpose: `(.+?)\s*#*\s*$` backtracks cubically on a heading padded with spaces (a CPU DoS).
+HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -79,6 +80,15 @@ def _json_safe(value: Any) -> Any:
     return str(value)
 
 
+def heading_match(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line, closing #s and spaces removed; None for other lines."""
+    match = HEADING.match(line)
+    if match is None:
+        return None
+    text = match.group(2).rstrip().rstrip("#").rstrip() or match.group(2).strip()
+    return len(match.group(1)), text
+
+
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     if not text.startswith("---"):
         return {}, text
@@ -131,9 +141,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     title = str(frontmatter.get("title") or "").strip()
     if not title:
         for line in prose.split("\n"):
-            match = HEADING.match(line)
-            if match and len(match.group(1)) == 1:
-                title = match.group(2).strip()
+            heading = heading_match(line)
+            if heading and heading[0] == 1:
+                title = heading[1]
                 break
     stem = PurePosixPath(path).stem
     title = (title or stem)[:500]
@@ -187,11 +197,11 @@ def _blocks(body: str) -> list[tuple[str, str]]:
     for line in body.split("\n"):
         if FENCE.match(line):
             in_fence = not in_fence
-        match = None if in_fence else HEADING.match(line)
-        if match:
+        heading = None if in_fence else heading_match(line)
+        if heading:
             flush()
-            level = len(match.group(1))
-            headings[:] = [(lvl, h) for lvl, h in headings if lvl < level] + [(level, match.group(2).strip())]
+            level = heading[0]
+            headings[:] = [(lvl, h) for lvl, h in headings if lvl < level] + [heading]
             blocks.append((" > ".join(h for _, h in headings), ""))  # marks a heading boundary
         elif not line.strip() and not in_fence:
             flush()
