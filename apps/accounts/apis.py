@@ -4,10 +4,11 @@ from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from apps.accounts import selectors, services
@@ -28,6 +29,8 @@ from apps.vaults.models import Vault
 class TokenApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
 
     @extend_schema(request=TokenIn, responses={200: TokenOut}, summary="Exchange username and password for a token")
     def post(self, request: Request) -> Response:
@@ -35,7 +38,7 @@ class TokenApi(APIView):
         data.is_valid(raise_exception=True)
         user = authenticate(request, username=data.validated_data["username"], password=data.validated_data["password"])
         if user is None or not user.is_active:
-            raise AuthenticationFailed("wrong username or password")
+            raise ValidationError({"detail": ["wrong username or password"]})
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 

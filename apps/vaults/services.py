@@ -54,7 +54,7 @@ def _principal(*, user: User | None, team: Team | None) -> tuple[object, str]:
     return team.group, f"team:{team.pk}"
 
 
-def _check_share_allowed(*, actor: User, vault: Vault, user: User | None) -> None:
+def _check_share_allowed(*, actor: User, vault: Vault, user: User | None, team: Team | None = None) -> None:
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may change who can see it")
     if vault.is_personal:
@@ -63,6 +63,9 @@ def _check_share_allowed(*, actor: User, vault: Vault, user: User | None) -> Non
         raise ValidationError({"user": ["nobody can change their own role"]})
     if user is not None and user.pk == vault.owner_id:
         raise ValidationError({"user": ["the vault's owner always stays its manager"]})
+    # Through a team of one's own, a manager could keep (or regain) a role the owner took away.
+    if team is not None and actor.pk != vault.owner_id and team.group.user_set.filter(pk=actor.pk).exists():
+        raise ValidationError({"team": ["only the vault's owner may change the role of a team they belong to"]})
 
 
 @transaction.atomic
@@ -70,7 +73,7 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
     """Give a user or a team a role on a vault (replacing the role they had)."""
     if role not in ROLE_PERMISSIONS:
         raise ValidationError({"role": [f"role must be one of {', '.join(ROLE_PERMISSIONS)}"]})
-    _check_share_allowed(actor=actor, vault=vault, user=user)
+    _check_share_allowed(actor=actor, vault=vault, user=user, team=team)
     principal, label = _principal(user=user, team=team)
     _grant(principal, vault, role)
     audit_record(
@@ -86,7 +89,7 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
 @transaction.atomic
 def vault_unshare(*, actor: User, vault: Vault, user: User | None = None, team: Team | None = None) -> None:
     """Revoke every role a user or team holds on a vault."""
-    _check_share_allowed(actor=actor, vault=vault, user=user)
+    _check_share_allowed(actor=actor, vault=vault, user=user, team=team)
     principal, label = _principal(user=user, team=team)
     for codename in ALL_PERMISSIONS:
         remove_perm(f"vaults.{codename}", principal, vault)

@@ -140,6 +140,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "apps.core.exceptions.api_exception_handler",
+    # Password guessing against the token endpoint: per client address.
+    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("DESIREPATH_AUTH_RATE", "20/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "DesirePath API",

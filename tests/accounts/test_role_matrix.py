@@ -181,3 +181,27 @@ def test_nobody_raises_their_own_role_on_a_vault(db):
     assert api(manager).post(url, {"user": owner.pk, "role": "reader"}, format="json").status_code == 400
     roles = {v["id"]: v["role"] for v in api(reader).get("/api/vaults/").json()}
     assert roles[vault.pk] == "reader"
+
+
+def test_a_manager_cannot_keep_a_role_through_a_team_of_their_own(db):
+    owner, manager = make_user(), make_user()
+    vault = make_vault(owner)
+    share(vault, "manager", user=manager)
+    own_team = make_team(manager, name="just me")
+    url = f"/api/vaults/{vault.pk}/shares/"
+    assert api(manager).post(url, {"team": own_team.pk, "role": "manager"}, format="json").status_code == 400
+    assert api(owner).delete(f"{url}?user={manager.pk}").status_code == 204
+    assert api(manager).get(f"/api/vaults/{vault.pk}/").status_code == 404
+
+
+def test_password_guessing_on_the_token_endpoint_is_throttled(db, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    user = make_user()
+    statuses = [
+        api().post("/api/auth/token/", {"username": user.username, "password": "wrong"}, format="json").status_code
+        for _ in range(25)
+    ]
+    assert statuses[0] == 400 and statuses[-1] == 429
+    cache.clear()

@@ -178,3 +178,79 @@ def test_folder_import_refuses_a_missing_folder(vault, tmp_path: Path):
 
     with pytest.raises(ValidationError, match="not a folder"):
         import_job_create(actor=vault.owner, vault=vault, folder=str(tmp_path / "nope"))
+
+
+def test_a_file_skipped_this_time_is_not_taken_for_gone(vault, tmp_path, settings):
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "Grows.md").write_text("# Grows\nsmall for now\n", encoding="utf-8")
+    import_folder(vault, folder, source="src")
+    settings.NOTE_MAX_BYTES = 2000
+    (folder / "Grows.md").write_text("# Grows\n" + "long " * 1000, encoding="utf-8")
+
+    job = import_folder(vault, folder, source="src")
+
+    assert outcomes(job)["Grows.md"][0] == FileOutcome.SKIPPED
+    assert Note.objects.get(vault=vault, path="Grows.md").tier == "hot"
+
+
+def test_someone_elses_upload_with_the_same_name_moves_nothing(vault):
+    from tests.factories import make_user, share
+
+    bob = make_user()
+    share(vault, "contributor", user=bob)
+    first = import_job_create(actor=vault.owner, vault=vault, archive=_zip({"A.md": b"# A\n"}), source="export")
+    import_job_run(job_id=first.pk)
+    other = import_job_create(actor=bob, vault=vault, archive=_zip({"B.md": b"# B\n"}), source="export")
+    import_job_run(job_id=other.pk)
+
+    assert set(Note.objects.filter(vault=vault, tier="hot").values_list("path", flat=True)) == {"A.md", "B.md"}
+
+
+def test_zip_paths_are_normalised_and_macos_folders_do_not_break_the_top_folder(vault):
+    archive = _zip(
+        {
+            "Vault/notes//One.md": b"# One\n",
+            "Vault/./Two.md": b"# Two\n",
+            "__MACOSX/Vault/._One.md": b"\x00\x05junk",
+            ".DS_Store": b"\x00\x00",
+        }
+    )
+    job = import_job_run(job_id=import_job_create(actor=vault.owner, vault=vault, archive=archive, source="z").pk)
+
+    assert set(Note.objects.filter(vault=vault).values_list("path", flat=True)) == {"notes/One.md", "Two.md"}
+    assert job.status == ImportStatus.SUCCEEDED
+
+
+def test_the_total_size_of_an_import_is_capped(vault, settings):
+    settings.IMPORT_MAX_TOTAL_BYTES = 3000
+    archive = _zip({f"N{i}.md": f"# N{i}\n".encode() + b"x" * 1000 for i in range(6)})
+    job = import_job_run(job_id=import_job_create(actor=vault.owner, vault=vault, archive=archive, source="big").pk)
+
+    reasons = [reason for outcome, reason in outcomes(job).values() if outcome == FileOutcome.SKIPPED]
+    assert Note.objects.filter(vault=vault).count() == 3
+    assert len(reasons) == 3 and all("limit" in r for r in reasons)
+
+
+def test_an_edit_made_while_an_import_runs_is_not_overwritten(vault, tmp_path, monkeypatch):
+    from apps.notes.services import ingest
+    from apps.notes.services.notes import note_update
+
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "A.md").write_text("# A\nfrom the source\n", encoding="utf-8")
+    import_folder(vault, folder, source="src")
+    (folder / "A.md").write_text("# A\nnew from the source\n", encoding="utf-8")
+    original_read = ingest._read
+
+    def read_then_someone_edits(*args, **kwargs):  # type: ignore[no-untyped-def]
+        decision = original_read(*args, **kwargs)
+        note = Note.objects.get(vault=vault, path="A.md")
+        note_update(actor=vault.owner, note=note, body="# A\nhand edited meanwhile\n")
+        return decision
+
+    monkeypatch.setattr(ingest, "_read", read_then_someone_edits)
+    job = import_folder(vault, folder, source="src")
+
+    assert Note.objects.get(vault=vault, path="A.md").body == "# A\nhand edited meanwhile\n"
+    assert outcomes(job)["A.md"][0] == FileOutcome.SKIPPED

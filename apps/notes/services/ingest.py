@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.audit.models import AuditEvent
@@ -27,6 +27,7 @@ BATCH_FILES = 64  # files per transaction and per embedding call: bigger batches
 MISSING_FROM_SOURCE = "missing-from-source"
 IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
 MAX_COMPRESSION_RATIO = 200
+IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the vault id)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def import_job_create(
             )
     if folder is not None and not Path(folder).is_dir():
         raise ValidationError({"folder": [f"{folder} is not a folder"]})
-    label = (source or (Path(folder).name if folder else "upload")).strip()[:200] or "upload"
+    # A source is one person's import of one vault: someone else's "export.zip" never moves these notes.
+    label = (source or (Path(folder).name if folder else "upload")).strip()[:150] or "upload"
+    label = f"{actor.get_username()}/{label}"
     job = ImportJob.objects.create(vault=vault, created_by=actor, source=label, folder=folder or "", archive=archive)
     audit_record(
         actor=actor,
@@ -103,21 +106,35 @@ def _folder_files(folder: Path) -> Iterator[SourceFile]:
             yield SourceFile(rel, path.read_bytes)
 
 
+def _zip_parts(name: str) -> tuple[list[str], bool]:
+    """Path parts of a zip entry name ('' and '.' dropped) and whether it is unsafe (absolute, '..', drive)."""
+    name = name.replace("\\", "/")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    unsafe = name.startswith("/") or ".." in parts or bool(parts and ":" in parts[0])
+    return parts, unsafe
+
+
+def _top_folder(entries: list[list[str]]) -> int:
+    """1 if every note-like entry sits in one top folder (an exported vault), else 0."""
+    relevant = [p for p in entries if p and not any(x in IGNORED_DIRS for x in p) and not p[-1].startswith(".")]
+    tops = {p[0] for p in relevant if len(p) > 1}
+    return 1 if relevant and len(tops) == 1 and all(len(p) > 1 for p in relevant) else 0
+
+
 def _zip_files(zf: zipfile.ZipFile) -> Iterator[SourceFile]:
     infos = [info for info in zf.infolist() if not info.is_dir()]
-    names = [info.filename.replace("\\", "/") for info in infos]
-    # An exported vault usually sits in one top folder: strip it so paths match a folder import.
-    tops = {name.split("/", 1)[0] for name in names if "/" in name}
-    strip = f"{next(iter(tops))}/" if len(tops) == 1 and all("/" in n for n in names) else ""
+    entries = [_zip_parts(info.filename) for info in infos]
+    strip = _top_folder([parts for parts, unsafe in entries if not unsafe])
     limit = int(settings.NOTE_MAX_BYTES)
-    for info, name in zip(infos, names, strict=True):
-        rel = name[len(strip) :] if strip and name.startswith(strip) else name
-        parts = PurePosixPath(rel).parts
-        if any(part in IGNORED_DIRS for part in parts):
+    for info, (parts, unsafe) in zip(infos, entries, strict=True):
+        if unsafe:
+            yield SourceFile(info.filename[:1000], bytes, "unsafe path (absolute or '..'): not imported")
             continue
-        if name.startswith("/") or ".." in parts or ":" in name.split("/", 1)[0]:
-            yield SourceFile(name[:1000], bytes, "unsafe path (absolute or '..'): not imported")
-        elif info.file_size > limit:
+        rel_parts = parts[strip:] if len(parts) > strip else parts
+        if not rel_parts or any(part in IGNORED_DIRS for part in rel_parts):
+            continue
+        rel = "/".join(rel_parts)
+        if info.file_size > limit:
             yield SourceFile(rel, bytes, f"file is larger than the {limit // 1024} KiB limit")
         elif info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
             yield SourceFile(rel, bytes, "suspicious compression ratio (zip bomb?): not imported")
@@ -137,43 +154,81 @@ def _capped_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> Ca
 @dataclass
 class _Decision:
     path: str
-    outcome: str
+    outcome: str = ""  # "" until decided against the database, under the batch's lock
     reason: str = ""
     parsed: ParsedNote | None = None
     note: Note | None = None
 
 
-def _decide(job: ImportJob, file: SourceFile, existing: dict[str, Note], seen: set[str]) -> _Decision:
+@dataclass
+class _Budget:
+    """Bytes read so far against IMPORT_MAX_TOTAL_BYTES (what a zip expands to, not its size)."""
+
+    limit: int
+    used: int = 0
+
+
+def _read(file: SourceFile, seen: set[str], budget: _Budget) -> _Decision:
+    """File-level checks and parsing. Every path present in the source counts as seen, even when skipped,
+    so a note whose file is merely bad this time is never taken for gone."""
+    if file.path in seen:
+        return _Decision(file.path, FileOutcome.SKIPPED, "duplicate path in this import")
+    seen.add(file.path)
     if file.skip_reason:
         return _Decision(file.path, FileOutcome.SKIPPED, file.skip_reason)
     if PurePosixPath(file.path).suffix.lower() != ".md":
         return _Decision(file.path, FileOutcome.SKIPPED, "not a Markdown note (.md)")
-    if file.path in seen:
-        return _Decision(file.path, FileOutcome.SKIPPED, "duplicate path in this import")
-    seen.add(file.path)
     if len(file.path) > 500:
         return _Decision(file.path, FileOutcome.SKIPPED, "path longer than 500 characters")
+    if budget.used >= budget.limit:
+        return _Decision(file.path, FileOutcome.SKIPPED, f"the import stopped at its {budget.limit >> 20} MiB limit")
     try:
-        parsed = parse_note(file.path, decode_note_bytes(file.read(), max_bytes=int(settings.NOTE_MAX_BYTES)))
+        raw = file.read()
+        budget.used += len(raw)
+        parsed = parse_note(file.path, decode_note_bytes(raw, max_bytes=int(settings.NOTE_MAX_BYTES)))
     except NoteFormatError as exc:
         return _Decision(file.path, FileOutcome.SKIPPED, str(exc))
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         return _Decision(file.path, FileOutcome.SKIPPED, f"unreadable: {exc}")
-    note = existing.get(file.path)
+    return _Decision(file.path, parsed=parsed)
+
+
+def _classify(job: ImportJob, decision: _Decision, note: Note | None) -> None:
+    """Decide what a parsed file does to the note now stored at its path (read under lock)."""
+    parsed = decision.parsed
+    assert parsed is not None
+    decision.note = note
     if note is None:
-        return _Decision(file.path, FileOutcome.CREATED, parsed=parsed)
-    if note.source != job.source:
+        decision.outcome = FileOutcome.CREATED
+    elif note.source != job.source:
         why = "written in DesirePath" if not note.source else f"imported from '{note.source}'"
-        return _Decision(file.path, FileOutcome.SKIPPED, f"a note at this path was {why}; not overwritten")
-    if note.tier == Tier.COLD and note.cold_reason != MISSING_FROM_SOURCE:
-        return _Decision(file.path, FileOutcome.SKIPPED, "deleted in DesirePath; a manager can restore it")
-    if note.content_hash == parsed.content_hash and note.tier == Tier.HOT:
-        return _Decision(file.path, FileOutcome.UNCHANGED, note=note)
-    return _Decision(file.path, FileOutcome.UPDATED, parsed=parsed, note=note)
+        decision.outcome, decision.reason = FileOutcome.SKIPPED, f"a note at this path was {why}; not overwritten"
+    elif note.tier == Tier.COLD and note.cold_reason != MISSING_FROM_SOURCE:
+        decision.outcome, decision.reason = FileOutcome.SKIPPED, "deleted in DesirePath; a manager can restore it"
+    elif note.content_hash == parsed.content_hash and note.tier == Tier.HOT:
+        decision.outcome = FileOutcome.UNCHANGED
+    else:
+        decision.outcome = FileOutcome.UPDATED
+    if decision.outcome not in (FileOutcome.CREATED, FileOutcome.UPDATED):
+        decision.parsed = None
+
+
+def _lock_vault_imports(vault_id: int) -> None:
+    # One import batch at a time per vault; rows are then re-read, so edits made meanwhile are respected.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [IMPORT_LOCK_KEY, vault_id])
 
 
 @transaction.atomic
 def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
+    _lock_vault_imports(job.vault_id)
+    pending = [d for d in decisions if d.parsed is not None]
+    current = {
+        n.path: n
+        for n in Note.objects.select_for_update().filter(vault_id=job.vault_id, path__in=[d.path for d in pending])
+    }
+    for decision in pending:
+        _classify(job, decision, current.get(decision.path))
     writes: list[tuple[Note, ParsedNote]] = []
     for decision in decisions:
         if decision.parsed is None:
@@ -216,6 +271,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
 
 @transaction.atomic
 def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
+    _lock_vault_imports(job.vault_id)
     gone = Note.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
     results = []
     for note in gone:
@@ -271,10 +327,10 @@ def _run(job: ImportJob, progress: Progress | None) -> None:
     files = list(_zip_files(zf) if zf is not None else _folder_files(Path(job.folder)))
     job.total = len(files)
     job.save(update_fields=["total"])
-    existing = {n.path: n for n in Note.objects.filter(vault_id=job.vault_id)}
     seen: set[str] = set()
+    budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES))
     for start in range(0, len(files), BATCH_FILES):
-        batch = [_decide(job, f, existing, seen) for f in files[start : start + BATCH_FILES]]
+        batch = [_read(f, seen, budget) for f in files[start : start + BATCH_FILES]]
         _write_batch(job, batch)
         if progress:
             progress(job)

@@ -22,7 +22,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         admin = self._admin()
         personal_vault_ensure(user=admin)
-        if ImportJob.objects.filter(source=SAMPLE_SOURCE, status=ImportStatus.SUCCEEDED).exists():
+        if ImportJob.objects.filter(source=f"{admin.username}/{SAMPLE_SOURCE}", status=ImportStatus.SUCCEEDED).exists():
             return
         folder = Path(settings.BASE_DIR) / "samples" / "vault"
         vault = Vault.objects.filter(name="Sample vault", owner=admin).first() or vault_create(
