@@ -53,12 +53,13 @@ vec AS (
 kw_and AS MATERIALIZED (
     SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
     WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)
-      AND (c.search_vector @@ {_AND_EN} OR c.search_simple @@ {_AND_SIMPLE})
+      AND (c.search_vector @@ {_AND_EN} OR c.search_simple @@ {_AND_SIMPLE}) AND %(use_keyword)s
     LIMIT %(and_cap)s
 ),
 kw_or AS MATERIALIZED (
     SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
     WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.search_vector @@ {_OR_EN}
+      AND %(use_keyword)s
     LIMIT %(or_cap)s
 ),
 kw_scored AS (
@@ -155,8 +156,11 @@ def hybrid_search_vector(
     k: int,
     include_cold: bool = False,
     strategy: str | None = None,
+    use_keyword: bool = True,
 ) -> SearchResult:
-    """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions)."""
+    """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions).
+
+    Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half."""
     tiers = ["hot", "cold"] if include_cold else ["hot"]
     model = current_model()
     started = time.perf_counter()
@@ -164,7 +168,13 @@ def hybrid_search_vector(
         return SearchResult(hits=[], strategy="empty")
     strategy = strategy or vector_strategy(vault_ids=vault_ids, tiers=tiers, model=model)
     sql, params = hybrid_statement(
-        text=text, query_vector=query_vector, vault_ids=vault_ids, k=k, tiers=tiers, strategy=strategy
+        text=text,
+        query_vector=query_vector,
+        vault_ids=vault_ids,
+        k=k,
+        tiers=tiers,
+        strategy=strategy,
+        use_keyword=use_keyword,
     )
     with transaction.atomic(), connection.cursor() as cursor:
         apply_session_settings(cursor, strategy)
@@ -187,7 +197,14 @@ def hybrid_search_vector(
 
 
 def hybrid_statement(
-    *, text: str, query_vector: list[float] | None, vault_ids: list[int], k: int, tiers: list[str], strategy: str
+    *,
+    text: str,
+    query_vector: list[float] | None,
+    vault_ids: list[int],
+    k: int,
+    tiers: list[str],
+    strategy: str,
+    use_keyword: bool = True,
 ) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order)."""
     if strategy == "hnsw":
@@ -203,6 +220,7 @@ def hybrid_statement(
         "text": text,
         "qvec": _vector_literal(query_vector) if query_vector is not None else None,
         "use_vector": query_vector is not None,
+        "use_keyword": use_keyword,
         "vaults": vault_ids,
         "tiers": tiers,
         "model": current_model(),
@@ -229,11 +247,22 @@ def _vector_literal(vector: list[float]) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
+SEARCH_MODES = ("hybrid", "keyword", "vector")
+
+
 def hybrid_search(
-    *, user: object, query: str, vault_ids: list[int] | None = None, k: int = 10, include_cold: bool = False
+    *,
+    user: object,
+    query: str,
+    vault_ids: list[int] | None = None,
+    k: int = 10,
+    include_cold: bool = False,
+    mode: str = "hybrid",
 ) -> SearchResult:
     """Search the vaults `user` may read (or the readable subset asked for). 400 on bad queries, 404 on
-    vaults the user cannot read."""
+    vaults the user cannot read. `mode` keeps one half only (the evaluation's flat baselines)."""
+    if mode not in SEARCH_MODES:
+        raise ValidationError({"mode": [f"mode must be one of {', '.join(SEARCH_MODES)}"]})
     text = validate_query(query)
     if not 1 <= k <= int(settings.SEARCH_MAX_K):
         raise ValidationError({"k": [f"k must be between 1 and {settings.SEARCH_MAX_K}"]})
@@ -241,8 +270,15 @@ def hybrid_search(
     if not scope:
         return SearchResult(hits=[], strategy="empty")
     started = time.perf_counter()
-    vector = embed_query(text)
+    vector = embed_query(text) if mode != "keyword" else None
     embed_ms = (time.perf_counter() - started) * 1000
-    result = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=k, include_cold=include_cold)
+    result = hybrid_search_vector(
+        text=text,
+        query_vector=vector,
+        vault_ids=scope,
+        k=k,
+        include_cold=include_cold,
+        use_keyword=mode != "vector",
+    )
     result.timings_ms["embed"] = embed_ms
     return result

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "apps.retrieval",
     "apps.llm",
     "apps.audit",
+    "apps.evaluation",
 ]
 
 MIDDLEWARE = [

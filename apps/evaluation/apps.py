@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EvaluationConfig(AppConfig):
+    name = "apps.evaluation"
+    label = "evaluation"

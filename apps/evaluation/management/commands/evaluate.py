@@ -1,0 +1,94 @@
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from apps.evaluation import locomo
+from apps.evaluation.pipelines import PIPELINES
+from apps.evaluation.runner import read_jsonl, run_locomo, run_vault
+
+SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
+
+
+class Command(BaseCommand):
+    help = "Measure retrieval: `evaluate locomo` (LoCoMo dev split) or `evaluate vault` (any Markdown folder)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        modes = parser.add_subparsers(dest="dataset", required=True)
+        conv = modes.add_parser("locomo", help="long conversations; evidence turns score the retrieval")
+        conv.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
+        conv.add_argument("--unit", choices=["turns", "sessions"], default="turns")
+        conv.add_argument("--k", type=int, default=10, help="flat pipelines inject their top k (reported at 10)")
+        self._common(conv)
+        vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
+        vault.add_argument("--notes", type=Path, required=True)
+        vault.add_argument("--queries", type=Path, required=True)
+        self._common(vault)
+
+    def _common(self, parser: Any) -> None:
+        parser.add_argument("--pipeline", action="append", choices=sorted(PIPELINES), dest="pipelines")
+        parser.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
+        parser.add_argument("--json", type=Path, dest="json_out")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        pipelines = options["pipelines"] or list(PIPELINES)
+        chatter = options["chatter"] if options["chatter"] and options["chatter"].exists() else None
+        if options["dataset"] == "locomo":
+            if not options["data"].exists():
+                raise CommandError(f"{options['data']} not found")
+            total = sum(len(c.questions) for c in locomo.load(options["data"]))
+            with tqdm(total=total, unit="question", desc="LoCoMo") as bar:
+                report = run_locomo(
+                    data=options["data"], unit=options["unit"], pipelines=pipelines, chatter=chatter, tick=bar.update
+                )
+        else:
+            if not options["notes"].is_dir() or not options["queries"].exists():
+                raise CommandError("--notes must be a folder and --queries a .jsonl file")
+            total = len(read_jsonl(options["queries"])) * len(pipelines)
+            with tqdm(total=total, unit="query", desc="vault") as bar:
+                report = run_vault(
+                    notes=options["notes"],
+                    queries=options["queries"],
+                    pipelines=pipelines,
+                    chatter=chatter,
+                    tick=bar.update,
+                )
+        self.stdout.write(render_table(report))
+        if options["json_out"]:
+            options["json_out"].parent.mkdir(parents=True, exist_ok=True)
+            options["json_out"].write_text(json.dumps(report, indent=2))
+            self.stdout.write(f"figures written to {options['json_out']}")
+
+
+def render_table(report: dict[str, Any]) -> str:
+    lines = [f"{report['dataset']}  unit={report.get('unit', 'notes')}  questions={report['questions']}"]
+    keys = ["recall@5", "recall@10", "hit@10", "mrr", "session_recall@10", "hit@5"]
+    first = next(iter(report["pipelines"].values()))
+    shown = [k for k in keys if k in first["overall"]]
+    header = f"{'pipeline':10}" + "".join(f"{k:>18}" for k in shown) + f"{'p50 ms':>9}{'p95 ms':>9}"
+    extra = "" if "injected" not in first else f"{'items':>7}{'turns':>7}{'tokens':>8}{'noise':>7}"
+    lines += [header + extra + f"{'silent chatter':>16}"]
+    for name, figures in report["pipelines"].items():
+        row = f"{name:10}" + "".join(f"{figures['overall'].get(k, 0):>18.3f}" for k in shown)
+        row += f"{figures['latency_ms']['p50']:>9.1f}{figures['latency_ms']['p95']:>9.1f}"
+        if "injected" in figures:
+            inj = figures["injected"]
+            row += (
+                f"{inj['items_per_question']:>7.1f}{inj['source_turns_per_question']:>7.1f}"
+                f"{inj['tokens_per_question']:>8.0f}{inj['noise_items_per_question']:>7.1f}"
+            )
+        silence = figures["silence"].get("chatter")
+        row += f"{'n/a' if silence is None else f'{silence:.2f}':>16}"
+        lines.append(row)
+    for name, figures in report["pipelines"].items():
+        cats = figures.get("by_category") or figures.get("by_kind") or {}
+        parts = [
+            f"{c}: " + " ".join(f"{k}={v:.3f}" for k, v in m.items() if isinstance(v, float) and k in keys)
+            for c, m in cats.items()
+            if isinstance(m, dict)
+        ]
+        lines.append(f"  {name} by {'category' if 'by_category' in figures else 'kind'}: " + " | ".join(parts))
+    return "\n".join(lines)

@@ -1,0 +1,41 @@
+"""The pipelines compared by the harness. Each calls the product's own retrieval service, as the eval user.
+
+Flat pipelines inject their top 10. `gate` joins when the relevance gate exists (the chat issue); `full` is
+whatever the product does end to end today (hybrid search until graph traversal plugs in here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from apps.retrieval.search import hybrid_search
+
+FLAT_INJECT = 10
+RANK_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    ranking: list[int]  # chunk ids, best first, up to RANK_DEPTH
+    injected: list[int]  # chunk ids that would reach the answer
+
+
+Pipeline = Callable[[object, int, str], Retrieved]
+
+
+def _flat(mode: str) -> Pipeline:
+    def run(user: object, vault_id: int, query: str) -> Retrieved:
+        hits = hybrid_search(user=user, query=query, vault_ids=[vault_id], k=RANK_DEPTH, mode=mode).hits
+        chunks = [hit.chunk for hit in hits]
+        return Retrieved(ranking=chunks, injected=chunks[:FLAT_INJECT])
+
+    return run
+
+
+PIPELINES: dict[str, Pipeline] = {
+    "keyword": _flat("keyword"),
+    "vector": _flat("vector"),
+    "hybrid": _flat("hybrid"),
+    "full": _flat("hybrid"),
+}

@@ -1,0 +1,161 @@
+"""Run pipelines over ingested data and collect every figure the harness reports."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from apps.accounts.services import user_create
+from apps.evaluation import corpus, locomo
+from apps.evaluation.metrics import (
+    Item,
+    hit_at,
+    injected_figures,
+    mean_of,
+    percentiles,
+    question_scores,
+    recall_at,
+    reciprocal_rank,
+)
+from apps.evaluation.pipelines import PIPELINES, Retrieved
+
+Tick = Callable[[int], None]
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _eval_user() -> Any:
+    return user_create(actor=None, username=f"evaluator-{secrets.token_hex(4)}", password=secrets.token_urlsafe(24))
+
+
+def _timed(pipeline: str, user: Any, vault_id: int, query: str) -> tuple[Retrieved, float]:
+    started = time.perf_counter()
+    result = PIPELINES[pipeline](user, vault_id, query)
+    return result, (time.perf_counter() - started) * 1000
+
+
+def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
+    return [items[i] for i in ids if i in items]
+
+
+class _Tally:
+    """Per-pipeline accumulation of question scores, injected context, silence and latency."""
+
+    def __init__(self) -> None:
+        self.scores: dict[str, list[dict[str, float]]] = defaultdict(list)  # category → rows
+        self.injected: list[dict[str, float]] = []
+        self.injected_cat5: list[dict[str, float]] = []
+        self.silent = {"chatter": [], "category5": [], "real": []}  # type: dict[str, list[float]]
+        self.latency: list[float] = []
+
+    def report(self) -> dict[str, Any]:
+        real = [row for cat in ("1", "2", "3", "4") for row in self.scores.get(cat, [])]
+        injected = mean_of(self.injected)
+        return {
+            "overall": mean_of(real),
+            "by_category": {cat: mean_of(rows) for cat, rows in sorted(self.scores.items())}
+            | {"5": {"injected": _injected_keys(mean_of(self.injected_cat5))}},
+            "latency_ms": percentiles(self.latency),
+            "injected": _injected_keys(injected),
+            "silence": {k: round(sum(v) / len(v), 4) if v else None for k, v in self.silent.items()},
+            "questions_scored": len(real),
+        }
+
+
+def _injected_keys(means: dict[str, float]) -> dict[str, float]:
+    return {
+        "items_per_question": means.get("items", 0.0),
+        "source_turns_per_question": means.get("source_turns", 0.0),
+        "tokens_per_question": means.get("tokens", 0.0),
+        "noise_items_per_question": means.get("noise", 0.0),
+    }
+
+
+def run_locomo(
+    *, data: Path, unit: str, pipelines: list[str], chatter: Path | None, tick: Tick | None = None
+) -> dict[str, Any]:
+    conversations = locomo.load(data)
+    chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
+    tallies = {name: _Tally() for name in pipelines}
+    user = _eval_user()
+    ingested_notes = ingested_chunks = 0
+    try:
+        for conv in conversations:
+            vault = corpus.ingest_conversation(user, conv, unit)
+            ingested_notes, ingested_chunks = ingested_notes + vault.notes, ingested_chunks + vault.chunks
+            for question in conv.questions:
+                evidence = set(question.evidence)
+                for name in pipelines:
+                    result, ms = _timed(name, user, vault.vault.pk, question.text)
+                    tally = tallies[name]
+                    tally.latency.append(ms)
+                    injected = _items(result.injected, vault.items)
+                    if question.category == 5:
+                        tally.silent["category5"].append(float(not injected))
+                        tally.injected_cat5.append(injected_figures(injected, evidence))
+                        continue
+                    tally.silent["real"].append(float(not injected))
+                    if evidence:  # category-3 questions without evidence are left out of recall figures
+                        ranking = _items(result.ranking, vault.items)
+                        tally.scores[str(question.category)].append(question_scores(ranking, evidence))
+                        tally.injected.append(injected_figures(injected, evidence))
+                if tick:
+                    tick(1)
+            for query in chatter_queries if conv is conversations[0] else []:
+                for name in pipelines:
+                    result, _ = _timed(name, user, vault.vault.pk, query)
+                    tallies[name].silent["chatter"].append(float(not result.injected))
+    finally:
+        corpus.teardown(user)
+    return {
+        "dataset": f"locomo:{Path(data).name}",
+        "unit": unit,
+        "conversations": len(conversations),
+        "questions": sum(len(c.questions) for c in conversations),
+        "ingested": {"notes": ingested_notes, "chunks": ingested_chunks},
+        "pipelines": {name: tally.report() for name, tally in tallies.items()},
+    }
+
+
+def run_vault(
+    *, notes: Path, queries: Path, pipelines: list[str], chatter: Path | None, tick: Tick | None = None
+) -> dict[str, Any]:
+    rows = read_jsonl(queries)
+    chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
+    user = _eval_user()
+    report: dict[str, Any] = {"dataset": f"vault:{Path(notes).name}", "questions": len(rows), "pipelines": {}}
+    try:
+        vault = corpus.ingest_folder(user, f"eval {Path(notes).name}", Path(notes))
+        for name in pipelines:
+            by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
+            latency: list[float] = []
+            for row in rows:
+                result, ms = _timed(name, user, vault.vault.pk, row["q"])
+                latency.append(ms)
+                ranking = _items(result.ranking, vault.items)
+                relevant = set(row["relevant"])
+                scores = {
+                    "recall@5": recall_at(ranking, relevant, 5),
+                    "hit@5": hit_at(ranking, relevant, 5),
+                    "mrr": reciprocal_rank(ranking, relevant),
+                }
+                by_kind[str(row.get("kind", "all"))].append(scores)
+                if tick:
+                    tick(1)
+            silent = [float(not _timed(name, user, vault.vault.pk, q)[0].injected) for q in chatter_queries]
+            report["pipelines"][name] = {
+                "overall": mean_of(r for rs in by_kind.values() for r in rs),
+                "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
+                "latency_ms": percentiles(latency),
+                "silence": {"chatter": round(sum(silent) / len(silent), 4) if silent else None},
+            }
+    finally:
+        corpus.teardown(user)
+    return report
