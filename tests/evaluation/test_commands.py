@@ -1,0 +1,96 @@
+"""Smoke runs of `evaluate locomo` and `evaluate vault` on tiny inputs, through the real import and search."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from apps.vaults.models import Vault
+from tests.evaluation.test_scoring import TINY
+
+pytestmark = pytest.mark.django_db
+
+
+def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
+    data, chatter, out = tmp_path / "tiny.json", tmp_path / "chatter.jsonl", tmp_path / "out.json"
+    data.write_text(json.dumps([TINY]))
+    chatter.write_text('{"q": "thanks!"}\n{"q": "haha nice"}\n')
+    vaults_before = Vault.objects.count()
+    stdout = io.StringIO()
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--chatter",
+        str(chatter),
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    assert report["dataset"] == "locomo:tiny.json" and report["unit"] == "turns" and report["questions"] == 5
+    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "full"}
+    hybrid = report["pipelines"]["hybrid"]
+    assert set(hybrid["overall"]) == {"recall@5", "recall@10", "hit@10", "mrr", "session_recall@10"}
+    assert set(hybrid["by_category"]) == {"1", "2", "4", "5"}  # the category-3 question has no evidence
+    assert hybrid["questions_scored"] == 3
+    assert hybrid["overall"]["recall@10"] == 1.0  # five turns: everything is in a flat top 10
+    assert hybrid["injected"] == {
+        "items_per_question": 5.0,
+        "source_turns_per_question": 5.0,
+        "tokens_per_question": pytest.approx(hybrid["injected"]["tokens_per_question"]),
+        "noise_items_per_question": pytest.approx(10 / 3, abs=1e-3),
+    }
+    assert hybrid["silence"] == {"chatter": 0.0, "category5": 0.0, "real": 0.0}  # flat pipelines never stay silent
+    assert set(hybrid["latency_ms"]) == {"p50", "p95"}
+    assert "hybrid" in stdout.getvalue() and "recall@10" in stdout.getvalue()
+    # Torn down: no eval vault or user is left behind.
+    assert Vault.objects.count() == vaults_before
+    assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def test_evaluate_vault_on_a_tiny_folder(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Kiln.md").write_text("# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    (notes / "Sourdough.md").write_text("# Sourdough\nFeed the starter with rye flour twice a day.\n")
+    (notes / "Bikes.md").write_text("# Bikes\nTubeless tyres need fresh sealant every few months.\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(
+        '{"q": "cone 6", "relevant": ["Kiln.md"], "kind": "exact"}\n'
+        '{"q": "how often should the bread starter be fed", "relevant": ["Sourdough.md"], "kind": "meaning"}\n'
+    )
+    out = tmp_path / "vault.json"
+
+    call_command(
+        "evaluate",
+        "vault",
+        "--notes",
+        str(notes),
+        "--queries",
+        str(queries),
+        "--chatter",
+        str(tmp_path / "none.jsonl"),
+        "--pipeline",
+        "hybrid",
+        "--pipeline",
+        "keyword",
+        "--json",
+        str(out),
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    assert set(report["pipelines"]) == {"hybrid", "keyword"}
+    assert report["pipelines"]["hybrid"]["overall"] == {"recall@5": 1.0, "hit@5": 1.0, "mrr": 1.0}
+    assert set(report["pipelines"]["keyword"]["by_kind"]) == {"exact", "meaning"}
+    assert report["pipelines"]["keyword"]["by_kind"]["exact"]["mrr"] == 1.0
