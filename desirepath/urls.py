@@ -16,5 +16,6 @@ urlpatterns = [
     path("api/", include("apps.vaults.urls")),
     path("api/", include("apps.notes.urls")),
     path("api/", include("apps.retrieval.urls")),
+    path("api/", include("apps.llm.urls")),
     path("", include("apps.retrieval.pages")),
 ]

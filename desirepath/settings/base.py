@@ -178,6 +178,17 @@ EMBEDDING_BATCH_SIZE = int(os.environ.get("DESIREPATH_EMBEDDING_BATCH_SIZE", "64
 # For a litellm embedding model: an OpenAI-compatible server (e.g. a local Ollama); keys come from the environment.
 EMBEDDING_API_BASE = os.environ.get("DESIREPATH_EMBEDDING_API_BASE") or None
 
+# Model slots (DESIGN: chat, reasoning, scoring): litellm model strings; `local/...` runs the model-free default.
+LLM_SLOTS = {
+    "chat": os.environ.get("DESIREPATH_LLM_CHAT", "local/extractive"),
+    "reasoning": os.environ.get("DESIREPATH_LLM_REASONING", "local/model-free"),
+    "scoring": os.environ.get("DESIREPATH_LLM_SCORING", "local/model-free-scorer"),
+}
+LLM_API_BASE = os.environ.get("DESIREPATH_LLM_API_BASE") or None  # e.g. a local Ollama; keys come from the env
+LLM_TIMEOUT_SECONDS = float(os.environ.get("DESIREPATH_LLM_TIMEOUT_SECONDS", "30"))
+LLM_RETRIES = int(os.environ.get("DESIREPATH_LLM_RETRIES", "2"))
+LLM_BACKOFF_SECONDS = float(os.environ.get("DESIREPATH_LLM_BACKOFF_SECONDS", "0.5"))
+
 # Notes and ingestion limits.
 NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024)))
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024)))

@@ -89,6 +89,7 @@ VAULT_MATRIX = [
     ("get", "/api/vaults/{vault}/jobs/", None, (404, 200, 200, 200, 200)),
     ("get", "/api/jobs/{job}/", None, (404, 200, 200, 200, 200)),
     ("get", "/api/search/?q=note&vault={vault}", None, (404, 200, 200, 200, 200)),
+    ("get", "/api/usage/?vault={vault}", None, (404, 403, 403, 403, 200)),
 ]
 
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from apps.llm.embeddings import embed_texts
 from apps.notes.models import Chunk
 from tests.factories import make_note
+from tests.scripted_openai import Script, scripted_server
 
 DIMS = 384
 
@@ -24,48 +22,20 @@ def _vector(text: str) -> list[float]:
     return [x / norm for x in raw]
 
 
-class _Embeddings(BaseHTTPRequestHandler):
-    calls: list[list[str]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        type(self).calls.append(inputs)
-        payload = {
-            "object": "list",
-            "model": body["model"],
-            "data": [{"object": "embedding", "index": i, "embedding": _vector(t)} for i, t in enumerate(inputs)],
-            "usage": {"prompt_tokens": 3, "total_tokens": 3},
-        }
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def provider(settings, monkeypatch) -> Iterator[list[list[str]]]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+def provider(settings, monkeypatch) -> Iterator[Script]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    settings.EMBEDDING_MODEL = "openai/house-embedder"
-    settings.EMBEDDING_API_BASE = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    _Embeddings.calls = []
-    yield _Embeddings.calls
-    server.shutdown()
+    with scripted_server(Script(embed=_vector)) as script:
+        settings.EMBEDDING_MODEL = "openai/house-embedder"
+        settings.EMBEDDING_API_BASE = script.base_url
+        yield script
 
 
 def test_a_litellm_model_embeds_through_the_same_interface(provider, settings):
     vectors = embed_texts(["alpha", "beta"])
     assert [len(v) for v in vectors] == [DIMS, DIMS]
     assert vectors[0] == pytest.approx(_vector("alpha"), abs=1e-6)
-    assert provider == [["alpha", "beta"]]
+    assert [r["body"]["input"] for r in provider.requests] == [["alpha", "beta"]]
 
 
 @pytest.mark.django_db

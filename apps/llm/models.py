@@ -1,0 +1,37 @@
+from django.conf import settings
+from django.db import models
+
+
+class Slot(models.TextChoices):
+    CHAT = "chat"  # prose a person reads
+    REASONING = "reasoning"  # anything that persists
+    SCORING = "scoring"  # high-volume disposable judgements
+
+
+class Outcome(models.TextChoices):
+    OK = "ok"
+    ERROR = "error"
+
+
+class ModelUsage(models.Model):
+    """One row per model call through the gateway, local defaults included (cost 0)."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    vault_id = models.BigIntegerField(null=True, db_index=True)  # no FK: usage outlives purged vaults
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    slot = models.CharField(max_length=16, choices=Slot.choices)
+    purpose = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.slot}/{self.purpose} {self.model} {self.outcome}"

@@ -1,0 +1,95 @@
+"""The model gateway: real litellm over real HTTP to a scripted server; retries, timeouts, failures, usage rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.models import ModelUsage
+from tests.factories import make_user
+from tests.scripted_openai import Script, scripted_server
+
+pytestmark = pytest.mark.django_db
+MESSAGES = [{"role": "user", "content": "Rate this."}]
+
+
+@pytest.fixture
+def server(settings, monkeypatch) -> Iterator[Script]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with scripted_server(Script()) as script:
+        settings.LLM_SLOTS = {**settings.LLM_SLOTS, "scoring": "openai/scripted-scorer"}
+        settings.LLM_API_BASE = script.base_url
+        settings.LLM_BACKOFF_SECONDS = 0.01
+        settings.LLM_RETRIES = 2
+        yield script
+
+
+def test_a_call_is_answered_and_accounted_for(server):
+    user = make_user()
+    server.replies.append({"content": "4"})
+    result = complete(slot="scoring", purpose="gate", messages=MESSAGES, user=user, vault_id=7)
+
+    assert (result.text, result.tokens_in, result.tokens_out, result.local) == ("4", 42, 7, False)
+    assert server.requests[0]["body"]["messages"] == MESSAGES
+    row = ModelUsage.objects.get()
+    assert (row.slot, row.purpose, row.model, row.user, row.vault_id) == (
+        "scoring",
+        "gate",
+        "openai/scripted-scorer",
+        user,
+        7,
+    )
+    assert (row.tokens_in, row.tokens_out, row.outcome, row.attempts) == (42, 7, "ok", 1)
+
+
+def test_a_500_is_retried_with_backoff(server):
+    server.replies += [{"status": 500}, {"content": "3"}]
+    assert complete(slot="scoring", purpose="gate", messages=MESSAGES).text == "3"
+    assert ModelUsage.objects.get().attempts == 2
+
+
+def test_a_provider_that_stays_down_is_reported_and_recorded(server):
+    server.replies += [{"status": 500}] * 3
+    with pytest.raises(ModelUnavailable, match="scoring model"):
+        complete(slot="scoring", purpose="gate", messages=MESSAGES)
+    row = ModelUsage.objects.get()
+    assert (row.outcome, row.attempts) == ("error", 3) and "InternalServerError" in row.error
+
+
+def test_a_timeout_is_a_clear_error(server, settings):
+    settings.LLM_TIMEOUT_SECONDS = 0.3
+    settings.LLM_RETRIES = 0
+    server.replies.append({"delay": 2, "content": "late"})
+    with pytest.raises(ModelUnavailable):
+        complete(slot="scoring", purpose="gate", messages=MESSAGES)
+    assert ModelUsage.objects.get().outcome == "error"
+
+
+def test_local_defaults_run_offline_and_are_recorded_at_no_cost():
+    result = complete(slot="chat", purpose="answer", messages=MESSAGES, local=lambda messages: "extractive answer")
+    assert (result.text, result.local) == ("extractive answer", True)
+    row = ModelUsage.objects.get()
+    assert row.model.startswith("local/") and row.cost_usd == 0 and row.outcome == "ok"
+    with pytest.raises(ValueError, match="no model-free implementation"):
+        complete(slot="chat", purpose="answer", messages=MESSAGES)
+
+
+def test_usage_api_is_for_vault_managers_and_totals_per_slot(server):
+    from tests.factories import api, make_vault, share
+
+    owner, reader = make_user(), make_user()
+    vault = make_vault(owner)
+    share(vault, "reader", user=reader)
+    server.replies += [{"content": "5"}, {"content": "2"}]
+    for _ in range(2):
+        complete(slot="scoring", purpose="gate", messages=MESSAGES, user=owner, vault_id=vault.pk)
+    complete(slot="chat", purpose="answer", messages=MESSAGES, local=lambda m: "x", vault_id=vault.pk)
+
+    body = api(owner).get("/api/usage/", {"vault": vault.pk}).json()
+    totals = {row["slot"]: row for row in body["totals"]}
+    assert totals["scoring"]["calls"] == 2 and totals["scoring"]["tokens_in"] == 84
+    assert totals["chat"]["calls"] == 1 and len(body["rows"]) == 3
+    assert api(reader).get("/api/usage/", {"vault": vault.pk}).status_code == 403
+    assert api(make_user()).get("/api/usage/", {"vault": vault.pk}).status_code == 404

@@ -1,0 +1,88 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1: real HTTP for the real litellm client, no internet."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Script:
+    """Replies in order to /chat/completions (a status code, a delay, content); embeddings come from `embed`."""
+
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    embed: Callable[[str], list[float]] | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    base_url: str = ""
+
+
+def _chat_body(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
+    }
+
+
+def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            script.requests.append({"path": self.path, "body": body})
+            if self.path.endswith("/embeddings"):
+                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                assert script.embed is not None
+                data = [{"object": "embedding", "index": i, "embedding": script.embed(t)} for i, t in enumerate(inputs)]
+                return self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "model": body["model"],
+                        "data": data,
+                        "usage": {"prompt_tokens": 3, "total_tokens": 3},
+                    },
+                )
+            reply = script.replies.pop(0) if script.replies else {"content": "ok"}
+            time.sleep(reply.get("delay", 0))
+            status = reply.get("status", 200)
+            if status != 200:
+                return self._send(status, {"error": {"message": "scripted failure", "type": "server_error"}})
+            return self._send(200, _chat_body(body["model"], reply.get("content", "")))
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@contextmanager
+def scripted_server(script: Script) -> Iterator[Script]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    script.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield script
+    finally:
+        server.shutdown()
+        server.server_close()
