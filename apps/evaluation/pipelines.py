@@ -1,7 +1,8 @@
 """The pipelines compared by the harness. Each calls the product's own retrieval service, as the eval user.
 
 Flat pipelines inject their top 10. `gate` joins when the relevance gate exists (the chat issue); `full` is
-whatever the product does end to end today (hybrid search until graph traversal plugs in here).
+whatever the product does end to end today: the significance check (casual messages get nothing), then hybrid
+search (graph traversal plugs in here later).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from apps.retrieval.search import hybrid_search
+from apps.retrieval.significance import significance
 
 FLAT_INJECT = 10
 RANK_DEPTH = 50
@@ -33,9 +35,15 @@ def _flat(mode: str) -> Pipeline:
     return run
 
 
+def _full(user: object, vault_id: int, query: str) -> Retrieved:
+    if not significance(query).significant:
+        return Retrieved(ranking=[], injected=[])
+    return _flat("hybrid")(user, vault_id, query)
+
+
 PIPELINES: dict[str, Pipeline] = {
     "keyword": _flat("keyword"),
     "vector": _flat("vector"),
     "hybrid": _flat("hybrid"),
-    "full": _flat("hybrid"),
+    "full": _full,
 }

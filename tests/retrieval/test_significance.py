@@ -1,0 +1,33 @@
+"""The significance check: casual moments inject nothing; questions and lookups always go through."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.retrieval.significance import significance
+
+
+@pytest.mark.parametrize(
+    "message", ["thanks so much!", "haha nice", "good morning everyone", "brb", "👍🎉", "ok, makes sense", "lol"]
+)
+def test_casual_messages_are_not_searched(message):
+    assert not significance(message).significant
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What did we decide about the job queue?",
+        "when is the trip to Trieste",
+        "PTW",
+        "OLLAMA_ORIGINS",
+        "task-todo:",
+        "IT-42 laptop",
+        "bike brakes squeaking",
+        "my compost smells bad, what should I do",
+        "thanks — and how did the Redis outage start?",
+    ],
+)
+def test_questions_and_lookups_go_through(message):
+    result = significance(message)
+    assert result.significant, result.reason
