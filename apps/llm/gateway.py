@@ -53,10 +53,6 @@ def _retryable() -> tuple[type[BaseException], ...]:
     )
 
 
-def _record(**fields: Any) -> None:
-    ModelUsage.objects.create(**fields)
-
-
 def complete(
     *,
     slot: str,
@@ -71,25 +67,28 @@ def complete(
     model = slot_model(slot)
     actor = user if getattr(user, "is_authenticated", False) else None
     started = time.perf_counter()
-    if model.startswith(LOCAL_PREFIX):
-        if local is None:
-            raise ValueError(f"slot {slot} is set to {model} but {purpose} has no model-free implementation")
-        text = local(messages)
-        _record(
+
+    def record(outcome: str, **fields: Any) -> None:
+        ModelUsage.objects.create(
             vault_id=vault_id,
             user=actor,
             slot=slot,
             purpose=purpose,
             model=model,
-            tokens_in=0,
-            tokens_out=0,
             latency_ms=int((time.perf_counter() - started) * 1000),
-            outcome=Outcome.OK,
+            outcome=outcome,
+            **fields,
         )
+
+    if model.startswith(LOCAL_PREFIX):
+        if local is None:
+            raise ValueError(f"slot {slot} is set to {model} but {purpose} has no model-free implementation")
+        text = local(messages)
+        record(Outcome.OK)
         return Completion(text=text, model=model, tokens_in=0, tokens_out=0, cost_usd=Decimal(0), local=True)
     import litellm
 
-    retries, attempts, error = int(settings.LLM_RETRIES), 0, ""
+    retries, attempts = int(settings.LLM_RETRIES), 0
     while True:
         attempts += 1
         try:
@@ -102,35 +101,13 @@ def complete(
                 num_retries=0,
             )
             break
-        except _retryable() as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            if attempts > retries:
-                _record(
-                    vault_id=vault_id,
-                    user=actor,
-                    slot=slot,
-                    purpose=purpose,
-                    model=model,
-                    attempts=attempts,
-                    latency_ms=int((time.perf_counter() - started) * 1000),
-                    outcome=Outcome.ERROR,
-                    error=error,
-                )
-                raise ModelUnavailable(f"the {slot} model ({model}) is unavailable: {error}") from exc
-            time.sleep(float(settings.LLM_BACKOFF_SECONDS) * 2 ** (attempts - 1))
         except Exception as exc:
-            _record(
-                vault_id=vault_id,
-                user=actor,
-                slot=slot,
-                purpose=purpose,
-                model=model,
-                attempts=attempts,
-                latency_ms=int((time.perf_counter() - started) * 1000),
-                outcome=Outcome.ERROR,
-                error=f"{type(exc).__name__}: {exc}"[:2000],
-            )
-            raise ModelUnavailable(f"the {slot} model ({model}) refused the call: {exc}") from exc
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+            if isinstance(exc, _retryable()) and attempts <= retries:
+                time.sleep(float(settings.LLM_BACKOFF_SECONDS) * 2 ** (attempts - 1))
+                continue
+            record(Outcome.ERROR, attempts=attempts, error=error)
+            raise ModelUnavailable(f"the {slot} model ({model}) is unavailable: {error}") from exc
     usage = getattr(response, "usage", None)
     tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
     tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -139,17 +116,5 @@ def complete(
     except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
         cost = Decimal(0)
     text = str(response.choices[0].message.content or "")
-    _record(
-        vault_id=vault_id,
-        user=actor,
-        slot=slot,
-        purpose=purpose,
-        model=model,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        cost_usd=cost,
-        attempts=attempts,
-        latency_ms=int((time.perf_counter() - started) * 1000),
-        outcome=Outcome.OK,
-    )
+    record(Outcome.OK, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, attempts=attempts)
     return Completion(text=text, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, local=False)
