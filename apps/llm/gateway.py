@@ -62,9 +62,11 @@ def complete(
     user: Any = None,
     vault_id: int | None = None,
     max_tokens: int | None = None,
+    model: str | None = None,
 ) -> Completion:
-    """Run one chat completion in `slot`; every call, failed ones included, leaves a usage row."""
-    model = slot_model(slot)
+    """Run one chat completion in `slot` (or the vault's own `model` for it, from its chat settings); every
+    call, failed ones included, leaves a usage row."""
+    model = model or slot_model(slot)
     actor = user if getattr(user, "is_authenticated", False) else None
     started = time.perf_counter()
 

@@ -14,7 +14,7 @@ class VaultAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "owner", "is_personal", "created_at", "shares"]
     list_filter = ["is_personal"]
     search_fields = ["name", "owner__username"]
-    readonly_fields = ["owner", "is_personal", "created_at", "shares"]
+    readonly_fields = ["owner", "is_personal", "created_at", "shares", "chat_settings"]
 
     @admin.display(description="shares")
     def shares(self, vault: Vault) -> str:

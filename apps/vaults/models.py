@@ -14,6 +14,8 @@ class Vault(models.Model):
     name = models.CharField(max_length=200)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_vaults")
     is_personal = models.BooleanField(default=False)
+    # Answering settings (see apps/vaults/chat_settings.py): gate threshold, fallback, switches, slot models.
+    chat_settings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

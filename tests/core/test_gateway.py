@@ -93,3 +93,12 @@ def test_usage_api_is_for_vault_managers_and_totals_per_slot(server):
     assert totals["chat"]["calls"] == 1 and len(body["rows"]) == 3
     assert api(reader).get("/api/usage/", {"vault": vault.pk}).status_code == 403
     assert api(make_user()).get("/api/usage/", {"vault": vault.pk}).status_code == 404
+
+
+def test_a_vault_can_use_its_own_model_for_a_slot(server):
+    from apps.vaults.chat_settings import parse
+
+    vault_settings = parse({"models": {"scoring": "openai/vault-scorer"}})
+    complete(slot="scoring", purpose="gate", messages=MESSAGES, model=vault_settings.model_for("scoring"))
+    assert server.requests[0]["body"]["model"] == "vault-scorer"
+    assert ModelUsage.objects.get().model == "openai/vault-scorer"

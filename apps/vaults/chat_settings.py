@@ -1,0 +1,68 @@
+"""Per-vault settings for answering, and how a chat over several vaults combines them: the strictest wins
+(highest gate threshold, any switch that is off stays off, the most reserved fallback)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+FALLBACKS = ("explicit", "silent", "refuse")  # from least to most reserved
+SWITCHES = ("discovery", "deep_research")
+SLOTS = ("chat", "reasoning", "scoring")
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    gate_threshold: int = 3
+    fallback: str = "explicit"
+    switches: dict[str, bool] = field(default_factory=lambda: dict.fromkeys(SWITCHES, True))
+    models: dict[str, str] = field(default_factory=dict)  # slot → litellm model string (per-vault override)
+
+    def model_for(self, slot: str) -> str:
+        return self.models.get(slot) or str(settings.LLM_SLOTS[slot])
+
+
+def parse(raw: dict[str, Any] | None) -> ChatSettings:
+    """Validate a vault's stored settings; unknown keys and bad values are refused with a reason."""
+    raw = dict(raw or {})
+    errors: dict[str, list[str]] = {}
+    threshold = raw.pop("gate_threshold", 3)
+    if not isinstance(threshold, int) or not 1 <= threshold <= 5:
+        errors["gate_threshold"] = ["a whole number from 1 to 5"]
+    fallback = raw.pop("fallback", "explicit")
+    if fallback not in FALLBACKS:
+        errors["fallback"] = [f"one of {', '.join(FALLBACKS)}"]
+    switches = {name: raw.pop(name, True) for name in SWITCHES}
+    for name, value in switches.items():
+        if not isinstance(value, bool):
+            errors[name] = ["true or false"]
+    models = raw.pop("models", {}) or {}
+    if not isinstance(models, dict) or any(k not in SLOTS or not isinstance(v, str) for k, v in models.items()):
+        errors["models"] = [f"a mapping of {', '.join(SLOTS)} to litellm model strings"]
+    if raw:
+        errors["settings"] = [f"unknown settings: {', '.join(sorted(raw))}"]
+    if errors:
+        raise ValidationError(errors)
+    return ChatSettings(gate_threshold=threshold, fallback=fallback, switches=switches, models=dict(models))
+
+
+def strictest(all_settings: Iterable[ChatSettings]) -> ChatSettings:
+    """Combine the settings of every vault a chat reads."""
+    items = list(all_settings)
+    if not items:
+        return ChatSettings()
+    models: dict[str, str] = {}
+    for slot in SLOTS:  # vaults that disagree on a model fall back to the deployment's own choice
+        chosen = {s.models.get(slot) for s in items}
+        if len(chosen) == 1 and None not in chosen:
+            models[slot] = str(chosen.pop())
+    return ChatSettings(
+        gate_threshold=max(s.gate_threshold for s in items),
+        fallback=max((s.fallback for s in items), key=FALLBACKS.index),
+        switches={name: all(s.switches[name] for s in items) for name in SWITCHES},
+        models=models,
+    )

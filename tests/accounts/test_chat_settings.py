@@ -1,0 +1,47 @@
+"""Per-vault answering settings, and the strictest combination when a chat reads several vaults."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from apps.vaults.chat_settings import ChatSettings, parse, strictest
+
+
+def test_defaults_follow_the_deployment(settings):
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "chat": "local/extractive"}
+    defaults = parse({})
+    assert (defaults.gate_threshold, defaults.fallback) == (3, "explicit")
+    assert defaults.switches == {"discovery": True, "deep_research": True}
+    assert defaults.model_for("chat") == "local/extractive"
+    assert parse({"models": {"chat": "ollama/llama3"}}).model_for("chat") == "ollama/llama3"
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({"gate_threshold": 9}, "gate_threshold"),
+        ({"fallback": "guess"}, "fallback"),
+        ({"deep_research": "yes"}, "deep_research"),
+        ({"models": {"judge": "x"}}, "models"),
+        ({"weights": 0.9}, "settings"),  # nobody sets weights by hand
+    ],
+)
+def test_bad_settings_are_refused_with_a_reason(raw, field):
+    with pytest.raises(ValidationError) as caught:
+        parse(raw)
+    assert field in caught.value.message_dict
+
+
+def test_the_strictest_settings_win_across_vaults():
+    relaxed = parse({"gate_threshold": 2, "fallback": "explicit", "models": {"scoring": "openai/a"}})
+    strict = parse(
+        {"gate_threshold": 4, "fallback": "refuse", "deep_research": False, "models": {"scoring": "openai/b"}}
+    )
+    combined = strictest([relaxed, strict, ChatSettings()])
+    assert combined.gate_threshold == 4
+    assert combined.fallback == "refuse"
+    assert combined.switches == {"discovery": True, "deep_research": False}
+    assert "scoring" not in combined.models  # the vaults disagree: the deployment's model is used
+    same = strictest([parse({"models": {"chat": "openai/x"}}), parse({"models": {"chat": "openai/x"}})])
+    assert same.model_for("chat") == "openai/x"
