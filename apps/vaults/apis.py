@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -12,6 +14,7 @@ from apps.accounts.models import Team
 from apps.accounts.selectors import user_get
 from apps.core.auth import actor
 from apps.vaults import selectors, services
+from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of
 from apps.vaults.serializers import ShareIn, ShareOut, VaultCreateIn, VaultOut
@@ -47,6 +50,27 @@ class VaultDetailApi(APIView):
     @extend_schema(responses={200: VaultOut}, summary="A vault I may read")
     def get(self, request: Request, vault_id: int) -> Response:
         return Response(_vault_out(selectors.vault_get(user=actor(request), vault_id=vault_id), actor(request)))
+
+
+class VaultSettingsApi(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT}, summary="How this vault answers (gate, fallback, switches, models)"
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        return Response(asdict(parse(vault.chat_settings)))
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Replace how this vault answers (managers)",
+    )
+    def put(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        if not isinstance(request.data, dict):
+            raise ValidationError({"settings": ["send a JSON object"]})
+        vault = services.vault_settings_update(actor=actor(request), vault=vault, raw=dict(request.data))
+        return Response(asdict(parse(vault.chat_settings)))
 
 
 class VaultSharesApi(APIView):

@@ -87,6 +87,27 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
 
 
 @transaction.atomic
+def vault_settings_update(*, actor: User, vault: Vault, raw: dict[str, object]) -> Vault:
+    """Replace a vault's answering settings (managers); validated, audited."""
+    from apps.vaults.chat_settings import parse
+
+    if not user_may(actor, "manage", vault):
+        raise PermissionDenied("only a manager of this vault may change how it answers")
+    parse(raw)  # refuses unknown keys and bad values with a reason
+    before, vault.chat_settings = vault.chat_settings, dict(raw)
+    vault.save(update_fields=["chat_settings"])
+    audit_record(
+        actor=actor,
+        action="vault.settings",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"before": before, "after": vault.chat_settings},
+    )
+    return vault
+
+
+@transaction.atomic
 def vault_unshare(*, actor: User, vault: Vault, user: User | None = None, team: Team | None = None) -> None:
     """Revoke every role a user or team holds on a vault."""
     _check_share_allowed(actor=actor, vault=vault, user=user, team=team)

@@ -45,3 +45,20 @@ def test_the_strictest_settings_win_across_vaults():
     assert "scoring" not in combined.models  # the vaults disagree: the deployment's model is used
     same = strictest([parse({"models": {"chat": "openai/x"}}), parse({"models": {"chat": "openai/x"}})])
     assert same.model_for("chat") == "openai/x"
+
+
+@pytest.mark.django_db
+def test_managers_change_settings_through_the_api_with_validation_and_audit(vault):
+    from apps.audit.models import AuditEvent
+    from tests.factories import api
+
+    client = api(vault.owner)
+    url = f"/api/vaults/{vault.pk}/settings/"
+    assert client.get(url).json()["gate_threshold"] == 3
+    changed = client.put(url, {"gate_threshold": 4, "fallback": "refuse", "deep_research": False}, format="json")
+    assert changed.status_code == 200
+    assert (changed.json()["fallback"], changed.json()["switches"]["deep_research"]) == ("refuse", False)
+    refused = client.put(url, {"gate_threshold": 0, "strength": 0.95}, format="json")
+    assert refused.status_code == 400 and {"gate_threshold", "settings"} <= set(refused.json())
+    assert client.get(url).json()["gate_threshold"] == 4  # nothing stored from the refused request
+    assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.settings").count() == 1

@@ -90,6 +90,8 @@ VAULT_MATRIX = [
     ("get", "/api/jobs/{job}/", None, (404, 200, 200, 200, 200)),
     ("get", "/api/search/?q=note&vault={vault}", None, (404, 200, 200, 200, 200)),
     ("get", "/api/usage/?vault={vault}", None, (404, 403, 403, 403, 200)),
+    ("get", "/api/vaults/{vault}/settings/", None, (404, 200, 200, 200, 200)),
+    ("put", "/api/vaults/{vault}/settings/", {"gate_threshold": 4}, (404, 403, 403, 403, 200)),
 ]
 
 
