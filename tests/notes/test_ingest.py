@@ -56,10 +56,16 @@ def test_reimport_is_idempotent_and_embeds_only_changed_chunks(vault, tmp_path):
 
     long_note = folder / "ops" / "Redis Outage Postmortem.md"
     long_note.write_text(long_note.read_text(encoding="utf-8") + "\n\n## Addendum\n\nWe added a canary alert.\n")
-    chunks_before = Chunk.objects.filter(note__path="ops/Redis Outage Postmortem.md").count()
+    path = "ops/Redis Outage Postmortem.md"
+    before = {c.content_hash: list(c.embedding) for c in Chunk.objects.filter(vault=vault, note__path=path)}
     changed = import_folder(vault, folder, source="mine")
+    after = {c.content_hash: list(c.embedding) for c in Chunk.objects.filter(vault=vault, note__path=path)}
+    new_texts = set(after) - set(before)
     assert changed.counts["updated"] == 1
-    assert 1 <= changed.counts["chunks_embedded"] < chunks_before  # unchanged chunks reuse their vectors
+    # Exactly the chunk texts that are new were embedded; every unchanged one kept its vector.
+    assert 1 <= len(new_texts) < len(after)
+    assert changed.counts["chunks_embedded"] == len(new_texts)
+    assert all(after[h] == before[h] for h in set(after) & set(before))
 
 
 def test_notes_gone_from_source_move_to_cold_and_api_notes_are_untouched(vault, tmp_path):
