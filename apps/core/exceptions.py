@@ -10,6 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 
+def messages_of(exc: DjangoValidationError) -> str:
+    """A validation error as one sentence for a web page."""
+    return " ".join(exc.messages)
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}

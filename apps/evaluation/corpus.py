@@ -9,7 +9,6 @@ from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from guardian.models import UserObjectPermission
 
 from apps.evaluation.locomo import Conversation
 from apps.evaluation.metrics import Item, tokens_of
@@ -90,10 +89,9 @@ def ingest_conversation(owner: User, conv: Conversation, unit: str) -> IngestedV
 
 @transaction.atomic
 def teardown(owner: User) -> None:
-    """Remove the eval user's vaults (notes, chunks, links, jobs cascade), their shares, and the user.
+    """Remove the eval user's vaults (notes, chunks, links, jobs cascade) and the user (with its shares).
     The audit log keeps its rows: it is append-only."""
     vaults = list(Vault.objects.filter(owner=owner))
-    UserObjectPermission.objects.filter(user=owner).delete()
     for vault in vaults:
         vault.delete()
     owner.delete()

@@ -64,4 +64,10 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
 
 
 def embed_query(text: str) -> list[float]:
-    return embed_texts([text])[0]
+    """One query's vector; recent queries are kept so the significance check and search embed it once."""
+    return list(_cached_query_vector(text, current_model()))
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_query_vector(text: str, model: str) -> tuple[float, ...]:
+    return tuple(embed_texts([text], model=model)[0])

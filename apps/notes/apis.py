@@ -1,9 +1,7 @@
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -23,7 +21,7 @@ from apps.notes.serializers import (
     NoteUpdateIn,
 )
 from apps.notes.services import notes as note_services
-from apps.notes.services.ingest import import_job_create, import_job_enqueue
+from apps.notes.services.ingest import import_job_from_upload
 from apps.vaults.selectors import vault_get
 
 
@@ -102,12 +100,12 @@ class VaultImportApi(APIView):
         vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
         data = ImportIn(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        if upload.size > int(settings.IMPORT_MAX_UPLOAD_BYTES):
-            raise ValidationError({"file": [f"the zip exceeds {int(settings.IMPORT_MAX_UPLOAD_BYTES) >> 20} MiB"]})
-        label = data.validated_data.get("source") or upload.name.rsplit("/", 1)[-1].removesuffix(".zip")
-        job = import_job_create(actor=actor(request), vault=vault, archive=upload.read(), source=label)
-        import_job_enqueue(job)
+        job = import_job_from_upload(
+            actor=actor(request),
+            vault=vault,
+            upload=data.validated_data["file"],
+            source=data.validated_data.get("source") or "",
+        )
         return Response(JobOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apps.llm.embeddings import current_model, embed_texts
+from apps.llm.embeddings import current_model, embed_query, embed_texts
 
 QUESTION_WORDS = {
     "what",
@@ -159,7 +159,7 @@ def significance(message: str, *, margin: float = 0.0) -> Significance:
     if len(words) >= 3 and (words[0] in QUESTION_WORDS or (text.endswith("?") and len(words) >= 4)):
         return Significance(True, "a question")
     casual, informative = _prototypes(current_model())
-    query = np.array(embed_texts([text])[0], dtype=np.float32)
+    query = np.array(embed_query(text), dtype=np.float32)
     query /= np.linalg.norm(query)
     casual_score, informative_score = float((casual @ query).max()), float((informative @ query).max())
     if casual_score >= CASUAL_FLOOR and casual_score > informative_score + margin:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import cast
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,9 +13,10 @@ from django.shortcuts import redirect, render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
-from apps.notes.services.ingest import import_job_create, import_job_enqueue
+from apps.notes.services.ingest import import_job_from_upload
 from apps.retrieval.search import hybrid_search
 from apps.vaults.permissions import role_of
 from apps.vaults.selectors import vault_get, vault_list
@@ -41,7 +41,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 for hit in result.hits
             ]
         except ValidationError as exc:
-            error = " ".join(m for ms in exc.message_dict.values() for m in ms)
+            error = messages_of(exc)
         except Http404:
             error = "One of the chosen vaults is not available to you."
     return render(
@@ -84,23 +84,12 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     role = role_of(request.user, vault)
     error = ""
     if request.method == "POST":
-        upload = request.FILES.get("file")
         try:
-            if upload is None:
-                raise ValidationError({"file": ["choose a .zip of your vault"]})
-            if upload.size and upload.size > int(settings.IMPORT_MAX_UPLOAD_BYTES):
-                raise ValidationError({"file": [f"the zip exceeds {int(settings.IMPORT_MAX_UPLOAD_BYTES) >> 20} MiB"]})
             actor = cast(User, request.user)
-            job = import_job_create(
-                actor=actor,
-                vault=vault,
-                archive=upload.read(),
-                source=(upload.name or "upload").rsplit("/", 1)[-1].removesuffix(".zip"),
-            )
-            import_job_enqueue(job)
+            job = import_job_from_upload(actor=actor, vault=vault, upload=request.FILES.get("file"))
             return redirect("job-page", job_id=job.pk)
         except ValidationError as exc:
-            error = " ".join(m for ms in exc.message_dict.values() for m in ms)
+            error = messages_of(exc)
         except PermissionDenied as exc:
             error = str(exc)
     return render(

@@ -16,12 +16,12 @@ from apps.core.auth import actor
 from apps.vaults import selectors, services
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
-from apps.vaults.permissions import role_of
+from apps.vaults.permissions import role_of, roles_for
 from apps.vaults.serializers import ShareIn, ShareOut, VaultCreateIn, VaultOut
 
 
-def _vault_out(vault: Vault, user: object) -> dict:
-    vault.role = role_of(user, vault)  # type: ignore[attr-defined]
+def _vault_out(vault: Vault, user: object, role: str | None = None) -> dict:
+    vault.role = role or role_of(user, vault)  # type: ignore[attr-defined]
     return dict(VaultOut(vault).data)
 
 
@@ -35,8 +35,9 @@ def _team(team_id: int) -> Team:
 class VaultListApi(APIView):
     @extend_schema(responses={200: VaultOut(many=True)}, summary="Vaults I may read")
     def get(self, request: Request) -> Response:
-        vaults = selectors.vault_list(user=actor(request)).select_related("owner")
-        return Response([_vault_out(v, actor(request)) for v in vaults])
+        vaults = list(selectors.vault_list(user=actor(request)).select_related("owner"))
+        roles = roles_for(actor(request), vaults)
+        return Response([_vault_out(v, actor(request), roles.get(v.pk)) for v in vaults])
 
     @extend_schema(request=VaultCreateIn, responses={201: VaultOut}, summary="Create a vault (you become its manager)")
     def post(self, request: Request) -> Response:

@@ -9,6 +9,7 @@ manager = read + contribute + manage. A user's role is the strongest of their ow
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from django.db.models import QuerySet
@@ -43,9 +44,22 @@ def user_may(user: object, action: Action, vault: Vault) -> bool:
     return vaults_for(user, action).filter(pk=vault.pk).exists()
 
 
+ROLE_ACTIONS: list[tuple[str, Action]] = [
+    (VaultRole.MANAGER, "manage"),
+    (VaultRole.CONTRIBUTOR, "contribute"),
+    (VaultRole.READER, "read"),
+]
+
+
+def roles_for(user: object, vaults: Iterable[Vault]) -> dict[int, str]:
+    """The strongest role `user` holds on each of `vaults` (one query per role, however many vaults)."""
+    ids = [v.pk for v in vaults]
+    roles: dict[int, str] = {}
+    for role, action in ROLE_ACTIONS:
+        for vault_id in vaults_for(user, action).filter(pk__in=ids).values_list("id", flat=True):
+            roles.setdefault(vault_id, str(role))
+    return roles
+
+
 def role_of(user: object, vault: Vault) -> str | None:
-    for role in (VaultRole.MANAGER, VaultRole.CONTRIBUTOR, VaultRole.READER):
-        action: Action = {"manager": "manage", "contributor": "contribute", "reader": "read"}[role]  # type: ignore[assignment]
-        if user_may(user, action, vault):
-            return str(role)
-    return None
+    return roles_for(user, [vault]).get(vault.pk)

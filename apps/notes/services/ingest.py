@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -77,6 +78,19 @@ def import_job_create(
         vault_id=vault.pk,
         changes={"source": label},
     )
+    return job
+
+
+def import_job_from_upload(*, actor: User, vault: Vault, upload: UploadedFile | None, source: str = "") -> ImportJob:
+    """An uploaded zip (API or web page) → a queued job; the size is checked before the file is read."""
+    if upload is None:
+        raise ValidationError({"file": ["choose a .zip of your vault"]})
+    limit = int(settings.IMPORT_MAX_UPLOAD_BYTES)
+    if upload.size and upload.size > limit:
+        raise ValidationError({"file": [f"the zip exceeds {limit >> 20} MiB"]})
+    label = source or (upload.name or "upload").rsplit("/", 1)[-1].removesuffix(".zip")
+    job = import_job_create(actor=actor, vault=vault, archive=upload.read(), source=label)
+    import_job_enqueue(job)
     return job
 
 
