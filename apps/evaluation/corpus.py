@@ -11,7 +11,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from apps.evaluation.locomo import Conversation
-from apps.evaluation.metrics import Item, tokens_of
+from apps.evaluation.metrics import Item
+from apps.llm.gateway import tokens_of
 from apps.notes.models import Chunk, ImportStatus
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.vaults.models import Vault

@@ -17,11 +17,6 @@ class Item:
     tokens: int
 
 
-def tokens_of(text: str) -> int:
-    # ~4 characters a token for English prose (no tokenizer download needed offline).
-    return max(1, round(len(text) / 4))
-
-
 def recall_at(ranking: Sequence[Item], evidence: set[str], k: int) -> float:
     found = {turn for item in ranking[:k] for turn in item.turns} & evidence
     return len(found) / len(evidence)

@@ -1,8 +1,9 @@
 """The pipelines compared by the harness. Each calls the product's own retrieval service, as the eval user.
 
-Flat pipelines inject their top 10. `gate` joins when the relevance gate exists (the chat issue); `full` is
-whatever the product does end to end today: the significance check (casual messages get nothing), then hybrid
-search (graph traversal plugs in here later).
+Flat pipelines inject their top 10. `gate` is hybrid search followed by the relevance gate (local scorer unless
+the scoring slot names a model); `full` is whatever the product does end to end today: the significance check
+(casual messages get nothing), then `gate` (graph traversal plugs in here later). Gated pipelines are scored on
+what they inject, in the gate's order.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from apps.retrieval.context import gated_context
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
 
@@ -35,15 +37,21 @@ def _flat(mode: str) -> Pipeline:
     return run
 
 
+def _gate(user: object, vault_id: int, query: str) -> Retrieved:
+    survivors = [r.candidate.chunk for r in gated_context(user=user, question=query, vault_ids=[vault_id]).survivors]
+    return Retrieved(ranking=survivors, injected=survivors)
+
+
 def _full(user: object, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
-    return _flat("hybrid")(user, vault_id, query)
+    return _gate(user, vault_id, query)
 
 
 PIPELINES: dict[str, Pipeline] = {
     "keyword": _flat("keyword"),
     "vector": _flat("vector"),
     "hybrid": _flat("hybrid"),
+    "gate": _gate,
     "full": _full,
 }

@@ -34,6 +34,11 @@ class Completion:
     local: bool
 
 
+def tokens_of(text: str) -> int:
+    """~4 characters a token for English prose (no tokenizer download needed offline)."""
+    return max(1, round(len(text) / 4))
+
+
 def slot_model(slot: str) -> str:
     if slot not in Slot.values:
         raise ValueError(f"unknown model slot {slot!r}")

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from apps.evaluation import locomo
-from apps.evaluation.metrics import Item, injected_figures, question_scores, tokens_of
+from apps.evaluation.metrics import Item, injected_figures, question_scores
+from apps.llm.gateway import tokens_of
 
 TINY = {
     "sample_id": "tiny-1",

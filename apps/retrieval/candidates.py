@@ -1,0 +1,69 @@
+"""Candidates for the relevance gate: the search's hits with their full chunk text and meaning similarity.
+
+Read in one SQL statement that repeats the permission filter (`vault_id = ANY(readable)`), so a chunk id that
+reached this point by any route is still never read from a vault the requester cannot read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection
+
+from apps.retrieval.search import SearchHit, _vector_literal
+
+_CANDIDATES = """
+SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
+       CASE WHEN %(qvec)s::vector IS NULL OR c.embedding IS NULL THEN 0.0
+            ELSE 1 - (c.embedding <=> %(qvec)s::vector) END AS similarity
+FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(vaults)s)
+WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(vaults)s)
+"""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    chunk: int
+    note: int
+    vault: int
+    path: str
+    title: str
+    heading: str
+    text: str
+    provenance: str
+    rank: int  # 0-based position in the search's ranking
+    similarity: float  # cosine between the message and the chunk (0 when no vector)
+
+
+def load_candidates(
+    *, hits: list[SearchHit], query_vector: list[float] | None, vault_ids: list[int]
+) -> list[Candidate]:
+    """The hits' chunks, in the search's order, read only from `vault_ids` (the caller's readable scope)."""
+    if not hits or not vault_ids:
+        return []
+    params = {
+        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
+        "vaults": vault_ids,
+        "chunks": [hit.chunk for hit in hits],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_CANDIDATES, params)
+        rows = {row[0]: row for row in cursor.fetchall()}
+    out = []
+    for rank, hit in enumerate(h for h in hits if h.chunk in rows):
+        r = rows[hit.chunk]
+        out.append(
+            Candidate(
+                chunk=r[0],
+                note=r[1],
+                vault=r[2],
+                path=r[3],
+                title=r[4],
+                heading=r[5],
+                text=r[6],
+                provenance=r[7],
+                rank=rank,
+                similarity=float(r[8]),
+            )
+        )
+    return out
