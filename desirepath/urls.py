@@ -17,5 +17,6 @@ urlpatterns = [
     path("api/", include("apps.notes.urls")),
     path("api/", include("apps.retrieval.urls")),
     path("api/", include("apps.llm.urls")),
+    path("api/", include("apps.chat.urls")),
     path("", include("apps.retrieval.pages")),
 ]

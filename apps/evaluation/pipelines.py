@@ -1,6 +1,7 @@
 """The pipelines compared by the harness. Each calls the product's own retrieval service, as the eval user.
 
-Flat pipelines inject their top 10. `gate` is hybrid search followed by the relevance gate (local scorer unless
+Flat pipelines inject their top 10 (`hybrid-top6` its top 6, the gate's token yardstick). `gate` is hybrid
+search followed by the relevance gate (local scorer unless
 the scoring slot names a model); `full` is whatever the product does end to end today: the significance check
 (casual messages get nothing), then `gate` (graph traversal plugs in here later). Gated pipelines are scored on
 what they inject, in the gate's order.
@@ -28,11 +29,11 @@ class Retrieved:
 Pipeline = Callable[[object, int, str], Retrieved]
 
 
-def _flat(mode: str) -> Pipeline:
+def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
     def run(user: object, vault_id: int, query: str) -> Retrieved:
         hits = hybrid_search(user=user, query=query, vault_ids=[vault_id], k=RANK_DEPTH, mode=mode).hits
         chunks = [hit.chunk for hit in hits]
-        return Retrieved(ranking=chunks, injected=chunks[:FLAT_INJECT])
+        return Retrieved(ranking=chunks, injected=chunks[:inject])
 
     return run
 
@@ -52,6 +53,7 @@ PIPELINES: dict[str, Pipeline] = {
     "keyword": _flat("keyword"),
     "vector": _flat("vector"),
     "hybrid": _flat("hybrid"),
+    "hybrid-top6": _flat("hybrid", 6),  # the gate's budget: what a flat top 6 injects
     "gate": _gate,
     "full": _full,
 }

@@ -19,7 +19,7 @@ import numpy as np
 
 from apps.llm.gateway import LOCAL_PREFIX, Message, ModelUnavailable, complete, slot_model, tokens_of
 from apps.retrieval.candidates import Candidate
-from apps.retrieval.relevance import feature_matrix
+from apps.retrieval.relevance import FEATURES, feature_matrix
 
 # Logistic weights over relevance.FEATURES and the probability at which a candidate reaches 2, 3, 4 and 5.
 # Fitted on the LoCoMo dev split only (hybrid top-30 candidates of 582 questions with evidence); the cut for 3 is
@@ -27,7 +27,11 @@ from apps.retrieval.relevance import feature_matrix
 WEIGHTS = np.array([0.1339, 3.8561, 2.3004, 2.6275, 0.8438, 0.1614, -0.3551, 4.4723])
 BIAS = -8.2402
 CUTS = (0.005, 0.02, 0.10, 0.30)
-BUDGET_TOP = 6  # the budget: what the search's top 6 would inject
+BUDGET_TOP = 6
+# Absolute floor: a candidate far in meaning that shares no content word with the question tops out at 2, however
+# it ranks among the others (on LoCoMo dev no evidence turn falls below it; a question the vault cannot answer does).
+FLOOR_SIMILARITY = 0.30
+FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -53,11 +57,19 @@ class GateResult:
     notes: list[str] = field(default_factory=list)  # degradations the user is told about
 
 
-def probabilities(question: str, candidates: Sequence[Candidate]) -> np.ndarray:
+def local_ratings(question: str, candidates: Sequence[Candidate]) -> list[Rated]:
+    """The model-free scorer: a probability per candidate, mapped to 1–5, under the absolute floor."""
     features = feature_matrix(question, candidates)
     if not len(features):
-        return np.zeros(0)
-    return 1.0 / (1.0 + np.exp(-(features @ WEIGHTS + BIAS)))
+        return []
+    probs = 1.0 / (1.0 + np.exp(-(features @ WEIGHTS + BIAS)))
+    rated = []
+    for cand, p, row in zip(candidates, probs, features, strict=True):
+        score = score_of(float(p))
+        if cand.similarity < FLOOR_SIMILARITY and row[FEATURES.index("overlap")] == 0:
+            score = min(score, FLOOR_SCORE)
+        rated.append(Rated(cand, score, float(p)))
+    return rated
 
 
 def score_of(probability: float) -> int:
@@ -102,8 +114,7 @@ def rate(
     question: str, candidates: Sequence[Candidate], *, model: str, user: Any = None, vault_id: int | None = None
 ) -> tuple[list[Rated], list[str]]:
     """Score every candidate in one call of the scoring slot (or locally); fall back to local on failure."""
-    probs = probabilities(question, candidates)
-    local = [Rated(c, score_of(float(p)), float(p)) for c, p in zip(candidates, probs, strict=True)]
+    local = local_ratings(question, candidates)
 
     def local_reply(_: Sequence[Message]) -> str:
         return json.dumps({"scores": {str(i): r.score for i, r in enumerate(local, start=1)}})

@@ -17,14 +17,18 @@ import numpy as np
 
 from apps.retrieval.candidates import Candidate
 
-STOP = set(
-    "a an the and or but if of to in on at by for with about from into over after before between is are was were be "
-    "been being am do does did done doing have has had having i me my we our you your he him his she her it its they "
-    "them their this that these those what which who whom whose when where why how there here not no yes so than "
-    "then too very can could should would will shall may might must just also any some all each every both few more "
-    "most other such only own same as up down out off again further once s t don ever much many like get got go "
-    "going went make made take took say said tell know think".split()
-)
+STOP = {
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "about", "from",
+    "into", "over", "after", "before", "between", "is", "are", "was", "were", "be", "been", "being", "am", "do",
+    "does", "did", "done", "doing", "have", "has", "had", "having", "i", "me", "my", "we", "our", "you", "your",
+    "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "this", "that", "these", "those",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "there", "here", "not", "no", "yes",
+    "so", "than", "then", "too", "very", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+    "just", "also", "any", "some", "all", "each", "every", "both", "few", "more", "most", "other", "such", "only",
+    "own", "same", "as", "up", "down", "out", "off", "again", "further", "once", "s", "t", "don", "ever", "much",
+    "many", "like", "get", "got", "go", "going", "went", "make", "made", "take", "took", "say", "said", "tell",
+    "know", "think"
+}  # fmt: skip
 WHEN = re.compile(r"^\s*(when|what (year|month|day|date|time)|how long ago)\b", re.I)
 TIME_EXPRESSION = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|last|next|ago|week|weekend|month|year|morning|evening|night|"

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "apps.retrieval",
     "apps.llm",
     "apps.audit",
+    "apps.chat",
     "apps.evaluation",
 ]
 
@@ -198,6 +199,7 @@ CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and d
 
 # Search.
 SEARCH_MAX_QUERY_CHARS = 2000
+CHAT_MAX_MESSAGE_CHARS = 1500  # plus up to 400 carried from an earlier question: still a valid query
 SEARCH_MAX_K = 50
 SEARCH_CANDIDATES = 50
 SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))

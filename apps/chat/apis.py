@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.chat.models import Conversation, Message, Role, Signal, Status
+from apps.chat.services.chat import chat_run, chat_start, message_payload
+from apps.chat.services.feedback import feedback_record
+from apps.core.auth import actor
+
+
+class ChatIn(serializers.Serializer):
+    vaults = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list)
+    message = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    conversation = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class ChatApi(APIView):
+    @extend_schema(
+        request=ChatIn,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Ask a question; 200 when the answer is complete (its context, citations and gate scores)",
+    )
+    def post(self, request: Request) -> Response:
+        data = ChatIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = actor(request)
+        message = chat_start(
+            user=user,
+            vault_ids=data.validated_data["vaults"],
+            text=data.validated_data["message"],
+            conversation_id=data.validated_data.get("conversation"),
+        )
+        for _ in chat_run(message=message, user=user):
+            pass
+        payload = message_payload(message)
+        if message.status == Status.FAILED:
+            return Response(
+                {"detail": " ".join(message.notices), **payload}, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            )
+        return Response(payload)
+
+
+class FeedbackIn(serializers.Serializer):
+    context_item = serializers.IntegerField(min_value=1)
+    signal = serializers.ChoiceField(choices=Signal.choices)
+    text = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class FeedbackApi(APIView):
+    @extend_schema(
+        request=FeedbackIn,
+        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT},
+        summary="Rate a context item (201 new vote, 200 when this vote was already recorded)",
+    )
+    def post(self, request: Request) -> Response:
+        data = FeedbackIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        vote, created = feedback_record(
+            user=actor(request),
+            item_id=data.validated_data["context_item"],
+            signal=data.validated_data["signal"],
+            text=data.validated_data["text"],
+        )
+        body = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal, "created": created}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+def conversation_payload(conversation: Conversation, *, messages: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": conversation.pk,
+        "title": conversation.title,
+        "created_at": conversation.created_at,
+        "updated_at": conversation.updated_at,
+    }
+    if messages:
+        rows = conversation.messages.filter(role=Role.ASSISTANT).select_related("reply_to")
+        body["turns"] = [{"question": m.reply_to.text if m.reply_to else "", **message_payload(m)} for m in rows]
+    return body
+
+
+class ConversationListApi(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Your conversations, newest first")
+    def get(self, request: Request) -> Response:
+        rows = Conversation.objects.filter(owner=actor(request))[:200]
+        return Response([conversation_payload(c, messages=False) for c in rows])
+
+
+class ConversationDetailApi(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="One of your conversations with every turn")
+    def get(self, request: Request, conversation_id: int) -> Response:
+        conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
+        if conversation is None:
+            return Response({"detail": "No conversation matches the given query."}, status=404)
+        return Response(conversation_payload(conversation, messages=True))
+
+
+def pending_message(*, user: Any, message_id: int) -> Message | None:
+    return Message.objects.filter(
+        pk=message_id, role=Role.ASSISTANT, status=Status.PENDING, conversation__owner=user
+    ).first()

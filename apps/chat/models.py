@@ -1,0 +1,119 @@
+"""Conversations, their messages, the context items each answer was given, and feedback on those items.
+
+A conversation belongs to one person (nobody reads another's conversations); the vaults it read are recorded per
+answer. Context items keep a copy of what was shown and its gate score, so feedback rates exactly what the user
+saw even after the note changes; the graph consumes the feedback later.
+"""
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+from apps.notes.models import Chunk, Note
+from apps.vaults.models import Vault
+
+
+class Conversation(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"conversation {self.pk}"
+
+
+class Role(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Status(models.TextChoices):
+    PENDING = "pending"
+    COMPLETE = "complete"
+    FAILED = "failed"
+
+
+class Fallback(models.TextChoices):
+    EXPLICIT = "explicit"  # general knowledge, said to be so
+    REFUSE = "refuse"
+    SILENT = "silent"
+    CASUAL = "casual"  # a casual message: nothing searched, nothing injected
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    text = models.TextField(blank=True)
+    reply_to = models.OneToOneField("self", null=True, on_delete=models.CASCADE, related_name="reply")
+    vault_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)  # the vaults this turn read
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.COMPLETE)
+    resolved_query = models.TextField(blank=True)  # what was searched after reading the conversation
+    significance = models.CharField(max_length=300, blank=True)
+    grounded = models.BooleanField(null=True)
+    fallback = models.CharField(max_length=16, choices=Fallback.choices, blank=True)
+    notices = models.JSONField(default=list, blank=True)  # degradations the user was told about
+    answer_model = models.CharField(max_length=200, blank=True)
+    gate_model = models.CharField(max_length=200, blank=True)
+    gate_threshold = models.PositiveSmallIntegerField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
+
+class ContextItem(models.Model):
+    """One candidate the gate rated for an answer; `survived` ones were injected and may be cited."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="context")
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, on_delete=models.SET_NULL, related_name="+")
+    path = models.CharField(max_length=500)
+    title = models.CharField(max_length=500, blank=True)
+    text = models.TextField()
+    sources = models.JSONField(default=list)  # [{note, chunk, vault, path}], the main source first
+    score = models.PositiveSmallIntegerField()
+    probability = models.FloatField(null=True)
+    position = models.PositiveSmallIntegerField()  # order the gate ranked it
+    citation = models.PositiveSmallIntegerField(null=True)  # [n] in the answer, for survivors
+    survived = models.BooleanField(default=False)
+    provenance = models.CharField(max_length=16)
+    speculative = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["message", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.score})"
+
+
+class Signal(models.TextChoices):
+    CONFIRM = "confirm"
+    REJECT = "reject"
+    CORRECT = "correct"
+    NOT_RELEVANT = "not_relevant"
+    NOT_USEFUL = "not_useful"
+    USED = "used"
+
+
+class Feedback(models.Model):
+    context_item = models.ForeignKey(ContextItem, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    signal = models.CharField(max_length=16, choices=Signal.choices)
+    text = models.TextField(blank=True)  # the correction, for `correct`
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "context_item", "signal"], name="feedback_one_vote"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.signal} on {self.context_item_id}"

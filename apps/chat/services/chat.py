@@ -1,0 +1,266 @@
+"""A chat turn: store the message first (nothing is lost whatever fails next), then read it in its conversation,
+check significance, gather gated context, and write the answer, yielding events as the work goes so the web page
+can stream it; the API runs the same events to the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import Http404
+
+from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
+from apps.chat.services import answering
+from apps.chat.services.followups import needs_context, resolve
+from apps.llm.gateway import ModelUnavailable, complete
+from apps.retrieval.context import gated_context
+from apps.retrieval.gate import GateResult, is_local
+from apps.retrieval.search import search_scope
+from apps.retrieval.significance import Significance, significance
+from apps.vaults.chat_settings import ChatSettings, parse, strictest
+from apps.vaults.models import Vault
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # status | context | delta | done | error
+    data: dict[str, Any]
+
+
+def validate_message(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError({"message": ["the message is empty: type a question"]})
+    limit = int(settings.CHAT_MAX_MESSAGE_CHARS)
+    if len(text) > limit:
+        raise ValidationError({"message": [f"the message has {len(text)} characters; the limit is {limit}"]})
+    if "\x00" in text:
+        raise ValidationError({"message": ["the message contains a NUL character"]})
+    return text
+
+
+def chat_start(*, user: Any, vault_ids: list[int], text: str, conversation_id: int | None = None) -> Message:
+    """Store the question and a pending answer; 400 on a bad message, 404 on an unreadable vault or someone
+    else's conversation. With no vaults named, every readable vault is searched."""
+    text = validate_message(text)
+    scope = search_scope(user=user, vault_ids=vault_ids)
+    if not scope:
+        raise ValidationError({"vaults": ["you cannot read any vault yet"]})
+    with transaction.atomic():
+        if conversation_id is not None:
+            conversation = Conversation.objects.filter(pk=conversation_id, owner=user).first()
+            if conversation is None:
+                raise Http404("No conversation matches the given query.")
+        else:
+            conversation = Conversation.objects.create(owner=user, title=text[:80])
+        question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=scope)
+        return Message.objects.create(
+            conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=scope
+        )
+
+
+def _earlier_questions(message: Message) -> list[str]:
+    rows = Message.objects.filter(
+        conversation_id=message.conversation_id, role=Role.ASSISTANT, status=Status.COMPLETE, id__lt=message.pk
+    ).exclude(resolved_query="")
+    return list(rows.order_by("id").values_list("resolved_query", flat=True))
+
+
+def _store_context(message: Message, result: GateResult) -> list[ContextItem]:
+    survivors = {id(r) for r in result.survivors}
+    items, number = [], 0
+    for position, rated in enumerate(result.rated):
+        c = rated.candidate
+        survived = id(rated) in survivors
+        number += survived
+        items.append(
+            ContextItem(
+                message=message,
+                vault_id=c.vault,
+                note_id=c.note,
+                chunk_id=c.chunk,
+                path=c.path,
+                title=c.title,
+                text=c.text,
+                sources=[{"note": c.note, "chunk": c.chunk, "vault": c.vault, "path": c.path}],
+                score=rated.score,
+                probability=rated.probability,
+                position=position,
+                citation=number if survived else None,
+                survived=survived,
+                provenance=c.provenance,
+            )
+        )
+    return ContextItem.objects.bulk_create(items)
+
+
+class _Writer:
+    """Accumulates the answer and the notices while yielding deltas."""
+
+    def __init__(self, message: Message, cfg: ChatSettings, user: Any) -> None:
+        self.message, self.cfg, self.user = message, cfg, user
+        self.model = cfg.model_for("chat")
+        self.vault_id = message.vault_ids[0] if len(message.vault_ids) == 1 else None
+
+    def delta(self, text: str) -> Event:
+        self.message.text += text
+        return Event("delta", {"text": text})
+
+    def call(self, purpose: str, messages: list[dict[str, str]]) -> str | None:
+        """A chat-slot call; None (and a notice) when the provider stays down."""
+        try:
+            return complete(
+                slot="chat", purpose=purpose, messages=messages, user=self.user, vault_id=self.vault_id,
+                model=self.model, local=lambda _: "",
+            ).text  # fmt: skip
+        except ModelUnavailable as exc:
+            self.message.notices.append(f"The chat model is unavailable ({exc}).")
+            return None
+
+
+def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterator[Event]:
+    sources = [
+        answering.Source(number=i.citation or 0, path=i.path, text=i.text, provenance=i.provenance)
+        for i in items
+        if i.survived
+    ]
+    if not is_local(writer.model):
+        text = writer.call("answer", answering.sources_prompt(question, sources))
+        if text is not None:
+            yield writer.delta(text)
+            return
+        writer.message.notices.append("Showing the passages it would have used instead.")
+    for part in answering.extractive(question, sources):
+        yield writer.delta(part)
+
+
+def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterator[Event]:
+    mode = writer.cfg.fallback
+    if mode == Fallback.SILENT:
+        return
+    has_model = not is_local(writer.model)
+    if mode == Fallback.EXPLICIT and has_model:
+        text = writer.call("general knowledge", answering.plain_prompt(answering.GENERAL_PROMPT, question))
+        if text is not None:
+            yield writer.delta(answering.fallback_text(mode, vault_names, has_model=True))
+            yield writer.delta(text)
+            return
+    yield writer.delta(answering.fallback_text(mode, vault_names, has_model=False))
+
+
+def _casual(writer: _Writer, text: str) -> Iterator[Event]:
+    if not is_local(writer.model):
+        reply = writer.call("casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text))
+        if reply:
+            yield writer.delta(reply)
+
+
+def _significance(text: str, earlier: list[str]) -> Significance:
+    if earlier and needs_context(text):
+        return Significance(True, "a follow-up to the previous question")
+    return significance(text)
+
+
+def chat_run(*, message: Message, user: Any) -> Iterator[Event]:
+    """Answer a pending message, yielding events; the message ends complete (or failed, with the reason)."""
+    try:
+        yield from _run(message, user)
+    except Http404:
+        _fail(message, "One of the vaults of this conversation is no longer readable to you.")
+        yield Event("error", {"detail": message.notices[-1]})
+    except Exception as exc:
+        _fail(message, f"The answer failed: {type(exc).__name__}: {exc}")
+        yield Event("error", {"detail": message.notices[-1]})
+        raise
+
+
+def _fail(message: Message, reason: str) -> None:
+    message.notices.append(reason)
+    message.status = Status.FAILED
+    message.save(update_fields=["notices", "status"])
+
+
+def _run(message: Message, user: Any) -> Iterator[Event]:
+    question = message.reply_to
+    assert question is not None
+    scope = search_scope(user=user, vault_ids=message.vault_ids)
+    vaults = list(Vault.objects.filter(pk__in=scope).order_by("name"))
+    cfg = strictest(parse(v.chat_settings) for v in vaults)
+    writer = _Writer(message, cfg, user)
+    earlier = _earlier_questions(message)
+    check = _significance(question.text, earlier)
+    message.significance = check.reason[:300]
+    if not check.significant:
+        message.fallback, message.grounded = Fallback.CASUAL, False
+        yield from _casual(writer, question.text)
+        yield _finish(message)
+        return
+    message.resolved_query = resolve(question.text, earlier)
+    yield Event("status", {"text": f"Searching {', '.join(v.name for v in vaults)}…"})
+    result = gated_context(
+        user=user,
+        question=message.resolved_query,
+        vault_ids=scope,
+        threshold=cfg.gate_threshold,
+        model=cfg.model_for("scoring"),
+    )
+    message.notices.extend(result.notes)
+    message.gate_model, message.gate_threshold = result.model, result.threshold
+    items = _store_context(message, result)
+    yield Event("context", {"items": [item_payload(i) for i in items], "threshold": result.threshold})
+    yield Event("status", {"text": "Writing the answer…"})
+    message.answer_model = writer.model
+    if any(i.survived for i in items):
+        message.grounded = True
+        yield from _answer(writer, message.resolved_query, items)
+    else:
+        message.grounded, message.fallback = False, cfg.fallback
+        yield from _fallback(writer, message.resolved_query, [v.name for v in vaults])
+    yield _finish(message)
+
+
+def _finish(message: Message) -> Event:
+    message.status = Status.COMPLETE
+    message.save()
+    Conversation.objects.filter(pk=message.conversation_id).update(updated_at=message.created_at)
+    return Event("done", message_payload(message))
+
+
+def item_payload(item: ContextItem) -> dict[str, Any]:
+    return {
+        "id": item.pk,
+        "text": item.text,
+        "note": item.note_id,
+        "vault": item.vault_id,
+        "path": item.path,
+        "title": item.title,
+        "sources": item.sources,
+        "score": item.score,
+        "provenance": item.provenance,
+        "speculative": item.speculative,
+        "survived": item.survived,
+        "citation": item.citation,
+    }
+
+
+def message_payload(message: Message) -> dict[str, Any]:
+    items = list(message.context.all())
+    return {
+        "conversation": message.conversation_id,
+        "message": message.pk,
+        "question": message.reply_to_id,
+        "answer": message.text,
+        "grounded": bool(message.grounded),
+        "fallback": message.fallback or None,
+        "resolved_query": message.resolved_query,
+        "significance": message.significance,
+        "notices": message.notices,
+        "status": message.status,
+        "context": [item_payload(i) for i in items if i.survived],
+        "candidates": [item_payload(i) for i in items],
+        "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
+    }

@@ -1,0 +1,30 @@
+"""Feedback on a context item the user was shown: one vote per user, item and signal (pressing twice changes
+nothing). Only the conversation's owner can rate its items, and only while they can still read the item's vault;
+anyone else gets a 404, as if the item did not exist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+
+from apps.chat.models import ContextItem, Feedback, Signal
+from apps.vaults.permissions import vault_ids_for
+
+
+def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> tuple[Feedback, bool]:
+    """The vote and whether it is new."""
+    if signal not in Signal.values:
+        raise ValidationError({"signal": [f"one of {', '.join(Signal.values)}"]})
+    text = (text or "").strip()
+    if signal == Signal.CORRECT and not text:
+        raise ValidationError({"text": ["a correction needs the corrected text"]})
+    if len(text) > 10_000:
+        raise ValidationError({"text": ["the correction is longer than 10,000 characters"]})
+    item = ContextItem.objects.filter(
+        pk=item_id, message__conversation__owner=user, vault_id__in=vault_ids_for(user, "read")
+    ).first()
+    if item is None:
+        raise Http404("No context item matches the given query.")
+    return Feedback.objects.get_or_create(user=user, context_item=item, signal=signal, defaults={"text": text})

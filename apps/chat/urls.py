@@ -1,0 +1,10 @@
+from django.urls import path
+
+from apps.chat import apis
+
+urlpatterns = [
+    path("chat/", apis.ChatApi.as_view(), name="chat"),
+    path("feedback/", apis.FeedbackApi.as_view(), name="feedback"),
+    path("conversations/", apis.ConversationListApi.as_view(), name="conversation-list"),
+    path("conversations/<int:conversation_id>/", apis.ConversationDetailApi.as_view(), name="conversation-detail"),
+]
