@@ -13,6 +13,7 @@ from apps.chat.models import Conversation, Message, Role, Signal, Status
 from apps.chat.services.chat import chat_run, chat_start, message_payload
 from apps.chat.services.feedback import feedback_record
 from apps.core.auth import actor
+from apps.vaults.permissions import vault_ids_for
 
 
 class ChatIn(serializers.Serializer):
@@ -72,7 +73,7 @@ class FeedbackApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-def conversation_payload(conversation: Conversation, *, messages: bool) -> dict[str, Any]:
+def conversation_payload(conversation: Conversation, *, messages: bool, user: Any = None) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": conversation.pk,
         "title": conversation.title,
@@ -80,8 +81,11 @@ def conversation_payload(conversation: Conversation, *, messages: bool) -> dict[
         "updated_at": conversation.updated_at,
     }
     if messages:
+        readable = set(vault_ids_for(user, "read"))
         rows = conversation.messages.filter(role=Role.ASSISTANT).select_related("reply_to")
-        body["turns"] = [{"question": m.reply_to.text if m.reply_to else "", **message_payload(m)} for m in rows]
+        body["turns"] = [
+            {"question": m.reply_to.text if m.reply_to else "", **message_payload(m, readable)} for m in rows
+        ]
     return body
 
 
@@ -98,7 +102,7 @@ class ConversationDetailApi(APIView):
         conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
         if conversation is None:
             return Response({"detail": "No conversation matches the given query."}, status=404)
-        return Response(conversation_payload(conversation, messages=True))
+        return Response(conversation_payload(conversation, messages=True, user=actor(request)))
 
 
 def pending_message(*, user: Any, message_id: int) -> Message | None:

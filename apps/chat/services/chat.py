@@ -247,12 +247,13 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
     }
 
 
-def message_payload(message: Message) -> dict[str, Any]:
-    items = list(message.context.all())
+def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
+    """The answer as the API shows it; with `readable`, context from vaults the reader lost access to since is
+    left out (the answer text stays: it is the reader's own conversation)."""
+    items = [i for i in message.context.all() if readable is None or i.vault_id in readable]
     return {
         "conversation": message.conversation_id,
         "message": message.pk,
-        "question": message.reply_to_id,
         "answer": message.text,
         "grounded": bool(message.grounded),
         "fallback": message.fallback or None,

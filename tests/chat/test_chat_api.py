@@ -1,0 +1,165 @@
+"""Chat over the API with the local defaults (model-free gate and extractive answerer) on the sample vault."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from apps.chat.models import ContextItem, Feedback, Message
+from apps.llm.models import ModelUsage
+from apps.vaults.models import Vault
+from tests.factories import api, make_note, make_user, make_vault, share
+
+pytestmark = pytest.mark.django_db
+
+
+def ask(user, message, vaults, conversation=None, status=200):
+    body = {"vaults": vaults, "message": message}
+    if conversation:
+        body["conversation"] = conversation
+    response = api(user).post("/api/chat/", body, format="json")
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def test_a_question_gets_a_grounded_cited_answer(sample):
+    reply = ask(sample.owner, "What is a PTW and when do I need one?", [sample.pk])
+
+    assert reply["grounded"] is True and reply["fallback"] is None
+    assert reply["context"][0]["path"] == "ops/Permit to Work.md"
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", reply["answer"])}
+    assert cited and cited <= {item["citation"] for item in reply["context"]}
+    assert "PTW" in reply["answer"]
+    for item in reply["context"]:
+        assert item["score"] >= 3 and item["survived"]
+        assert item["sources"][0] == {
+            "note": item["note"],
+            "chunk": item["sources"][0]["chunk"],
+            "vault": sample.pk,
+            "path": item["path"],
+        }
+        assert item["provenance"] == "authored" and item["speculative"] is False
+    # Every candidate the gate rated is kept with its score; most of the 30 did not survive.
+    assert len(reply["candidates"]) > len(reply["context"])
+    assert any(c["score"] < 3 and not c["survived"] for c in reply["candidates"])
+    # The local scorer is a model slot like any other: one usage row, cost 0.
+    usage = ModelUsage.objects.get(slot="scoring")
+    assert usage.model.startswith("local/") and usage.vault_id == sample.pk and usage.cost_usd == 0
+
+
+def test_a_follow_up_is_read_against_the_question_before_it(sample):
+    first = ask(sample.owner, "How do I bake the focaccia?", [sample.pk])
+    follow = ask(sample.owner, "and how long does it rest?", [sample.pk], conversation=first["conversation"])
+
+    assert follow["conversation"] == first["conversation"]
+    assert follow["resolved_query"] == "How do I bake the focaccia? and how long does it rest?"
+    assert follow["context"][0]["path"] == "kitchen/focaccia.md"
+    # Alone, the same words are about nothing in particular: no focaccia.
+    alone = ask(sample.owner, "and how long does it rest?", [sample.pk])
+    assert "kitchen/focaccia.md" not in [item["path"] for item in alone["context"]]
+
+
+def test_casual_messages_inject_nothing(sample):
+    reply = ask(sample.owner, "thanks, that helps!", [sample.pk])
+    assert (reply["context"], reply["candidates"], reply["grounded"], reply["fallback"]) == ([], [], False, "casual")
+    assert not ContextItem.objects.exists() and not ModelUsage.objects.exists()
+
+
+def test_the_vault_had_nothing_and_says_so(sample):
+    reply = ask(sample.owner, "What is the capital of Mongolia?", [sample.pk])
+    assert (reply["grounded"], reply["fallback"], reply["context"]) == (False, "explicit", [])
+    assert reply["answer"].startswith("Nothing in Sample vault answers this.")
+
+
+@pytest.mark.parametrize(
+    ("fallback", "answer"),
+    [("refuse", "Nothing in Sample vault answers this, and Sample vault is set to refuse rather than guess."),
+     ("silent", "")],
+)  # fmt: skip
+def test_refuse_and_silent_fallbacks(sample, fallback, answer):
+    Vault.objects.filter(pk=sample.pk).update(chat_settings={"fallback": fallback})
+    reply = ask(sample.owner, "What is the capital of Mongolia?", [sample.pk])
+    assert (reply["grounded"], reply["fallback"], reply["answer"]) == (False, fallback, answer)
+
+
+def test_a_chat_over_two_vaults_uses_the_strictest_threshold(sample):
+    other = make_vault(sample.owner, "Strict vault")
+    make_note(other, "Permits.md", "# Permits\nA PTW is signed by the facilities lead.\n")
+    Vault.objects.filter(pk=other.pk).update(chat_settings={"gate_threshold": 5})
+    reply = ask(sample.owner, "Who signs a PTW?", [sample.pk, other.pk])
+    assert reply["gate"]["threshold"] == 5
+    assert all(item["score"] == 5 for item in reply["context"])
+    lenient = ask(sample.owner, "Who signs a PTW?", [sample.pk])
+    assert lenient["gate"]["threshold"] == 3 and len(lenient["context"]) > len(reply["context"])
+
+
+def test_proposals_are_labelled_in_the_answer(owner, vault):
+    note = make_note(vault, "Proposal.md", "# Rota proposal\nThe on-call rota should rotate weekly on Mondays.\n")
+    type(note).objects.filter(pk=note.pk).update(provenance="proposal")
+    reply = ask(owner, "How should the on-call rota rotate?", [vault.pk])
+    assert reply["context"][0]["provenance"] == "proposal"
+    assert "(proposal) The on-call rota should rotate weekly on Mondays." in reply["answer"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"message": "   "}, "message"), ({"message": "x" * 1501}, "message"), ({"message": "a\x00b"}, "message"),
+     ({}, "message"), ({"message": "hi", "vaults": ["one"]}, "vaults")],
+)  # fmt: skip
+def test_bad_messages_are_refused_with_a_reason_and_nothing_is_stored(sample, body, field):
+    response = api(sample.owner).post("/api/chat/", {"vaults": [sample.pk], **body}, format="json")
+    assert response.status_code == 400 and field in response.json()
+    assert not Message.objects.exists()
+
+
+def test_other_peoples_vaults_and_conversations_are_not_found(sample):
+    stranger = make_user()
+    response = api(stranger).post("/api/chat/", {"vaults": [sample.pk], "message": "What is a PTW?"}, format="json")
+    assert response.status_code == 404
+    mine = ask(sample.owner, "What is a PTW?", [sample.pk])
+    own_vault = Vault.objects.get(owner=stranger, is_personal=True)
+    body = {"vaults": [own_vault.pk], "message": "What is a PTW?", "conversation": mine["conversation"]}
+    assert api(stranger).post("/api/chat/", body, format="json").status_code == 404
+    assert api(stranger).get(f"/api/conversations/{mine['conversation']}/").status_code == 404
+    assert api(stranger).get("/api/conversations/").json() == []
+
+
+def test_conversation_history_hides_context_from_a_vault_no_longer_readable(sample):
+    reader = make_user()
+    share(sample, "reader", user=reader)
+    reply = ask(reader, "What is a PTW?", [sample.pk])
+    turns = api(reader).get(f"/api/conversations/{reply['conversation']}/").json()["turns"]
+    assert turns[0]["question"] == "What is a PTW?" and turns[0]["context"]
+    from apps.vaults.services import vault_unshare
+
+    vault_unshare(actor=sample.owner, vault=sample, user=reader)
+    turns = api(reader).get(f"/api/conversations/{reply['conversation']}/").json()["turns"]
+    assert turns[0]["context"] == [] and turns[0]["candidates"] == []
+
+
+def test_feedback_is_one_vote_per_user_item_and_signal(sample):
+    reply = ask(sample.owner, "What is a PTW?", [sample.pk])
+    item = reply["context"][0]["id"]
+    client = api(sample.owner)
+    first = client.post("/api/feedback/", {"context_item": item, "signal": "confirm"}, format="json")
+    again = client.post("/api/feedback/", {"context_item": item, "signal": "confirm"}, format="json")
+    other = client.post("/api/feedback/", {"context_item": item, "signal": "used"}, format="json")
+    assert (first.status_code, again.status_code, other.status_code) == (201, 200, 201)
+    assert again.json()["created"] is False
+    assert sorted(Feedback.objects.values_list("signal", flat=True)) == ["confirm", "used"]
+
+    missing = client.post("/api/feedback/", {"context_item": item, "signal": "correct"}, format="json")
+    assert missing.status_code == 400 and "text" in missing.json()
+    fixed = {"context_item": item, "signal": "correct", "text": "Facilities issue PTWs, not IT."}
+    assert client.post("/api/feedback/", fixed, format="json").status_code == 201
+    assert Feedback.objects.get(signal="correct").text == "Facilities issue PTWs, not IT."
+    bad = client.post("/api/feedback/", {"context_item": item, "signal": "love"}, format="json")
+    assert bad.status_code == 400
+
+    # A reader of the vault who does not own the conversation cannot rate its items.
+    reader = make_user()
+    share(sample, "reader", user=reader)
+    body = {"context_item": item, "signal": "reject"}
+    assert api(reader).post("/api/feedback/", body, format="json").status_code == 404
+    assert Feedback.objects.count() == 3
