@@ -8,6 +8,7 @@ from django.core.management.commands import flush
 from django.db import connection
 
 from tests.factories import import_sample, make_user, make_vault
+from tests.scripted_openai import Script, scripted_server
 
 _original_flush = flush.Command.handle
 
@@ -60,3 +61,19 @@ def owner(db):
 @pytest.fixture
 def vault(owner):
     return make_vault(owner, "Team vault")
+
+
+@pytest.fixture
+def llm_server(settings, monkeypatch) -> Iterator[Script]:
+    """The chat and scoring slots pointed at a scripted OpenAI-compatible server on 127.0.0.1 (real litellm)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with scripted_server(Script()) as script:
+        settings.LLM_SLOTS = {
+            **settings.LLM_SLOTS,
+            "scoring": "openai/scripted-scorer",
+            "chat": "openai/scripted-writer",
+        }
+        settings.LLM_API_BASE = script.base_url
+        settings.LLM_BACKOFF_SECONDS = 0.01
+        settings.LLM_RETRIES = 2
+        yield script

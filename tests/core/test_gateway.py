@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from apps.llm.gateway import ModelUnavailable, complete
 from apps.llm.models import ModelUsage
 from tests.factories import make_user
-from tests.scripted_openai import Script, scripted_server
 
 pytestmark = pytest.mark.django_db
 MESSAGES = [{"role": "user", "content": "Rate this."}]
 
 
-@pytest.fixture
-def server(settings, monkeypatch) -> Iterator[Script]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    with scripted_server(Script()) as script:
-        settings.LLM_SLOTS = {**settings.LLM_SLOTS, "scoring": "openai/scripted-scorer"}
-        settings.LLM_API_BASE = script.base_url
-        settings.LLM_BACKOFF_SECONDS = 0.01
-        settings.LLM_RETRIES = 2
-        yield script
-
-
-def test_a_call_is_answered_and_accounted_for(server):
+def test_a_call_is_answered_and_accounted_for(llm_server):
     user = make_user()
-    server.replies.append({"content": "4"})
+    llm_server.replies.append({"content": "4"})
     result = complete(slot="scoring", purpose="gate", messages=MESSAGES, user=user, vault_id=7)
 
     assert (result.text, result.tokens_in, result.tokens_out, result.local) == ("4", 42, 7, False)
-    assert server.requests[0]["body"]["messages"] == MESSAGES
+    assert llm_server.requests[0]["body"]["messages"] == MESSAGES
     row = ModelUsage.objects.get()
     assert (row.slot, row.purpose, row.model, row.user, row.vault_id) == (
         "scoring",
@@ -44,24 +30,24 @@ def test_a_call_is_answered_and_accounted_for(server):
     assert (row.tokens_in, row.tokens_out, row.outcome, row.attempts) == (42, 7, "ok", 1)
 
 
-def test_a_500_is_retried_with_backoff(server):
-    server.replies += [{"status": 500}, {"content": "3"}]
+def test_a_500_is_retried_with_backoff(llm_server):
+    llm_server.replies += [{"status": 500}, {"content": "3"}]
     assert complete(slot="scoring", purpose="gate", messages=MESSAGES).text == "3"
     assert ModelUsage.objects.get().attempts == 2
 
 
-def test_a_provider_that_stays_down_is_reported_and_recorded(server):
-    server.replies += [{"status": 500}] * 3
+def test_a_provider_that_stays_down_is_reported_and_recorded(llm_server):
+    llm_server.replies += [{"status": 500}] * 3
     with pytest.raises(ModelUnavailable, match="scoring model"):
         complete(slot="scoring", purpose="gate", messages=MESSAGES)
     row = ModelUsage.objects.get()
     assert (row.outcome, row.attempts) == ("error", 3) and "InternalServerError" in row.error
 
 
-def test_a_timeout_is_a_clear_error(server, settings):
+def test_a_timeout_is_a_clear_error(llm_server, settings):
     settings.LLM_TIMEOUT_SECONDS = 0.3
     settings.LLM_RETRIES = 0
-    server.replies.append({"delay": 2, "content": "late"})
+    llm_server.replies.append({"delay": 2, "content": "late"})
     with pytest.raises(ModelUnavailable):
         complete(slot="scoring", purpose="gate", messages=MESSAGES)
     assert ModelUsage.objects.get().outcome == "error"
@@ -76,13 +62,13 @@ def test_local_defaults_run_offline_and_are_recorded_at_no_cost():
         complete(slot="chat", purpose="answer", messages=MESSAGES)
 
 
-def test_usage_api_is_for_vault_managers_and_totals_per_slot(server):
+def test_usage_api_is_for_vault_managers_and_totals_per_slot(llm_server):
     from tests.factories import api, make_vault, share
 
     owner, reader = make_user(), make_user()
     vault = make_vault(owner)
     share(vault, "reader", user=reader)
-    server.replies += [{"content": "5"}, {"content": "2"}]
+    llm_server.replies += [{"content": "5"}, {"content": "2"}]
     for _ in range(2):
         complete(slot="scoring", purpose="gate", messages=MESSAGES, user=owner, vault_id=vault.pk)
     complete(slot="chat", purpose="answer", messages=MESSAGES, local=lambda m: "x", vault_id=vault.pk)
@@ -95,10 +81,10 @@ def test_usage_api_is_for_vault_managers_and_totals_per_slot(server):
     assert api(make_user()).get("/api/usage/", {"vault": vault.pk}).status_code == 404
 
 
-def test_a_vault_can_use_its_own_model_for_a_slot(server):
+def test_a_vault_can_use_its_own_model_for_a_slot(llm_server):
     from apps.vaults.chat_settings import parse
 
     vault_settings = parse({"models": {"scoring": "openai/vault-scorer"}})
     complete(slot="scoring", purpose="gate", messages=MESSAGES, model=vault_settings.model_for("scoring"))
-    assert server.requests[0]["body"]["model"] == "vault-scorer"
+    assert llm_server.requests[0]["body"]["model"] == "vault-scorer"
     assert ModelUsage.objects.get().model == "openai/vault-scorer"
