@@ -18,5 +18,6 @@ urlpatterns = [
     path("api/", include("apps.retrieval.urls")),
     path("api/", include("apps.llm.urls")),
     path("api/", include("apps.chat.urls")),
+    path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
 ]

@@ -1,13 +1,15 @@
-"""A person logs in, searches, opens a note and follows its links, in headless Chromium."""
+"""A person logs in, searches, opens a note and follows its links, and chats with a vault, in headless Chromium."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.factories import PASSWORD, make_note, make_user, make_vault
+from apps.chat.models import Feedback
+from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -77,3 +79,51 @@ def test_a_bad_query_shows_a_clear_message(live_server, page):
     page.click("button[type=submit]")
     page.goto(f"{live_server.url}/?q=%20%20")
     assert "empty" in page.locator("[role=alert]").inner_text()
+
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_feedback(live_server, page):
+    owner = make_user("asker")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    page.goto(f"{live_server.url}/chat/")
+    page.fill("input[name=username]", owner.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+    page.check("label.vault:has-text('Sample vault') input")
+    page.fill("#message", "What is a PTW and when do I need one?")
+    page.click("#send")
+    first = page.locator(".turn").nth(0)
+    first.locator(".badge.grounded").wait_for()
+    assert "PTW" in first.locator(".answer").inner_text()
+    assert first.locator(".answer a.cite").count() >= 1
+    first.locator("details.gate summary").click()
+    rated = first.locator("details.gate tr").count() - 1
+    assert rated > first.locator("ol.sources li").count() >= 1  # every candidate is listed with its score
+
+    first.locator("ol.sources li").first.locator("button[data-signal=confirm]").click()
+    first.locator("button.chip.pressed").wait_for()
+    vote = Feedback.objects.get()
+    assert (vote.signal, vote.user_id, vote.context_item.path) == ("confirm", owner.pk, "ops/Permit to Work.md")
+
+    page.fill("#message", "What is the capital of Mongolia?")
+    page.click("#send")
+    second = page.locator(".turn").nth(1)
+    second.locator(".badge.fallback").wait_for()
+    assert second.locator(".badge.fallback").inner_text().startswith("Not from your notes")
+    assert second.locator(".answer").inner_text().startswith("Nothing in Sample vault answers this.")
+    assert "null" not in second.locator(".reply").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "chat-page.png"), full_page=True)
+
+    # The conversation is kept: reloading shows both turns; a citation opens its note.
+    page.reload()
+    assert page.locator(".turn").count() == 2
+    page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
+    page.wait_for_url("**/notes/**")
+    assert page.locator("article h1").inner_text() == "Permit to Work"

@@ -1,0 +1,86 @@
+"""The chat page: ask across the vaults you tick, watch the answer stream in (server-sent events), open its
+citations, unfold the gate's scores, and rate what you were shown."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.chat.apis import conversation_payload, pending_message
+from apps.chat.models import Conversation
+from apps.chat.services.chat import Event, chat_run, chat_start
+from apps.core.exceptions import messages_of
+from apps.vaults.selectors import vault_list
+
+
+@login_required
+@require_GET
+def chat_page(request: HttpRequest) -> HttpResponse:
+    vaults = vault_list(user=request.user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
+    conversations = Conversation.objects.filter(owner=request.user)[:50]
+    current: dict[str, Any] | None = None
+    wanted = request.GET.get("c", "")
+    if wanted.isdigit():
+        found = conversations.model.objects.filter(pk=int(wanted), owner=request.user).first()
+        if found is None:
+            raise Http404("No conversation matches the given query.")
+        current = conversation_payload(found, messages=True, user=request.user)
+    return render(
+        request,
+        "chat.html",
+        {"vaults": vaults, "conversations": conversations, "current": current},
+    )
+
+
+@login_required
+@require_POST
+def chat_send(request: HttpRequest) -> JsonResponse:
+    """Store the question (400 with the reason on bad input) and hand back where its answer streams from."""
+    vault_ids = [int(v) for v in request.POST.getlist("vault") if v.isdigit()]
+    conversation = request.POST.get("conversation", "")
+    try:
+        message = chat_start(
+            user=request.user,
+            vault_ids=vault_ids,
+            text=request.POST.get("message", ""),
+            conversation_id=int(conversation) if conversation.isdigit() else None,
+        )
+    except ValidationError as exc:
+        return JsonResponse({"detail": messages_of(exc)}, status=400)
+    except Http404:
+        return JsonResponse({"detail": "One of the chosen vaults or this conversation is not available to you."}, 404)
+    return JsonResponse(
+        {
+            "conversation": message.conversation_id,
+            "message": message.pk,
+            "stream": reverse("chat-stream", args=[message.pk]),
+        }
+    )
+
+
+def _sse(events: Iterator[Event]) -> Iterator[str]:
+    for event in events:
+        yield f"event: {event.kind}\ndata: {json.dumps(event.data, default=str)}\n\n"
+
+
+@login_required
+@require_GET
+def chat_stream(request: HttpRequest, message_id: int) -> StreamingHttpResponse:
+    message = pending_message(user=request.user, message_id=message_id)
+    if message is None:
+        raise Http404("No pending answer matches the given query.")
+    response = StreamingHttpResponse(
+        _sse(chat_run(message=message, user=request.user)), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

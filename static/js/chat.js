@@ -1,0 +1,159 @@
+// The chat page: send a question, stream its answer (server-sent events), render citations, gate scores and
+// feedback buttons. One renderer serves streamed answers and stored conversations alike.
+"use strict";
+
+const SIGNALS = [
+  ["confirm", "Confirm"], ["used", "Used"], ["not_relevant", "Not relevant"],
+  ["not_useful", "Not useful"], ["reject", "Reject"], ["correct", "Correct…"],
+];
+const FALLBACKS = {
+  explicit: "Not from your notes: the vaults had nothing on this.",
+  refuse: "Not answered: the vaults had nothing on this and are set to refuse.",
+  silent: "No answer: the vaults had nothing on this and are set to stay silent.",
+  casual: "Casual message: nothing was searched or injected.",
+};
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value; else node.setAttribute(key, value);
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+function csrf() {
+  return document.querySelector("#ask-form [name=csrfmiddlewaretoken]").value;
+}
+
+async function rate(button, item, signal) {
+  let text = "";
+  if (signal === "correct") {
+    text = window.prompt("What is the correct information?") || "";
+    if (!text.trim()) return;
+  }
+  const response = await fetch("/api/feedback/", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify({ context_item: item.id, signal, text }),
+  });
+  if (response.ok) {
+    button.classList.add("pressed");
+    button.setAttribute("aria-pressed", "true");
+  } else {
+    button.title = "Not recorded: " + (await response.text());
+  }
+}
+
+function answerNodes(payload) {
+  const byCitation = new Map(payload.context.map((item) => [item.citation, item]));
+  return payload.answer.split(/(\[\d+\])/).map((part) => {
+    const match = part.match(/^\[(\d+)\]$/);
+    const item = match && byCitation.get(Number(match[1]));
+    if (!item) return document.createTextNode(part);
+    return el("a", { class: "cite", href: `/notes/${item.note}/`, title: item.path }, part);
+  });
+}
+
+function sourceList(payload) {
+  if (!payload.context.length) return null;
+  return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
+    el("a", { href: `/notes/${item.note}/`, class: "source-link" }, `[${item.citation}] ${item.title || item.path}`),
+    el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
+       item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),
+    el("span", { class: "feedback" }, ...SIGNALS.map(([signal, label]) => {
+      const button = el("button", { type: "button", class: "chip", "data-signal": signal }, label);
+      button.addEventListener("click", () => rate(button, item, signal));
+      return button;
+    })),
+  )));
+}
+
+function gateTable(payload) {
+  if (!payload.candidates.length) return null;
+  const rows = payload.candidates.map((item) => el("tr", { class: item.survived ? "passed" : "" },
+    el("td", {}, String(item.score)), el("td", {}, item.survived ? "passed" : "cut"),
+    el("td", {}, el("a", { href: `/notes/${item.note}/` }, item.path)),
+    el("td", { class: "muted small" }, item.text.slice(0, 140))));
+  return el("details", { class: "gate" },
+    el("summary", {}, `Gate: ${payload.candidates.length} candidates rated, ${payload.context.length} passed ` +
+      `(threshold ${payload.gate.threshold}, ${payload.gate.model})`),
+    el("table", {}, el("tr", {}, el("th", {}, "score"), el("th", {}, ""), el("th", {}, "note"), el("th", {}, "text")),
+      ...rows));
+}
+
+function renderAnswer(turn, payload) {
+  const answer = turn.querySelector(".answer");
+  answer.replaceChildren(...answerNodes(payload));
+  const label = payload.grounded
+    ? el("span", { class: "badge grounded" }, `grounded in ${payload.context.length} passage(s)`)
+    : el("span", { class: "badge fallback" }, FALLBACKS[payload.fallback] || "not grounded");
+  turn.querySelector(".status").replaceChildren(label);
+  const notices = payload.notices.map((n) => el("p", { class: "notice small" }, n));
+  const extras = [...notices, sourceList(payload), gateTable(payload)].filter((node) => node !== null);
+  turn.querySelector(".extras").replaceChildren(...extras);
+}
+
+function newTurn(question) {
+  const turn = el("article", { class: "turn" },
+    el("p", { class: "question" }, question),
+    el("div", { class: "reply" }, el("p", { class: "status muted small" }, "Sending…"),
+      el("div", { class: "answer" }), el("div", { class: "extras" })));
+  document.getElementById("turns").append(turn);
+  return turn;
+}
+
+function stream(turn, url, form) {
+  const source = new EventSource(url);
+  const status = turn.querySelector(".status");
+  const on = (kind, handler) => source.addEventListener(kind, (e) => handler(JSON.parse(e.data)));
+  on("status", (data) => { status.textContent = data.text; });
+  on("context", (data) => {
+    const passed = data.items.filter((i) => i.survived).length;
+    status.textContent = `${data.items.length} candidates rated, ${passed} passed the gate. Writing…`;
+  });
+  on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
+  on("done", (data) => { source.close(); renderAnswer(turn, data); done(form); });
+  on("error", (data) => { source.close(); showError(data.detail); done(form); });
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) return;
+    source.close(); showError("The connection dropped; your question is saved in this conversation."); done(form);
+  };
+}
+
+function showError(text) {
+  const box = document.getElementById("chat-error");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+function done(form) {
+  form.querySelector("[type=submit]")?.removeAttribute("disabled");
+  document.getElementById("send").disabled = false;
+}
+
+async function send(event) {
+  event.preventDefault();
+  const form = event.target;
+  const input = document.getElementById("message");
+  const question = input.value;
+  showError("");
+  document.getElementById("send").disabled = true;
+  const response = await fetch("/chat/send/", { method: "POST", body: new FormData(form) });
+  const body = await response.json().catch(() => ({ detail: "The server did not answer." }));
+  if (!response.ok) {
+    showError(body.detail);
+    done(form);
+    return;
+  }
+  input.value = "";
+  form.querySelector("[name=conversation]").value = body.conversation;
+  history.replaceState(null, "", `?c=${body.conversation}`);
+  stream(newTurn(question), body.stream, form);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("ask-form").addEventListener("submit", send);
+  const current = JSON.parse(document.getElementById("current-conversation").textContent);
+  for (const turn of current ? current.turns : []) renderAnswer(newTurn(turn.question), turn);
+});
