@@ -1,9 +1,10 @@
 """Isolation: nobody ever sees anything from a vault they may not read.
 
 Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
-files and name carry a unique marker. Every GET route of the OpenAPI schema (so a new endpoint is covered
-without anyone remembering to add it), the search API and the web pages are tried by every user, before and
-after a share is revoked and a team membership removed. Readability is computed here, independently of the
+files and name carry a unique marker. Every user chats about every marker first, so conversations and their
+context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering to
+add it), the search API, the chat and feedback APIs and the web pages are tried by every user, before and after
+a share is revoked and a team membership removed. Readability is computed here, independently of the
 permission code, from what was generated.
 """
 
@@ -24,6 +25,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
+from apps.chat.models import ContextItem, Conversation
 from apps.notes.models import ImportJob, Note
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
@@ -96,6 +98,9 @@ def build_world(seed: int, tmp_path: Path) -> World:
                 role = rng.choice(["reader", "contributor"])
                 share(vault, role, team=team)
                 world.team_roles[(team.pk, vault.pk)] = role
+    for user in users:  # conversations whose context comes from the vaults each user reads
+        for question in ("What is the code word?", "What is the plain note about gardening?"):
+            api(user).post("/api/chat/", {"message": question}, format="json")
     return world
 
 
@@ -111,6 +116,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
         "note_id": _world_ids(Note, world),
         "job_id": _world_ids(ImportJob, world),
         "team_id": [t.pk for t in world.teams],
+        "conversation_id": list(Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)),
     }
     names = re.findall(r"{(\w+)}", path)
     unknown = [n for n in names if n not in ids]
@@ -142,6 +148,7 @@ def _pages(world: World) -> list[str]:
         + [f"/jobs/{j}/" for j in jobs]
         + [f"/vaults/{v.pk}/" for v in world.vaults]
         + [f"/?q={m}" for m in world.markers.values()]
+        + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )
 
 
@@ -201,3 +208,41 @@ def test_search_for_a_marker_finds_it_only_for_readers(tmp_path):
             found = any(hit["vault"] == vault_id and marker in hit["path"] for hit in hits)
             assert found == (vault_id in readable), (user.username, vault_id)
             assert all(hit["vault"] in readable for hit in hits)
+
+
+def test_chat_and_feedback_only_ever_use_readable_vaults(tmp_path):
+    world = build_world(7, tmp_path)
+    items = list(ContextItem.objects.select_related("message__conversation"))
+    assert items  # the world's chats gathered context
+    for user in world.users:
+        readable = world.readable(user)
+        allowed = {world.markers[v] for v in readable}
+        client = api(user)
+        for vault_id, marker in world.markers.items():
+            question = {"message": f"What is the code word {marker}?"}
+            asked = client.post("/api/chat/", {"vaults": [vault_id], **question}, format="json")
+            assert asked.status_code == (200 if vault_id in readable else 404), (user.username, vault_id)
+            if vault_id in readable:
+                assert marker in " ".join(c["text"] for c in asked.json()["candidates"])
+            anywhere = client.post("/api/chat/", question, format="json").json()
+            shown = anywhere["answer"] + " ".join(c["text"] + c["path"] for c in anywhere["candidates"])
+            seen = set(MARKER.findall(shown.lower()))
+            assert seen <= allowed, (user.username, seen - allowed)
+            assert all(item["vault"] in readable for item in anywhere["candidates"])
+        for item in items:
+            vote = client.post("/api/feedback/", {"context_item": item.pk, "signal": "used"}, format="json")
+            mine = item.message.conversation.owner_id == user.pk and item.vault_id in readable
+            assert vote.status_code == (201 if mine else 404), (user.username, item.pk)
+
+
+def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
+    """The gate's own read path repeats the permission filter: hits from another vault yield nothing."""
+    from apps.retrieval.candidates import load_candidates
+    from apps.retrieval.search import SearchHit
+
+    chunk = sample.notes.first().chunks.first()
+    hit = SearchHit(
+        note=chunk.note_id, vault=sample.pk, path="", title="", chunk=chunk.pk, snippet="", score=1, sources=[]
+    )
+    assert load_candidates(hits=[hit], query_vector=None, vault_ids=[vault.pk]) == []
+    assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, vault_ids=[sample.pk])] == [chunk.pk]

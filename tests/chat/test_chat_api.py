@@ -7,6 +7,7 @@ import re
 import pytest
 
 from apps.chat.models import ContextItem, Feedback, Message
+from apps.chat.services.chat import WITHHELD
 from apps.llm.models import ModelUsage
 from apps.vaults.models import Vault
 from tests.factories import api, make_note, make_user, make_vault, share
@@ -136,6 +137,7 @@ def test_conversation_history_hides_context_from_a_vault_no_longer_readable(samp
     vault_unshare(actor=sample.owner, vault=sample, user=reader)
     turns = api(reader).get(f"/api/conversations/{reply['conversation']}/").json()["turns"]
     assert turns[0]["context"] == [] and turns[0]["candidates"] == []
+    assert turns[0]["answer"] == WITHHELD and turns[0]["question"] == "What is a PTW?"
 
 
 def test_feedback_is_one_vote_per_user_item_and_signal(sample):

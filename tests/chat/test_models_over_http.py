@@ -84,7 +84,10 @@ def test_the_chat_model_writes_from_the_survivors_only(llm_server, owner, notes)
     prompt = writer["messages"][1]["content"]
     assert prompt.count("<source ") == 1 and "floor 2" in prompt and "Coffee" not in prompt
     assert prompt.endswith("Question: Where is the printer?")
-    assert sorted(ModelUsage.objects.values_list("slot", "purpose")) == [("chat", "answer"), ("scoring", "relevance gate")]
+    assert sorted(ModelUsage.objects.values_list("slot", "purpose")) == [
+        ("chat", "answer"),
+        ("scoring", "relevance gate"),
+    ]
 
 
 def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server, owner, notes):

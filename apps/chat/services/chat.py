@@ -230,6 +230,9 @@ def _finish(message: Message) -> Event:
     return Event("done", message_payload(message))
 
 
+WITHHELD = "(This answer drew on a vault you can no longer read, so it is no longer shown.)"
+
+
 def item_payload(item: ContextItem) -> dict[str, Any]:
     return {
         "id": item.pk,
@@ -248,13 +251,17 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
 
 
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
-    """The answer as the API shows it; with `readable`, context from vaults the reader lost access to since is
-    left out (the answer text stays: it is the reader's own conversation)."""
-    items = [i for i in message.context.all() if readable is None or i.vault_id in readable]
+    """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
+    read is left out, and an answer that drew on such a vault is withheld: it quotes them."""
+    every = list(message.context.all())
+    items = [i for i in every if readable is None or i.vault_id in readable]
+    text = message.text
+    if readable is not None and any(i.survived and i.vault_id not in readable for i in every):
+        text = WITHHELD
     return {
         "conversation": message.conversation_id,
         "message": message.pk,
-        "answer": message.text,
+        "answer": text,
         "grounded": bool(message.grounded),
         "fallback": message.fallback or None,
         "resolved_query": message.resolved_query,
