@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -25,15 +26,16 @@ from apps.vaults.selectors import vault_list
 @login_required
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
-    vaults = vault_list(user=request.user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
-    conversations = Conversation.objects.filter(owner=request.user)[:50]
+    user = cast(User, request.user)
+    vaults = vault_list(user=user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
+    conversations = Conversation.objects.filter(owner=user)[:50]
     current: dict[str, Any] | None = None
     wanted = request.GET.get("c", "")
     if wanted.isdigit():
-        found = conversations.model.objects.filter(pk=int(wanted), owner=request.user).first()
+        found = Conversation.objects.filter(pk=int(wanted), owner=user).first()
         if found is None:
             raise Http404("No conversation matches the given query.")
-        current = conversation_payload(found, messages=True, user=request.user)
+        current = conversation_payload(found, messages=True, user=user)
     return render(
         request,
         "chat.html",
@@ -57,7 +59,8 @@ def chat_send(request: HttpRequest) -> JsonResponse:
     except ValidationError as exc:
         return JsonResponse({"detail": messages_of(exc)}, status=400)
     except Http404:
-        return JsonResponse({"detail": "One of the chosen vaults or this conversation is not available to you."}, 404)
+        detail = "One of the chosen vaults or this conversation is not available to you."
+        return JsonResponse({"detail": detail}, status=404)
     return JsonResponse(
         {
             "conversation": message.conversation_id,

@@ -154,7 +154,8 @@ def gate(
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:BUDGET_TOP])
-    survivors, used = [], 0
+    survivors: list[Rated] = []
+    used = 0
     for item in ordered:
         cost = tokens_of(item.candidate.text)
         if item.score < threshold or (survivors and used + cost > budget):
