@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,7 +15,8 @@ from typing import Any
 
 @dataclass
 class Script:
-    """Replies in order to /chat/completions (a status code, a delay, content); embeddings come from `embed`."""
+    """Replies in order to /chat/completions (a status code, a delay, content; streamed a word at a time when the
+    client asks for a stream); embeddings come from `embed`."""
 
     replies: list[dict[str, Any]] = field(default_factory=list)
     embed: Callable[[str], list[float]] | None = None
@@ -56,7 +58,33 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             status = reply.get("status", 200)
             if status != 200:
                 return self._send(status, {"error": {"message": "scripted failure", "type": "server_error"}})
+            if body.get("stream"):
+                return self._stream(body["model"], reply)
             return self._send(200, _chat_body(body["model"], reply.get("content", "")))
+
+        def _stream(self, model: str, reply: dict[str, Any]) -> None:
+            """Server-sent chunks, a word at a time, then usage and [DONE]; `cut_after` words drops the line."""
+            words = re.findall(r"\S+\s*", reply.get("content", ""))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model}
+            for n, word in enumerate(words):
+                if n == reply.get("cut_after"):
+                    self.wfile.write(b"data: {broken")
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                delta = {"index": 0, "delta": {"role": "assistant", "content": word}, "finish_reason": None}
+                self._event({**base, "choices": [delta]})
+            self._event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            self._event({**base, "choices": [], "usage": {"prompt_tokens": 42, "completion_tokens": len(words),
+                                                          "total_tokens": 42 + len(words)}})  # fmt: skip
+            self.wfile.write(b"data: [DONE]\n\n")
+
+        def _event(self, payload: dict[str, Any]) -> None:
+            self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
+            self.wfile.flush()
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()

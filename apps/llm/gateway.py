@@ -7,7 +7,7 @@ A slot whose model starts with `local/` runs the caller's model-free implementat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -58,6 +58,72 @@ def _retryable() -> tuple[type[BaseException], ...]:
     )
 
 
+class _Call:
+    """One gateway call: opens the provider request with retries and backoff, and writes its usage row."""
+
+    def __init__(self, *, slot: str, purpose: str, model: str, user: Any, vault_id: int | None) -> None:
+        self.slot, self.purpose, self.model, self.vault_id = slot, purpose, model, vault_id
+        self.user = user if getattr(user, "is_authenticated", False) else None
+        self.started = time.perf_counter()
+        self.attempts = 0
+
+    def record(self, outcome: str, **fields: Any) -> None:
+        ModelUsage.objects.create(
+            vault_id=self.vault_id,
+            user=self.user,
+            slot=self.slot,
+            purpose=self.purpose,
+            model=self.model,
+            latency_ms=int((time.perf_counter() - self.started) * 1000),
+            outcome=outcome,
+            attempts=max(1, self.attempts),
+            **fields,
+        )
+
+    def fail(self, exc: BaseException) -> ModelUnavailable:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        self.record(Outcome.ERROR, error=error)
+        return ModelUnavailable(f"the {self.slot} model ({self.model}) is unavailable: {error}")
+
+    def open(self, messages: Sequence[Message], max_tokens: int | None, **extra: Any) -> Any:
+        import litellm
+
+        retries = int(settings.LLM_RETRIES)
+        while True:
+            self.attempts += 1
+            try:
+                return litellm.completion(
+                    model=self.model,
+                    messages=list(messages),
+                    timeout=float(settings.LLM_TIMEOUT_SECONDS),
+                    api_base=settings.LLM_API_BASE,
+                    max_tokens=max_tokens,
+                    num_retries=0,
+                    **extra,
+                )
+            except Exception as exc:
+                if isinstance(exc, _retryable()) and self.attempts <= retries:
+                    time.sleep(float(settings.LLM_BACKOFF_SECONDS) * 2 ** (self.attempts - 1))
+                    continue
+                raise self.fail(exc) from exc
+
+    def finish(self, response: Any) -> Completion:
+        import litellm
+
+        usage = getattr(response, "usage", None)
+        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost = Decimal(str(litellm.completion_cost(completion_response=response)))
+        except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
+            cost = Decimal(0)
+        text = str(response.choices[0].message.content or "")
+        self.record(Outcome.OK, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
+        return Completion(
+            text=text, model=self.model, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, local=False
+        )
+
+
 def complete(
     *,
     slot: str,
@@ -71,57 +137,41 @@ def complete(
 ) -> Completion:
     """Run one chat completion in `slot` (or the vault's own `model` for it, from its chat settings); every
     call, failed ones included, leaves a usage row."""
-    model = model or slot_model(slot)
-    actor = user if getattr(user, "is_authenticated", False) else None
-    started = time.perf_counter()
-
-    def record(outcome: str, **fields: Any) -> None:
-        ModelUsage.objects.create(
-            vault_id=vault_id,
-            user=actor,
-            slot=slot,
-            purpose=purpose,
-            model=model,
-            latency_ms=int((time.perf_counter() - started) * 1000),
-            outcome=outcome,
-            **fields,
-        )
-
-    if model.startswith(LOCAL_PREFIX):
+    call = _Call(slot=slot, purpose=purpose, model=model or slot_model(slot), user=user, vault_id=vault_id)
+    if call.model.startswith(LOCAL_PREFIX):
         if local is None:
-            raise ValueError(f"slot {slot} is set to {model} but {purpose} has no model-free implementation")
+            raise ValueError(f"slot {slot} is set to {call.model} but {purpose} has no model-free implementation")
         text = local(messages)
-        record(Outcome.OK)
-        return Completion(text=text, model=model, tokens_in=0, tokens_out=0, cost_usd=Decimal(0), local=True)
+        call.record(Outcome.OK)
+        return Completion(text=text, model=call.model, tokens_in=0, tokens_out=0, cost_usd=Decimal(0), local=True)
+    return call.finish(call.open(messages, max_tokens))
+
+
+def complete_stream(
+    *,
+    slot: str,
+    purpose: str,
+    messages: Sequence[Message],
+    user: Any = None,
+    vault_id: int | None = None,
+    max_tokens: int | None = None,
+    model: str | None = None,
+) -> Iterator[str]:
+    """Like `complete` for a provider model, yielding the text as it is written; the usage row is written when
+    the stream ends (a stream that breaks off raises ModelUnavailable after the text already yielded)."""
     import litellm
 
-    retries, attempts = int(settings.LLM_RETRIES), 0
-    while True:
-        attempts += 1
-        try:
-            response = litellm.completion(
-                model=model,
-                messages=list(messages),
-                timeout=float(settings.LLM_TIMEOUT_SECONDS),
-                api_base=settings.LLM_API_BASE,
-                max_tokens=max_tokens,
-                num_retries=0,
-            )
-            break
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            if isinstance(exc, _retryable()) and attempts <= retries:
-                time.sleep(float(settings.LLM_BACKOFF_SECONDS) * 2 ** (attempts - 1))
-                continue
-            record(Outcome.ERROR, attempts=attempts, error=error)
-            raise ModelUnavailable(f"the {slot} model ({model}) is unavailable: {error}") from exc
-    usage = getattr(response, "usage", None)
-    tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-    tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+    call = _Call(slot=slot, purpose=purpose, model=model or slot_model(slot), user=user, vault_id=vault_id)
+    if call.model.startswith(LOCAL_PREFIX):
+        raise ValueError(f"slot {slot} is local ({call.model}): nothing to stream")
+    stream = call.open(messages, max_tokens, stream=True, stream_options={"include_usage": True})
+    chunks = []
     try:
-        cost = Decimal(str(litellm.completion_cost(completion_response=response)))
-    except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
-        cost = Decimal(0)
-    text = str(response.choices[0].message.content or "")
-    record(Outcome.OK, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, attempts=attempts)
-    return Completion(text=text, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, local=False)
+        for chunk in stream:
+            chunks.append(chunk)
+            delta = chunk.choices[0].delta.content if chunk.choices else None
+            if delta:
+                yield delta
+    except Exception as exc:
+        raise call.fail(exc) from exc
+    call.finish(litellm.stream_chunk_builder(chunks, messages=list(messages)))

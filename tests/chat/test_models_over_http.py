@@ -111,3 +111,26 @@ def test_nothing_survives_so_general_knowledge_is_labelled_as_such(llm_server, o
     assert reply["answer"] == (
         "Nothing in Team vault answers this. From general knowledge (not from your notes):\n\nUlaanbaatar."
     )
+
+
+def test_the_answer_streams_as_the_model_writes_it(llm_server, owner, notes):
+    from apps.chat.services.chat import chat_run, chat_start
+
+    llm_server.replies += [scores(5), {"content": "The printer is on floor 2 [1]."}]
+    message = chat_start(user=owner, vault_ids=[notes.pk], text="Where is the printer?")
+    deltas = [e.data["text"] for e in chat_run(message=message, user=owner) if e.kind == "delta"]
+
+    assert deltas == ["The ", "printer ", "is ", "on ", "floor ", "2 ", "[1]."]
+    assert llm_server.requests[1]["body"]["stream"] is True
+    usage = ModelUsage.objects.get(slot="chat")
+    assert (usage.outcome, usage.tokens_in, usage.tokens_out) == ("ok", 42, 7)
+
+
+def test_a_stream_that_breaks_off_keeps_what_was_written_and_adds_the_passages(llm_server, owner, notes):
+    llm_server.replies += [scores(5), {"content": "The printer is on floor 2 [1].", "cut_after": 3}]
+    body = {"vaults": [notes.pk], "message": "Where is the printer?"}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+
+    assert reply["answer"].startswith("The printer is \n\nFrom your notes:")
+    assert any("chat model is unavailable" in n for n in reply["notices"])
+    assert ModelUsage.objects.get(slot="chat").outcome == "error"

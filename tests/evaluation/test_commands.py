@@ -37,7 +37,7 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
 
     report = json.loads(out.read_text())
     assert report["dataset"] == "locomo:tiny.json" and report["unit"] == "turns" and report["questions"] == 5
-    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "full"}
+    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "hybrid-top6", "gate", "full"}
     hybrid = report["pipelines"]["hybrid"]
     assert set(hybrid["overall"]) == {"recall@5", "recall@10", "hit@10", "mrr", "session_recall@10"}
     assert set(hybrid["by_category"]) == {"1", "2", "4", "5"}  # the category-3 question has no evidence
@@ -52,6 +52,11 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
     assert hybrid["silence"] == {"chatter": 0.0, "category5": 0.0, "real": 0.0}  # flat pipelines never stay silent
     assert set(hybrid["latency_ms"]) == {"p50", "p95"}
     assert "hybrid" in stdout.getvalue() and "recall@10" in stdout.getvalue()
+    # The gate injects within the budget of a flat top 6 and is scored on what it injects.
+    gate, top6 = report["pipelines"]["gate"], report["pipelines"]["hybrid-top6"]
+    assert top6["injected"]["items_per_question"] == 5.0  # only five turns exist
+    assert 0 < gate["injected"]["tokens_per_question"] <= top6["injected"]["tokens_per_question"]
+    assert report["pipelines"]["full"]["silence"]["chatter"] == 1.0
     # Torn down: no eval vault or user is left behind.
     assert Vault.objects.count() == vaults_before
     assert not User.objects.filter(username__startswith="evaluator-").exists()
@@ -94,3 +99,16 @@ def test_evaluate_vault_on_a_tiny_folder(tmp_path):
     assert report["pipelines"]["hybrid"]["overall"] == {"recall@5": 1.0, "hit@5": 1.0, "mrr": 1.0}
     assert set(report["pipelines"]["keyword"]["by_kind"]) == {"exact", "meaning"}
     assert report["pipelines"]["keyword"]["by_kind"]["exact"]["mrr"] == 1.0
+
+
+def test_calibrate_fits_a_weight_per_feature(tmp_path):
+    from apps.retrieval.relevance import FEATURES
+
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([TINY]))
+    stdout = io.StringIO()
+    call_command("evaluate", "calibrate", "--data", str(data), stdout=stdout, stderr=io.StringIO())
+    figures = json.loads(stdout.getvalue())
+    assert figures["questions"] == 3 and list(figures["weights"]) == list(FEATURES)
+    assert figures["held_out"] == {}  # one conversation: nothing to hold out
+    assert not User.objects.filter(username__startswith="evaluator-").exists()

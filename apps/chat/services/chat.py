@@ -4,7 +4,7 @@ can stream it; the API runs the same events to the end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +16,7 @@ from django.http import Http404
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
-from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.gateway import ModelUnavailable, complete_stream
 from apps.retrieval.context import gated_context
 from apps.retrieval.gate import GateResult, is_local
 from apps.retrieval.search import search_scope
@@ -110,16 +110,18 @@ class _Writer:
         self.message.text += text
         return Event("delta", {"text": text})
 
-    def call(self, purpose: str, messages: list[dict[str, str]]) -> str | None:
-        """A chat-slot call; None (and a notice) when the provider stays down."""
+    def stream(self, purpose: str, messages: list[dict[str, str]]) -> Generator[Event, None, bool]:
+        """A chat-slot call streamed into the answer; False (and a notice) when the provider fails."""
         try:
-            return complete(
+            for piece in complete_stream(
                 slot="chat", purpose=purpose, messages=messages, user=self.user, vault_id=self.vault_id,
-                model=self.model, local=lambda _: "",
-            ).text  # fmt: skip
+                model=self.model,
+            ):  # fmt: skip
+                yield self.delta(piece)
         except ModelUnavailable as exc:
             self.message.notices.append(f"The chat model is unavailable ({exc}).")
-            return None
+            return False
+        return True
 
 
 def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterator[Event]:
@@ -129,11 +131,11 @@ def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterato
         if i.survived
     ]
     if not is_local(writer.model):
-        text = writer.call("answer", answering.sources_prompt(question, sources))
-        if text is not None:
-            yield writer.delta(text)
+        if (yield from writer.stream("answer", answering.sources_prompt(question, sources))):
             return
         writer.message.notices.append("Showing the passages it would have used instead.")
+        if writer.message.text:
+            yield writer.delta("\n\n")
     for part in answering.extractive(question, sources):
         yield writer.delta(part)
 
@@ -142,21 +144,19 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
     mode = writer.cfg.fallback
     if mode == Fallback.SILENT:
         return
-    has_model = not is_local(writer.model)
-    if mode == Fallback.EXPLICIT and has_model:
-        text = writer.call("general knowledge", answering.plain_prompt(answering.GENERAL_PROMPT, question))
-        if text is not None:
-            yield writer.delta(answering.fallback_text(mode, vault_names, has_model=True))
-            yield writer.delta(text)
-            return
+    if mode == Fallback.EXPLICIT and not is_local(writer.model):
+        yield writer.delta(answering.fallback_text(mode, vault_names, has_model=True))
+        if not (
+            yield from writer.stream("general knowledge", answering.plain_prompt(answering.GENERAL_PROMPT, question))
+        ):
+            yield writer.delta("\n\n(The chat model is unavailable, so there is no general-knowledge answer.)")
+        return
     yield writer.delta(answering.fallback_text(mode, vault_names, has_model=False))
 
 
 def _casual(writer: _Writer, text: str) -> Iterator[Event]:
     if not is_local(writer.model):
-        reply = writer.call("casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text))
-        if reply:
-            yield writer.delta(reply)
+        yield from writer.stream("casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text))
 
 
 def _significance(text: str, earlier: list[str]) -> Significance:

@@ -14,7 +14,10 @@ SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
 
 
 class Command(BaseCommand):
-    help = "Measure retrieval: `evaluate locomo` (LoCoMo dev split) or `evaluate vault` (any Markdown folder)."
+    help = (
+        "Measure retrieval: `evaluate locomo` (LoCoMo dev split), `evaluate vault` (any Markdown folder), or fit the "
+        "local relevance scorer with `evaluate calibrate` (LoCoMo dev only)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         modes = parser.add_subparsers(dest="dataset", required=True)
@@ -23,6 +26,8 @@ class Command(BaseCommand):
         conv.add_argument("--unit", choices=["turns", "sessions"], default="turns")
         conv.add_argument("--k", type=int, default=10, help="flat pipelines inject their top k (reported at 10)")
         self._common(conv)
+        cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
+        cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
         vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
         vault.add_argument("--notes", type=Path, required=True)
         vault.add_argument("--queries", type=Path, required=True)
@@ -34,6 +39,15 @@ class Command(BaseCommand):
         parser.add_argument("--json", type=Path, dest="json_out")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["dataset"] == "calibrate":
+            from apps.evaluation.calibration import calibrate, collect
+
+            if not options["data"].exists():
+                raise CommandError(f"{options['data']} not found")
+            with tqdm(unit="question", desc="collecting") as bar:
+                figures = calibrate(collect(options["data"], tick=bar.update))
+            self.stdout.write(json.dumps(figures, indent=2))
+            return
         pipelines = options["pipelines"] or list(PIPELINES)
         chatter = options["chatter"] if options["chatter"] and options["chatter"].exists() else None
         if options["dataset"] == "locomo":

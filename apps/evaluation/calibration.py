@@ -1,0 +1,116 @@
+"""Fit the model-free relevance scorer on the LoCoMo dev split (and nothing else): `manage.py evaluate calibrate`.
+
+For every question with evidence, the gate's own candidates (hybrid top 30) and features are collected; an
+L2-regularised logistic regression (Newton's method, C = 1) predicts "this candidate carries an evidence turn".
+The printed weights are what `apps/retrieval/gate.py` uses; the leave-one-conversation-out figures show what
+the cut for score 3 costs and saves within the budget, on conversations the fit did not see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from apps.evaluation import corpus, locomo
+from apps.evaluation.runner import Tick, _eval_user
+from apps.llm.embeddings import embed_query
+from apps.llm.gateway import tokens_of
+from apps.retrieval.candidates import load_candidates
+from apps.retrieval.context import CANDIDATES
+from apps.retrieval.gate import BUDGET_TOP, CUTS
+from apps.retrieval.relevance import FEATURES, feature_matrix
+from apps.retrieval.search import hybrid_search_vector
+
+
+@dataclass
+class Question:
+    conversation: str
+    features: np.ndarray
+    labels: np.ndarray  # 1 where the candidate carries an evidence turn
+    tokens: np.ndarray
+    evidence: set[str]
+    turns: list[tuple[str, ...]]
+
+
+def collect(data: Path, tick: Tick | None = None) -> list[Question]:
+    user = _eval_user()
+    out: list[Question] = []
+    try:
+        for conv in locomo.load(data):
+            vault = corpus.ingest_conversation(user, conv, "turns")
+            for q in conv.questions:
+                if q.category == 5 or not q.evidence:
+                    continue
+                vector = embed_query(q.text)
+                hits = hybrid_search_vector(text=q.text, query_vector=vector, vault_ids=[vault.vault.pk], k=CANDIDATES)
+                cands = load_candidates(hits=hits.hits, query_vector=vector, vault_ids=[vault.vault.pk])
+                turns = [vault.items[c.chunk].turns for c in cands]
+                evidence = set(q.evidence)
+                out.append(
+                    Question(
+                        conversation=conv.sample_id,
+                        features=feature_matrix(q.text, cands),
+                        labels=np.array([float(bool(set(t) & evidence)) for t in turns]),
+                        tokens=np.array([tokens_of(c.text) for c in cands]),
+                        evidence=evidence,
+                        turns=turns,
+                    )
+                )
+                if tick:
+                    tick(1)
+    finally:
+        corpus.teardown(user)
+    return out
+
+
+def fit(questions: list[Question], c: float = 1.0, steps: int = 50) -> tuple[np.ndarray, float]:
+    x = np.vstack([q.features for q in questions if len(q.features)])
+    y = np.concatenate([q.labels for q in questions if len(q.features)])
+    x1 = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(x1.shape[1])
+    penalty = np.eye(x1.shape[1]) / c
+    penalty[-1, -1] = 0.0  # the bias is not regularised
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x1 @ w)))
+        gradient = x1.T @ (p - y) + penalty @ w
+        hessian = (x1 * (p * (1 - p))[:, None]).T @ x1 + penalty
+        w -= np.linalg.solve(hessian, gradient)
+    return w[:-1], float(w[-1])
+
+
+def within_budget(questions: list[Question], probs: list[np.ndarray], cut: float) -> dict[str, float]:
+    """What the gate would inject at this cut: recall, noise turns and tokens per question (the gate's rule)."""
+    recall, noise, tokens = [], [], []
+    for q, p in zip(questions, probs, strict=True):
+        budget, used, kept = q.tokens[:BUDGET_TOP].sum(), 0, []
+        for i in np.argsort(-p, kind="stable"):
+            if p[i] < cut or (kept and used + q.tokens[i] > budget):
+                break
+            kept.append(i)
+            used += q.tokens[i]
+        turns = [t for i in kept for t in q.turns[i]]
+        recall.append(len(set(turns) & q.evidence) / len(q.evidence))
+        noise.append(sum(t not in q.evidence for t in turns))
+        tokens.append(used)
+    return {"recall": float(np.mean(recall)), "noise": float(np.mean(noise)), "tokens": float(np.mean(tokens))}
+
+
+def calibrate(questions: list[Question]) -> dict[str, Any]:
+    weights, bias = fit(questions)
+    held_out: list[np.ndarray] = []
+    ordered: list[Question] = []
+    names = sorted({q.conversation for q in questions})
+    for name in names if len(names) > 1 else []:
+        w, b = fit([q for q in questions if q.conversation != name])
+        for q in (q for q in questions if q.conversation == name):
+            held_out.append(1.0 / (1.0 + np.exp(-(q.features @ w + b))) if len(q.features) else np.zeros(0))
+            ordered.append(q)
+    return {
+        "questions": len(questions),
+        "weights": dict(zip(FEATURES, np.round(weights, 4).tolist(), strict=True)),
+        "bias": round(bias, 4),
+        "held_out": {f"p>={cut}": within_budget(ordered, held_out, cut) for cut in (0.0, *CUTS[:2])} if ordered else {},
+    }
