@@ -85,7 +85,8 @@ def within_budget(questions: list[Question], probs: list[np.ndarray], cut: float
     """What the gate would inject at this cut: recall, noise turns and tokens per question (the gate's rule)."""
     recall, noise, tokens = [], [], []
     for q, p in zip(questions, probs, strict=True):
-        budget, used, kept = q.tokens[:BUDGET_TOP].sum(), 0, []
+        budget, used = q.tokens[:BUDGET_TOP].sum(), 0
+        kept: list[int] = []
         for i in np.argsort(-p, kind="stable"):
             if p[i] < cut or (kept and used + q.tokens[i] > budget):
                 break

@@ -7,10 +7,11 @@ reached this point by any route is still never read from a vault the requester c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 
-from apps.retrieval.search import SearchHit, _vector_literal
+from apps.retrieval.search import SearchHit, vector_literal
 
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
@@ -42,28 +43,17 @@ def load_candidates(
     if not hits or not vault_ids:
         return []
     params = {
-        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
+        "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "vaults": vault_ids,
         "chunks": [hit.chunk for hit in hits],
     }
     with connection.cursor() as cursor:
         cursor.execute(_CANDIDATES, params)
         rows = {row[0]: row for row in cursor.fetchall()}
-    out = []
-    for rank, hit in enumerate(h for h in hits if h.chunk in rows):
-        r = rows[hit.chunk]
-        out.append(
-            Candidate(
-                chunk=r[0],
-                note=r[1],
-                vault=r[2],
-                path=r[3],
-                title=r[4],
-                heading=r[5],
-                text=r[6],
-                provenance=r[7],
-                rank=rank,
-                similarity=float(r[8]),
-            )
-        )
-    return out
+    found = [rows[hit.chunk] for hit in hits if hit.chunk in rows]
+    return [_candidate(row, rank) for rank, row in enumerate(found)]
+
+
+def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
+    chunk, note, vault, path, title, heading, text, provenance, similarity = row
+    return Candidate(chunk, note, vault, path, title, heading, text, provenance, rank, float(similarity))

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.http import Http404
 
+from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query
 from apps.vaults.permissions import vault_ids_for
 
@@ -117,15 +118,8 @@ class SearchResult:
 
 
 def validate_query(text: str) -> str:
-    text = (text or "").strip()
-    if not text:
-        raise ValidationError({"q": ["the query is empty: type what you are looking for"]})
     limit = int(settings.SEARCH_MAX_QUERY_CHARS)
-    if len(text) > limit:
-        raise ValidationError({"q": [f"the query has {len(text)} characters; the limit is {limit}"]})
-    if "\x00" in text:
-        raise ValidationError({"q": ["the query contains a NUL character"]})
-    return text
+    return validate_text(text, field="q", limit=limit, empty="the query is empty: type what you are looking for")
 
 
 def search_scope(*, user: object, vault_ids: list[int] | None) -> list[int]:
@@ -218,7 +212,7 @@ def hybrid_statement(
         vector_filter = "c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s"
     params: dict[str, Any] = {
         "text": text,
-        "qvec": _vector_literal(query_vector) if query_vector is not None else None,
+        "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "use_vector": query_vector is not None,
         "use_keyword": use_keyword,
         "vaults": vault_ids,
@@ -243,7 +237,7 @@ def apply_session_settings(cursor: Any, strategy: str) -> None:
         cursor.execute("SET LOCAL enable_seqscan = off")
 
 
-def _vector_literal(vector: list[float]) -> str:
+def vector_literal(vector: list[float]) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 

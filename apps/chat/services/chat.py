@@ -16,6 +16,7 @@ from django.http import Http404
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
+from apps.core.validation import validate_text
 from apps.llm.gateway import ModelUnavailable, complete_stream
 from apps.retrieval.context import gated_context
 from apps.retrieval.gate import GateResult, is_local
@@ -32,15 +33,8 @@ class Event:
 
 
 def validate_message(text: str) -> str:
-    text = (text or "").strip()
-    if not text:
-        raise ValidationError({"message": ["the message is empty: type a question"]})
     limit = int(settings.CHAT_MAX_MESSAGE_CHARS)
-    if len(text) > limit:
-        raise ValidationError({"message": [f"the message has {len(text)} characters; the limit is {limit}"]})
-    if "\x00" in text:
-        raise ValidationError({"message": ["the message contains a NUL character"]})
-    return text
+    return validate_text(text, field="message", limit=limit, empty="the message is empty: type a question")
 
 
 def chat_start(*, user: Any, vault_ids: list[int], text: str, conversation_id: int | None = None) -> Message:

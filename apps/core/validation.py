@@ -1,0 +1,21 @@
+"""Validation of free text a person types (search queries, chat messages): one set of rules and messages."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+
+
+def validate_text(text: str, *, field: str, limit: int, empty: str) -> str:
+    """The stripped text, or a 400-worthy ValidationError on `field` saying what is wrong."""
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError({field: [empty]})
+    if len(text) > limit:
+        raise ValidationError({field: [f"the {_noun(field)} has {len(text)} characters; the limit is {limit}"]})
+    if "\x00" in text:
+        raise ValidationError({field: [f"the {_noun(field)} contains a NUL character"]})
+    return text
+
+
+def _noun(field: str) -> str:
+    return {"q": "query"}.get(field, field)
