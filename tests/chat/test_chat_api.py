@@ -44,9 +44,11 @@ def test_a_question_gets_a_grounded_cited_answer(sample):
     # Every candidate the gate rated is kept with its score; most of the 30 did not survive.
     assert len(reply["candidates"]) > len(reply["context"])
     assert any(c["score"] < 3 and not c["survived"] for c in reply["candidates"])
-    # The local scorer is a model slot like any other: one usage row, cost 0.
-    usage = ModelUsage.objects.get(slot="scoring")
-    assert usage.model.startswith("local/") and usage.vault_id == sample.pk and usage.cost_usd == 0
+    # The local scorer and the extractive answerer are model slots like any other: a usage row each, cost 0.
+    for slot, purpose in (("scoring", "relevance gate"), ("chat", "answer")):
+        usage = ModelUsage.objects.get(slot=slot)
+        assert usage.purpose == purpose and usage.model.startswith("local/")
+        assert usage.vault_id == sample.pk and usage.cost_usd == 0 and usage.outcome == "ok"
 
 
 def test_a_follow_up_is_read_against_the_question_before_it(sample):

@@ -100,6 +100,7 @@ def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server,
     assert reply["answer"].startswith("From your notes:") and "floor 2" in reply["answer"]
     assert any("chat model is unavailable" in n for n in reply["notices"])
     assert ModelUsage.objects.filter(slot="chat", outcome="error").count() == 1
+    assert ModelUsage.objects.filter(slot="chat", model="local/extractive").count() == 1
 
 
 def test_nothing_survives_so_general_knowledge_is_labelled_as_such(llm_server, owner, notes):
@@ -133,4 +134,4 @@ def test_a_stream_that_breaks_off_keeps_what_was_written_and_adds_the_passages(l
 
     assert reply["answer"].startswith("The printer is \n\nFrom your notes:")
     assert any("chat model is unavailable" in n for n in reply["notices"])
-    assert ModelUsage.objects.get(slot="chat").outcome == "error"
+    assert ModelUsage.objects.get(slot="chat", model="openai/scripted-writer").outcome == "error"

@@ -17,7 +17,7 @@ from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role,
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
 from apps.core.validation import validate_text
-from apps.llm.gateway import ModelUnavailable, complete_stream
+from apps.llm.gateway import ModelUnavailable, complete, complete_stream
 from apps.retrieval.context import gated_context
 from apps.retrieval.gate import GateResult, is_local
 from apps.retrieval.search import search_scope
@@ -104,6 +104,14 @@ class _Writer:
         self.message.text += text
         return Event("delta", {"text": text})
 
+    def local_call(self, purpose: str, messages: list[dict[str, str]], text: str) -> None:
+        """The model-free answerer goes through the gateway too, so its use is on the ledger (cost 0)."""
+        model = self.model if is_local(self.model) else "local/extractive"
+        complete(
+            slot="chat", purpose=purpose, messages=messages, local=lambda _: text, user=self.user,
+            vault_id=self.vault_id, model=model,
+        )  # fmt: skip
+
     def stream(self, purpose: str, messages: list[dict[str, str]]) -> Generator[Event, None, bool]:
         """A chat-slot call streamed into the answer; False (and a notice) when the provider fails."""
         try:
@@ -130,7 +138,9 @@ def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterato
         writer.message.notices.append("Showing the passages it would have used instead.")
         if writer.message.text:
             yield writer.delta("\n\n")
-    for part in answering.extractive(question, sources):
+    parts = answering.extractive(question, sources)
+    writer.local_call("answer", answering.sources_prompt(question, sources), "".join(parts))
+    for part in parts:
         yield writer.delta(part)
 
 
