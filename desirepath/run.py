@@ -52,6 +52,8 @@ def main() -> int:
             f"{bind}:{port}",
             "--workers",
             os.environ.get("DESIREPATH_WEB_WORKERS", "2"),
+            "--threads",  # a streamed answer holds a thread, not a whole worker
+            os.environ.get("DESIREPATH_WEB_THREADS", "8"),
             "--timeout",
             "120",
             "--access-logfile",
