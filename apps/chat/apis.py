@@ -26,7 +26,8 @@ class ChatApi(APIView):
     @extend_schema(
         request=ChatIn,
         responses={200: OpenApiTypes.OBJECT},
-        summary="Ask a question; 200 when the answer is complete (its context, citations and gate scores)",
+        summary="Ask a question; 200 when the answer is complete (its context, citations and gate scores); "
+        "404 if a vault became unreadable meanwhile, 503 (message kept) if answering failed",
     )
     def post(self, request: Request) -> Response:
         data = ChatIn(data=request.data)
@@ -38,13 +39,10 @@ class ChatApi(APIView):
             text=data.validated_data["message"],
             conversation_id=data.validated_data.get("conversation"),
         )
-        for _ in chat_run(message=message, user=user):
-            pass
+        failures = [e.data for e in chat_run(message=message, user=user) if e.kind == "failure"]
         payload = message_payload(message)
-        if message.status == Status.FAILED:
-            return Response(
-                {"detail": " ".join(message.notices), **payload}, status=status.HTTP_503_SERVICE_UNAVAILABLE
-            )
+        if failures:
+            return Response({**payload, "detail": failures[-1]["detail"]}, status=failures[-1]["status"])
         return Response(payload)
 
 

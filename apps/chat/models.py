@@ -33,6 +33,7 @@ class Role(models.TextChoices):
 
 class Status(models.TextChoices):
     PENDING = "pending"
+    RUNNING = "running"  # claimed by one run: a second stream of the same message gets nothing
     COMPLETE = "complete"
     FAILED = "failed"
 

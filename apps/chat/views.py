@@ -31,7 +31,9 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     conversations = Conversation.objects.filter(owner=user)[:50]
     current: dict[str, Any] | None = None
     wanted = request.GET.get("c", "")
-    if wanted.isdigit():
+    if wanted and not _is_id(wanted):
+        raise Http404("No conversation matches the given query.")
+    if wanted:
         found = Conversation.objects.filter(pk=int(wanted), owner=user).first()
         if found is None:
             raise Http404("No conversation matches the given query.")
@@ -47,14 +49,17 @@ def chat_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 def chat_send(request: HttpRequest) -> JsonResponse:
     """Store the question (400 with the reason on bad input) and hand back where its answer streams from."""
-    vault_ids = [int(v) for v in request.POST.getlist("vault") if v.isdigit()]
+    raw = request.POST.getlist("vault")
     conversation = request.POST.get("conversation", "")
+    if not all(_is_id(v) for v in raw) or (conversation and not _is_id(conversation)):
+        return JsonResponse({"detail": "Vaults and conversations are named by their numeric ids."}, status=400)
+    vault_ids = [int(v) for v in raw]
     try:
         message = chat_start(
             user=request.user,
             vault_ids=vault_ids,
             text=request.POST.get("message", ""),
-            conversation_id=int(conversation) if conversation.isdigit() else None,
+            conversation_id=int(conversation) if conversation else None,
         )
     except ValidationError as exc:
         return JsonResponse({"detail": messages_of(exc)}, status=400)
@@ -68,6 +73,10 @@ def chat_send(request: HttpRequest) -> JsonResponse:
             "stream": reverse("chat-stream", args=[message.pk]),
         }
     )
+
+
+def _is_id(value: str) -> bool:
+    return value.isascii() and value.isdecimal() and len(value) < 19
 
 
 def _sse(events: Iterator[Event]) -> Iterator[str]:

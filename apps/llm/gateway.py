@@ -172,6 +172,15 @@ def complete_stream(
             delta = chunk.choices[0].delta.content if chunk.choices else None
             if delta:
                 yield delta
+        built = litellm.stream_chunk_builder(chunks, messages=list(messages)) if chunks else None
+    except GeneratorExit:
+        call.record(Outcome.ERROR, error="the reader left before the stream ended")
+        raise
     except Exception as exc:
         raise call.fail(exc) from exc
-    call.finish(litellm.stream_chunk_builder(chunks, messages=list(messages)))
+    finally:
+        getattr(stream, "close", lambda: None)()
+    if built is None:  # a provider that answered with nothing
+        call.record(Outcome.OK)
+        return
+    call.finish(built)

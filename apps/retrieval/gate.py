@@ -9,8 +9,10 @@ provider that stays down falls back to the local scorer, and the result says so.
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,16 +79,17 @@ def score_of(probability: float) -> int:
     return 1 + sum(probability >= cut for cut in CUTS)
 
 
-def _quote(text: str) -> str:
-    return re.sub(r"<(/?)(candidate|question)", r"‹\1\2", text, flags=re.I)
+def quote(text: str) -> str:
+    """Text made safe to sit between prompt delimiters: no tag of any spelling can close or open one."""
+    return html.escape(unicodedata.normalize("NFKC", text), quote=True)
 
 
 def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:
     blocks = [
-        f'<candidate id="{i}" note="{_quote(c.path)}">\n{_quote(c.text)}\n</candidate>'
+        f'<candidate id="{i}" note="{quote(c.path)}">\n{quote(c.text)}\n</candidate>'
         for i, c in enumerate(candidates, start=1)
     ]
-    user = f"<question>\n{_quote(question)}\n</question>\n\nCandidates:\n" + "\n".join(blocks)
+    user = f"<question>\n{quote(question)}\n</question>\n\nCandidates:\n" + "\n".join(blocks)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -159,7 +162,7 @@ def gate(
     used = 0
     for item in ordered:
         cost = tokens_of(item.candidate.text)
-        if item.score < threshold or (survivors and used + cost > budget):
+        if item.score < threshold or used + cost > budget:
             break
         survivors.append(item)
         used += cost

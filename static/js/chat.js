@@ -106,6 +106,14 @@ function newTurn(question) {
 function stream(turn, url, form) {
   const source = new EventSource(url);
   const status = turn.querySelector(".status");
+  let finished = false;
+  const finish = (error) => {
+    if (finished) return;
+    finished = true;
+    source.close();
+    if (error) showError(error);
+    done(form);
+  };
   const on = (kind, handler) => source.addEventListener(kind, (e) => handler(JSON.parse(e.data)));
   on("status", (data) => { status.textContent = data.text; });
   on("context", (data) => {
@@ -113,12 +121,9 @@ function stream(turn, url, form) {
     status.textContent = `${data.items.length} candidates rated, ${passed} passed the gate. Writing…`;
   });
   on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
-  on("done", (data) => { source.close(); renderAnswer(turn, data); done(form); });
-  on("error", (data) => { source.close(); showError(data.detail); done(form); });
-  source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) return;
-    source.close(); showError("The connection dropped; your question is saved in this conversation."); done(form);
-  };
+  on("done", (data) => { renderAnswer(turn, data); finish(""); });
+  on("failure", (data) => { status.textContent = ""; finish(data.detail); });
+  source.onerror = () => finish("The connection dropped; your question is saved in this conversation.");
 }
 
 function showError(text) {

@@ -56,6 +56,10 @@ def test_bad_input_is_refused_and_nothing_is_stored(sample):
     assert response.status_code == 400 and "empty" in response.json()["detail"]
     stranger = browser(make_user())
     assert stranger.post("/chat/send/", {"message": "hi there?", "vault": [sample.pk]}).status_code == 404
+    for bad in ({"vault": ["²"]}, {"vault": ["-1"]}, {"conversation": "x"}):
+        response = client.post("/chat/send/", {"message": "What is a PTW?", **bad})
+        assert response.status_code == 400 and "numeric ids" in response.json()["detail"]
+    assert client.get("/chat/?c=²").status_code == 404
     assert not Message.objects.exists()
 
 
@@ -65,3 +69,31 @@ def test_nobody_else_can_run_or_read_an_answer(sample):
     assert stranger.get(sent["stream"]).status_code == 404
     assert stranger.get(f"/chat/?c={sent['conversation']}").status_code == 404
     assert Message.objects.get(pk=sent["message"]).status == "pending"
+
+
+def test_one_run_per_answer_and_a_reader_who_leaves_marks_it_failed(sample):
+    from apps.chat.services.chat import chat_run, chat_start
+
+    message = chat_start(user=sample.owner, vault_ids=[sample.pk], text="What is a PTW?")
+    first = chat_run(message=message, user=sample.owner)
+    assert next(first).kind == "status"  # claimed and running
+    second = list(chat_run(message=message, user=sample.owner))
+    assert [(e.kind, e.data["status"]) for e in second] == [("failure", 409)]
+    first.close()  # the page was closed mid-answer
+    message.refresh_from_db()
+    assert message.status == "failed" and "closed before the answer was finished" in message.notices[-1]
+
+
+def test_access_lost_between_asking_and_answering_is_a_404_not_an_outage(sample):
+    from apps.chat.services.chat import chat_run, chat_start
+    from apps.vaults.services import vault_unshare
+    from tests.factories import share
+
+    reader = make_user()
+    share(sample, "reader", user=reader)
+    message = chat_start(user=reader, vault_ids=[sample.pk], text="What is a PTW?")
+    vault_unshare(actor=sample.owner, vault=sample, user=reader)
+    events = list(chat_run(message=message, user=reader))
+    assert [(e.kind, e.data["status"]) for e in events] == [("failure", 404)]
+    message.refresh_from_db()
+    assert message.status == "failed" and message.reply_to.text == "What is a PTW?"  # the question is kept

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from apps.llm.gateway import Message
 from apps.notes.models import Provenance
+from apps.retrieval.gate import quote
 from apps.retrieval.relevance import terms
 
 MAX_SENTENCES = 4
@@ -75,9 +76,8 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
 def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
     blocks = []
     for s in sources:
-        quoted = s.text.replace("</source", "‹/source")
         kind = ' proposal="yes"' if s.is_proposal else ""
-        blocks.append(f'<source n="{s.number}" note="{s.path}"{kind}>\n{quoted}\n</source>')
+        blocks.append(f'<source n="{s.number}" note="{quote(s.path)}"{kind}>\n{quote(s.text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]
 

@@ -4,6 +4,7 @@ can stream it; the API runs the same events to the end."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,8 @@ from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -170,16 +173,24 @@ def _significance(text: str, earlier: list[str]) -> Significance:
 
 
 def chat_run(*, message: Message, user: Any) -> Iterator[Event]:
-    """Answer a pending message, yielding events; the message ends complete (or failed, with the reason)."""
+    """Answer a pending message, yielding events; the message ends complete, or failed with the reason (also
+    when the reader leaves mid-stream). Only one run ever claims a message."""
+    claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(status=Status.RUNNING)
+    if not claimed:
+        yield Event("failure", {"detail": "This answer is already being written or was written.", "status": 409})
+        return
     try:
         yield from _run(message, user)
     except Http404:
         _fail(message, "One of the vaults of this conversation is no longer readable to you.")
-        yield Event("error", {"detail": message.notices[-1]})
-    except Exception as exc:
-        _fail(message, f"The answer failed: {type(exc).__name__}: {exc}")
-        yield Event("error", {"detail": message.notices[-1]})
+        yield Event("failure", {"detail": message.notices[-1], "status": 404})
+    except GeneratorExit:
+        _fail(message, "The page was closed before the answer was finished.")
         raise
+    except Exception as exc:
+        logger.exception("chat answer %s failed", message.pk)
+        _fail(message, f"The answer failed: {type(exc).__name__}: {exc}")
+        yield Event("failure", {"detail": message.notices[-1], "status": 503})
 
 
 def _fail(message: Message, reason: str) -> None:
@@ -234,7 +245,7 @@ def _finish(message: Message) -> Event:
     return Event("done", message_payload(message))
 
 
-WITHHELD = "(This answer drew on a vault you can no longer read, so it is no longer shown.)"
+WITHHELD = "(This answer read a vault you can no longer read, so it is no longer shown.)"
 
 
 def item_payload(item: ContextItem) -> dict[str, Any]:
@@ -256,11 +267,10 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
 
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
     """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
-    read is left out, and an answer that drew on such a vault is withheld: it quotes them."""
-    every = list(message.context.all())
-    items = [i for i in every if readable is None or i.vault_id in readable]
+    read is left out, and an answer that read such a vault is withheld: it may quote or name them."""
+    items = [i for i in message.context.all() if readable is None or i.vault_id in readable]
     text = message.text
-    if readable is not None and any(i.survived and i.vault_id not in readable for i in every):
+    if readable is not None and not set(message.vault_ids) <= readable:
         text = WITHHELD
     return {
         "conversation": message.conversation_id,
