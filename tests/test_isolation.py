@@ -26,6 +26,7 @@ from drf_spectacular.generators import SchemaGenerator
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
 from apps.chat.models import ContextItem, Conversation
+from apps.librarian.services import reenrich
 from apps.notes.models import ImportJob, Note
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
@@ -98,6 +99,7 @@ def build_world(seed: int, tmp_path: Path) -> World:
                 role = rng.choice(["reader", "contributor"])
                 share(vault, role, team=team)
                 world.team_roles[(team.pk, vault.pk)] = role
+    reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
     for user in users:  # conversations whose context comes from the vaults each user reads
         for question in ("What is the code word?", "What is the plain note about gardening?"):
             api(user).post("/api/chat/", {"message": question}, format="json")

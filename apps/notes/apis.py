@@ -28,6 +28,7 @@ from apps.vaults.selectors import vault_get
 def note_out(note: Note) -> dict:
     note.link_rows = list(selectors.note_links(note=note))  # type: ignore[attr-defined]
     note.backlink_rows = list(selectors.note_backlinks(note=note))  # type: ignore[attr-defined]
+    note.metadata_row = selectors.note_metadata(note=note)  # type: ignore[attr-defined]
     return dict(NoteOut(note).data)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -41,3 +42,11 @@ def import_job_get(*, user: object, job_id: object) -> ImportJob:
         return ImportJob.objects.get(pk=int(str(job_id)), vault__in=vaults_for(user, "read"))
     except (ImportJob.DoesNotExist, ValueError) as exc:
         raise Http404("No import job matches the given query.") from exc
+
+
+def note_metadata(*, note: Note) -> object | None:
+    """The note's collision metadata (written by the Librarian), or None while it has none."""
+    try:
+        return note.metadata  # type: ignore[attr-defined]
+    except ObjectDoesNotExist:
+        return None

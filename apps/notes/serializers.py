@@ -41,6 +41,14 @@ class BacklinkOut(serializers.Serializer):
     title = serializers.CharField()
 
 
+class MetadataOut(serializers.Serializer):
+    core_claim = serializers.CharField()
+    bridging_domains = serializers.ListField(child=serializers.CharField())
+    tensions = serializers.ListField(child=serializers.CharField())
+    model = serializers.CharField()
+    written_at = serializers.DateTimeField()
+
+
 class NoteOut(NoteListOut):
     body = serializers.CharField()
     frontmatter = serializers.JSONField()
@@ -52,6 +60,7 @@ class NoteOut(NoteListOut):
     updated_at = serializers.DateTimeField()
     links = LinkOut(many=True, source="link_rows")
     backlinks = BacklinkOut(many=True, source="backlink_rows")
+    metadata = MetadataOut(source="metadata_row", allow_null=True)
 
 
 class NoteListQuery(serializers.Serializer):

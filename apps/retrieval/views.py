@@ -73,6 +73,7 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "links": links,
             "backlinks": note_selectors.note_backlinks(note=note),
             "unresolved": [link for link in links if link.target_id is None],
+            "metadata": note_selectors.note_metadata(note=note),
         },
     )
 

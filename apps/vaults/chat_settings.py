@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 FALLBACKS = ("explicit", "silent", "refuse")  # from least to most reserved
-SWITCHES = ("discovery", "deep_research")
+SWITCHES = ("discovery", "deep_research", "librarian")
 SLOTS = ("chat", "reasoning", "scoring")
 
 

@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "apps.llm",
     "apps.audit",
     "apps.chat",
+    "apps.librarian",
     "apps.evaluation",
 ]
 
@@ -170,7 +171,10 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath"
 CELERY_BEAT_SCHEDULE = {
     # Sweeps up notes whose embedding could not be queued (or a model change): nothing waits forever.
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
+    # Metadata older than its note or written by an older model, a budget per vault and run.
+    "reenrich-stale": {"task": "apps.librarian.tasks.reenrich_stale", "schedule": 900.0},
 }
+LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
 
 # Embeddings: one deployment-wide model; the vector column's dimension follows it.
 EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")

@@ -12,7 +12,7 @@ def test_defaults_follow_the_deployment(settings):
     settings.LLM_SLOTS = {**settings.LLM_SLOTS, "chat": "local/extractive"}
     defaults = parse({})
     assert (defaults.gate_threshold, defaults.fallback) == (3, "explicit")
-    assert defaults.switches == {"discovery": True, "deep_research": True}
+    assert defaults.switches == {"discovery": True, "deep_research": True, "librarian": True}
     assert defaults.model_for("chat") == "local/extractive"
     assert parse({"models": {"chat": "ollama/llama3"}}).model_for("chat") == "ollama/llama3"
 
@@ -41,7 +41,7 @@ def test_the_strictest_settings_win_across_vaults():
     combined = strictest([relaxed, strict, ChatSettings()])
     assert combined.gate_threshold == 4
     assert combined.fallback == "refuse"
-    assert combined.switches == {"discovery": True, "deep_research": False}
+    assert combined.switches == {"discovery": True, "deep_research": False, "librarian": True}
     assert "scoring" not in combined.models  # the vaults disagree: the deployment's model is used
     same = strictest([parse({"models": {"chat": "openai/x"}}), parse({"models": {"chat": "openai/x"}})])
     assert same.model_for("chat") == "openai/x"

@@ -5,12 +5,12 @@ the user always sees plainly that the vault had nothing."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.llm.gateway import Message
 from apps.notes.models import Provenance
+from apps.notes.text import sentences
 from apps.retrieval.gate import quote
 from apps.retrieval.relevance import terms
 
@@ -43,31 +43,15 @@ class Source:
         return self.provenance in PROPOSALS
 
 
-def _plain(line: str) -> str:
-    line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
-    line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
-    return re.sub(r"(\*\*|__|`)", "", line).strip(" -*>#\t")
-
-
-def _sentences(text: str) -> list[str]:
-    """Sentences of a chunk, each list item and line on its own (Markdown marks removed)."""
-    out = []
-    for line in text.splitlines():
-        plain = _plain(line)
-        if plain and not plain.startswith("---"):
-            out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", plain) if len(s.strip()) > 2]
-    return out
-
-
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     """One bullet per source (best sentence for the question), at most MAX_SENTENCES, each cited."""
     wanted = set(terms(question))
     bullets = []
     for source in sources[:MAX_SENTENCES]:
-        sentences = _sentences(source.text)
-        if not sentences:
+        lines = sentences(source.text)
+        if not lines:
             continue
-        best = max(sentences, key=lambda s: (len(wanted & set(terms(s))), -sentences.index(s)))
+        best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
         label = "(proposal) " if source.is_proposal else ""
         bullets.append(f"- {label}{best} [{source.number}]\n")
     return ["From your notes:\n\n", *bullets]

@@ -1,0 +1,45 @@
+"""Re-enrichment: rewrite notes' collision metadata with the current model, everything or only what is stale,
+within a budget. The note rows are never written (their content-modified and updated times stay as they are)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from apps.librarian.enrich import current_writer, enrich_note, stale_notes
+from apps.notes.models import Note, Tier
+from apps.vaults.chat_settings import parse
+from apps.vaults.models import Vault
+
+
+def reenrich(
+    *,
+    vaults: list[Vault],
+    everything: bool = False,
+    budget: int | None = None,
+    user: Any = None,
+    tick: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    """Per vault, at most `budget` notes (None: no limit); vaults whose Librarian is off are skipped untouched."""
+    counts = {"enriched": 0, "vaults_skipped": 0}
+    for vault in vaults:
+        if not parse(vault.chat_settings).switches["librarian"]:
+            counts["vaults_skipped"] += 1
+            continue
+        if everything:
+            notes = Note.objects.filter(vault=vault, tier=Tier.HOT).order_by("id")
+        else:
+            notes = stale_notes(vault.pk, current_writer(vault.chat_settings))
+        for note in notes.select_related("vault")[:budget]:
+            enrich_note(note, user=user)
+            counts["enriched"] += 1
+            if tick:
+                tick(1)
+    return counts
+
+
+def reenrich_stale_everywhere() -> dict[str, int]:
+    """The beat job: every vault, stale notes only, within the per-vault budget."""
+    return reenrich(vaults=list(Vault.objects.order_by("id")), budget=int(settings.LIBRARIAN_REENRICH_BUDGET))
