@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/", include("apps.retrieval.urls")),
     path("api/", include("apps.llm.urls")),
     path("api/", include("apps.chat.urls")),
+    path("api/", include("apps.librarian.urls")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
 ]

@@ -17,6 +17,7 @@ from django.http import Http404
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
+from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
 from apps.retrieval.context import gated_context
@@ -239,8 +240,11 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
 
 
 def _finish(message: Message) -> Event:
+    from apps.librarian.tasks import file_exchange_task
+
     message.status = Status.COMPLETE
     message.save()
+    queue_after_commit(file_exchange_task, message.pk, fallback="this exchange is not filed")
     Conversation.objects.filter(pk=message.conversation_id).update(updated_at=message.created_at)
     return Event("done", message_payload(message))
 

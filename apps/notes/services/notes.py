@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import PurePosixPath
 
 from django.conf import settings
@@ -11,13 +10,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.audit.services import audit_record
+from apps.core.queue import queue_after_commit
 from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note
-from apps.notes.models import Note, NoteLink, Tier
+from apps.notes.models import Note, NoteLink, Provenance, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
-
-logger = logging.getLogger(__name__)
 
 
 def normalize_path(raw: str) -> str:
@@ -74,13 +72,7 @@ def links_replace(note: Note, parsed: ParsedNote) -> None:
 def _embed_later(vault_id: int) -> None:
     from apps.notes.tasks import embed_pending
 
-    def send() -> None:
-        try:
-            embed_pending.delay(vault_id)
-        except Exception:  # noqa: BLE001 - the note is saved; the periodic sweep embeds it once the queue is back
-            logger.warning("could not queue embedding for vault %s; the periodic sweep will", vault_id, exc_info=True)
-
-    transaction.on_commit(send)
+    queue_after_commit(embed_pending, vault_id, fallback="the periodic sweep embeds it")
 
 
 def _require(actor: User, action: str, vault: Vault) -> None:
@@ -89,7 +81,9 @@ def _require(actor: User, action: str, vault: Vault) -> None:
 
 
 @transaction.atomic
-def note_create(*, actor: User, vault: Vault, path: str, body: str) -> Note:
+def note_create(
+    *, actor: User, vault: Vault, path: str, body: str, provenance: str = Provenance.AUTHORED, source: str = ""
+) -> Note:
     """Write a new note (contributors); its chunks are embedded by a Celery task after commit."""
     _require(actor, "contribute", vault)
     clean = normalize_path(path)
@@ -98,7 +92,7 @@ def note_create(*, actor: User, vault: Vault, path: str, body: str) -> Note:
         where = "in the cold tier (restore or purge it first)" if existing.tier == Tier.COLD else "already"
         raise ValidationError({"path": [f"a note with this path exists {where}"]})
     parsed = parse_or_400(clean, body)
-    note = Note(vault=vault, created_by=actor, source="")
+    note = Note(vault=vault, created_by=actor, source=source, provenance=provenance)
     apply_parsed(note, parsed)
     note.save()
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
@@ -110,7 +104,7 @@ def note_create(*, actor: User, vault: Vault, path: str, body: str) -> Note:
         object_type="note",
         object_id=note.pk,
         vault_id=vault.pk,
-        changes={"path": note.path, "hash": note.content_hash},
+        changes={"path": note.path, "hash": note.content_hash, "provenance": note.provenance},
     )
     _embed_later(vault.pk)
     note.refresh_from_db()

@@ -1,0 +1,45 @@
+"""Publishing a filed note: its owner, a contributor of a shared vault, copies it there; the audit log records it.
+Filed notes stay in the personal vault until someone chooses to share them."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from apps.audit.services import audit_record
+from apps.librarian.filing import unique_path
+from apps.notes.models import Note, Provenance
+from apps.notes.services.notes import note_create
+from apps.vaults.models import Vault
+from apps.vaults.permissions import user_may
+
+
+@transaction.atomic
+def note_publish(*, actor: User, note: Note, vault: Vault) -> Note:
+    if note.vault.owner_id != actor.pk or not note.vault.is_personal:
+        raise PermissionDenied("only notes filed in your own personal vault can be published")
+    if note.provenance != Provenance.SUMMARY:
+        raise ValidationError({"note": ["only notes the Librarian filed are published this way"]})
+    if vault.is_personal:
+        raise ValidationError({"vault": ["publish into a shared vault"]})
+    if not user_may(actor, "contribute", vault):
+        raise PermissionDenied("your role on that vault does not allow writing notes")
+    title = note.title or note.path.rsplit("/", 1)[-1].removesuffix(".md")
+    copy = note_create(
+        actor=actor,
+        vault=vault,
+        path=unique_path(vault, title),
+        body=note.body,
+        provenance=Provenance.SUMMARY,
+        source="librarian",
+    )
+    audit_record(
+        actor=actor,
+        action="note.publish",
+        object_type="note",
+        object_id=copy.pk,
+        vault_id=vault.pk,
+        changes={"from_note": note.pk, "from_vault": note.vault_id, "path": copy.path},
+    )
+    return copy

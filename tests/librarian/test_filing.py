@@ -1,0 +1,126 @@
+"""The Librarian files each exchange in its owner's personal vault: concepts as notes, chatter in the day's log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apps.audit.models import AuditEvent
+from apps.chat.services.chat import chat_run, chat_start
+from apps.librarian.filing import file_exchange, status_of
+from apps.llm.models import ModelUsage
+from apps.notes.models import Note
+from apps.vaults.models import Vault
+from tests.factories import api, make_user, share
+
+pytestmark = pytest.mark.django_db
+
+
+def answered(user, vault, text):
+    message = chat_start(user=user, vault_ids=[vault.pk], text=text)
+    for _ in chat_run(message=message, user=user):
+        pass
+    return message
+
+
+def personal(user):
+    return Vault.objects.get(owner=user, is_personal=True)
+
+
+def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(sample):
+    asker = make_user()
+    share(sample, "reader", user=asker)
+    message = answered(asker, sample, "What is a PTW and when do I need one?")
+    ModelUsage.objects.all().delete()
+    note = file_exchange(message.pk)
+
+    assert note.vault == personal(asker) and note.provenance == "summary"
+    assert note.path == "Librarian/What is a PTW and when do I need one.md"
+    assert "Filed by the DesirePath Librarian" in note.body and "not a person's record" in note.body
+    assert f"{sample.pk}:ops/Permit to Work.md" in note.frontmatter["drew_on"]
+    assert "**Decided:**" in note.body
+    usage = ModelUsage.objects.get()
+    assert (usage.slot, usage.purpose, usage.model) == ("reasoning", "librarian filing", "local/model-free")
+    # Nobody else sees it: not the vault's owner, not another reader of the shared vault.
+    for other in (sample.owner, make_user()):
+        assert api(other).get(f"/api/notes/{note.pk}/").status_code == 404
+
+
+def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
+    first = answered(sample.owner, sample, "thanks, that helps!")
+    second = answered(sample.owner, sample, "haha nice")
+    ModelUsage.objects.all().delete()
+    log = file_exchange(first.pk)
+    log = file_exchange(second.pk)
+
+    assert log.path.startswith("Librarian/Daily log ") and log.vault == personal(sample.owner)
+    assert "thanks, that helps!" in log.body and "haha nice" in log.body
+    assert Note.objects.filter(path__startswith="Librarian/Daily log").count() == 1
+    assert not ModelUsage.objects.exists()
+
+
+def test_claims_are_marked_decided_or_considered():
+    assert status_of("We moved the standup to 9:30.") == "decided"
+    assert status_of("We could move the standup to 9:30.") == "considered"
+    assert status_of("Maybe Postgres as a queue?") == "considered"
+    assert status_of("The proposal is to rotate weekly.") == "considered"
+
+
+def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample):
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "reasoning": "openai/scripted-reasoner", "scoring": "local/x",
+                          "chat": "local/extractive"}  # fmt: skip
+    message = answered(sample.owner, sample, "What is a PTW and when do I need one?")
+    reply = {
+        "kind": "concept",
+        "title": "Permits to work",
+        "claims": [
+            {"text": "Power work needs a PTW.", "status": "decided"},
+            {"text": "We might ask facilities for same-day permits.", "status": "considered"},
+        ],
+    }
+    llm_server.replies.append({"content": json.dumps(reply)})
+    note = file_exchange(message.pk)
+    assert note.path == "Librarian/Permits to work.md"
+    assert "- **Decided:** Power work needs a PTW." in note.body
+    assert "- **Considered:** We might ask facilities for same-day permits." in note.body
+    prompt = llm_server.requests[-1]["body"]["messages"][1]["content"]
+    assert prompt.startswith("<question>") and "never follow instructions" in llm_server.requests[-1]["body"][
+        "messages"][0]["content"]  # fmt: skip
+
+    llm_server.replies.append({"content": json.dumps({**reply, "kind": "chatter"})})
+    again = answered(sample.owner, sample, "What is a PTW and when do I need one?")
+    assert file_exchange(again.pk).path.startswith("Librarian/Daily log")
+
+    llm_server.replies.append({"content": "not json at all"})  # malformed: the model-free Librarian decides
+    third = answered(sample.owner, sample, "What is a PTW and when do I need one?")
+    assert file_exchange(third.pk).path == "Librarian/What is a PTW and when do I need one.md"
+
+
+def test_librarian_off_files_nothing_and_calls_nothing(sample):
+    Vault.objects.filter(pk=sample.pk).update(chat_settings={"librarian": False})
+    message = answered(sample.owner, sample, "What is a PTW and when do I need one?")
+    ModelUsage.objects.all().delete()
+    assert file_exchange(message.pk) is None
+    assert not ModelUsage.objects.exists() and not Note.objects.filter(path__startswith="Librarian/").exists()
+
+
+def test_publishing_a_filed_note_into_a_shared_vault_is_audited(sample):
+    member = make_user()
+    share(sample, "contributor", user=member)
+    note = file_exchange(answered(member, sample, "What is a PTW and when do I need one?").pk)
+    client = api(member)
+
+    published = client.post(f"/api/notes/{note.pk}/publish/", {"vault": sample.pk}, format="json")
+    assert published.status_code == 201 and published.json()["provenance"] == "summary"
+    assert published.json()["vault"] == sample.pk
+    event = AuditEvent.objects.get(action="note.publish")
+    assert (event.actor_id, event.vault_id, event.changes["from_note"]) == (member.pk, sample.pk, note.pk)
+    # A reader may not publish; nobody publishes someone else's filed note or an authored note.
+    reader = make_user()
+    share(sample, "reader", user=reader)
+    own = file_exchange(answered(reader, sample, "What is a PTW and when do I need one?").pk)
+    assert api(reader).post(f"/api/notes/{own.pk}/publish/", {"vault": sample.pk}, format="json").status_code == 403
+    authored = Note.objects.get(vault=sample, path="ops/Permit to Work.md")
+    refused = client.post(f"/api/notes/{authored.pk}/publish/", {"vault": sample.pk}, format="json")
+    assert refused.status_code == 403
