@@ -1,4 +1,4 @@
-"""A real Celery worker process runs the work a request queued: zip import and embedding of new notes."""
+"""A real Celery worker process runs the work a request queued: zip import, embedding of new notes, filing."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import connection
 
 from apps.notes.models import Chunk, Note
+from apps.vaults.models import Vault
 from desirepath.celery import app
 from tests.factories import SAMPLE_VAULT, api, make_user, make_vault
 
@@ -115,3 +116,11 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     assert hits[0]["note"] == note["id"] and "vector" in hits[0]["sources"]
 
     assert client.get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "ok"}
+
+    # After an answer, the worker (never the request) files the exchange in the asker's personal vault.
+    reply = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What is a sourdough starter?"}, format="json")
+    assert reply.status_code == 200 and reply.json()["grounded"]
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    filed = Note.objects.filter(vault=personal, path__startswith="Librarian/")
+    _wait_for(filed.exists, what="the Librarian's filing")
+    assert filed.get().provenance == "summary"
