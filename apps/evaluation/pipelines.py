@@ -49,6 +49,18 @@ def _full(user: object, vault_id: int, query: str) -> Retrieved:
     return _gate(user, vault_id, query)
 
 
+def _research(user: object, vault_id: int, query: str) -> Retrieved:
+    from apps.research.run import research
+
+    if not significance(query).significant:
+        return Retrieved(ranking=[], injected=[])
+    run = research(user=user, question=query, vault_ids=[vault_id])
+    if not run.ran or run.result is None:
+        return _gate(user, vault_id, query)
+    survivors = [r.candidate.chunk for r in run.result.survivors]
+    return Retrieved(ranking=survivors, injected=survivors)
+
+
 PIPELINES: dict[str, Pipeline] = {
     "keyword": _flat("keyword"),
     "vector": _flat("vector"),
@@ -56,4 +68,5 @@ PIPELINES: dict[str, Pipeline] = {
     "hybrid-top6": _flat("hybrid", 6),  # the gate's budget: what a flat top 6 injects
     "gate": _gate,
     "full": _full,
+    "research": _research,  # full, plus deep research when the judge says so
 }

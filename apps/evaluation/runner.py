@@ -23,6 +23,7 @@ from apps.evaluation.metrics import (
     reciprocal_rank,
 )
 from apps.evaluation.pipelines import PIPELINES, Retrieved
+from apps.llm.models import ModelUsage
 
 Tick = Callable[[int], None]
 
@@ -41,6 +42,10 @@ def _timed(pipeline: str, user: Any, vault_id: int, query: str) -> tuple[Retriev
     return result, (time.perf_counter() - started) * 1000
 
 
+def _calls(user: Any) -> int:
+    return ModelUsage.objects.filter(user=user).count()
+
+
 def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
     return [items[i] for i in ids if i in items]
 
@@ -54,6 +59,7 @@ class _Tally:
         self.injected_cat5: list[dict[str, float]] = []
         self.silent = {"chatter": [], "category5": [], "real": []}  # type: dict[str, list[float]]
         self.latency: list[float] = []
+        self.calls: list[int] = []  # model calls (usage rows, local ones included) per question
 
     def report(self) -> dict[str, Any]:
         real = [row for cat in ("1", "2", "3", "4") for row in self.scores.get(cat, [])]
@@ -66,6 +72,10 @@ class _Tally:
             "injected": _injected_keys(injected),
             "silence": {k: round(sum(v) / len(v), 4) if v else None for k, v in self.silent.items()},
             "questions_scored": len(real),
+            "model_calls_per_question": {
+                "mean": round(sum(self.calls) / len(self.calls), 2) if self.calls else 0.0,
+                "max": max(self.calls, default=0),
+            },
         }
 
 
@@ -93,9 +103,11 @@ def run_locomo(
             for question in conv.questions:
                 evidence = set(question.evidence)
                 for name in pipelines:
+                    before = _calls(user)
                     result, ms = _timed(name, user, vault.vault.pk, question.text)
                     tally = tallies[name]
                     tally.latency.append(ms)
+                    tally.calls.append(_calls(user) - before)
                     injected = _items(result.injected, vault.items)
                     if question.category == 5:
                         tally.silent["category5"].append(float(not injected))

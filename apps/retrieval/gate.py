@@ -151,13 +151,15 @@ def gate(
     model: str | None = None,
     user: Any = None,
     vault_id: int | None = None,
+    budget_top: int = BUDGET_TOP,
 ) -> GateResult:
+    """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
-    budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:BUDGET_TOP])
+    budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
     survivors: list[Rated] = []
     used = 0
     for item in ordered:

@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "apps.audit",
     "apps.chat",
     "apps.librarian",
+    "apps.research",
     "apps.evaluation",
 ]
 

@@ -1,0 +1,89 @@
+"""A deep-research run: judge, sub-questions dispatched one at a time to model-free searchers (meaning, then
+keyword), stopping after two dispatches in a row find nothing new or when the user presses Skip; one
+verification call (the relevance gate over everything found, with a larger budget) filters what was found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.llm.embeddings import embed_query
+from apps.research.planning import judge, sub_questions
+from apps.retrieval.candidates import load_candidates
+from apps.retrieval.context import CANDIDATES
+from apps.retrieval.gate import GateResult, gate
+from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
+
+SEARCHERS = ("meaning", "keyword")
+PER_DISPATCH = 10
+EMPTY_DISPATCHES_TO_STOP = 2
+BUDGET_TOP = 10  # verification may inject what a flat top 10 would: research is asked for breadth
+
+
+@dataclass
+class Research:
+    ran: bool
+    reason: str
+    sub_questions: list[str] = field(default_factory=list)
+    dispatches: int = 0
+    cancelled: bool = False
+    found: int = 0
+    result: GateResult | None = None
+
+
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
+    vector = embed_query(text)
+    meaning = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=PER_DISPATCH, use_keyword=False)
+    keyword = hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=PER_DISPATCH)
+    return [*meaning.hits, *keyword.hits]
+
+
+def research(
+    *,
+    user: Any,
+    question: str,
+    vault_ids: list[int] | None,
+    threshold: int = 3,
+    models: dict[str, str] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    progress: Progress | None = None,
+    force: bool = False,
+) -> Research:
+    """Judge, then dig; `force` skips the judge (the user asked for research)."""
+    text = validate_query(question)
+    scope = search_scope(user=user, vault_ids=vault_ids)
+    models = models or {}
+    usage = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
+    verdict = judge(text, model=models.get("scoring"), **usage)
+    if not (verdict.research or force):
+        return Research(ran=False, reason=verdict.reason)
+    run = Research(ran=True, reason=verdict.reason)
+    run.sub_questions = sub_questions(text, model=models.get("reasoning"), **usage)
+    vector = embed_query(text)
+    pool = list(hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits)
+    seen, empty = {h.chunk for h in pool}, 0
+    for sub in run.sub_questions:
+        if cancelled():
+            run.cancelled = True
+            break
+        new = [h for h in _dispatch(sub, scope) if h.chunk not in seen]
+        seen |= {h.chunk for h in new}
+        pool += list({h.chunk: h for h in new}.values())
+        run.dispatches += 1
+        if progress:
+            progress("dispatch", {"sub_question": sub, "new": len({h.chunk for h in new}), "n": run.dispatches})
+        empty = 0 if new else empty + 1
+        if empty >= EMPTY_DISPATCHES_TO_STOP:
+            break
+    run.found = len(pool)
+    if run.cancelled:  # Skip: nothing is verified or injected; the next message is judged afresh
+        return run
+    candidates = load_candidates(hits=pool, query_vector=vector, vault_ids=scope)
+    run.result = gate(
+        text, candidates, threshold=threshold, model=models.get("scoring"), budget_top=BUDGET_TOP, **usage
+    )
+    return run
