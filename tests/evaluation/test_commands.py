@@ -37,7 +37,7 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
 
     report = json.loads(out.read_text())
     assert report["dataset"] == "locomo:tiny.json" and report["unit"] == "turns" and report["questions"] == 5
-    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "hybrid-top6", "gate", "full"}
+    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "hybrid-top6", "gate", "full", "research"}
     hybrid = report["pipelines"]["hybrid"]
     assert set(hybrid["overall"]) == {"recall@5", "recall@10", "hit@10", "mrr", "session_recall@10"}
     assert set(hybrid["by_category"]) == {"1", "2", "4", "5"}  # the category-3 question has no evidence
@@ -57,6 +57,10 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
     assert top6["injected"]["items_per_question"] == 5.0  # only five turns exist
     assert 0 < gate["injected"]["tokens_per_question"] <= top6["injected"]["tokens_per_question"]
     assert report["pipelines"]["full"]["silence"]["chatter"] == 1.0
+    # Model calls per question come from the usage ledger: flat search makes none, the gate one, research ≤ 9.
+    calls = {name: p["model_calls_per_question"] for name, p in report["pipelines"].items()}
+    assert calls["hybrid"] == {"mean": 0.0, "max": 0} and calls["gate"]["max"] == 1
+    assert 1 <= calls["research"]["max"] <= 9
     # Torn down: no eval vault or user is left behind.
     assert Vault.objects.count() == vaults_before
     assert not User.objects.filter(username__startswith="evaluator-").exists()
