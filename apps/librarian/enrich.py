@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
 from apps.librarian.models import NoteMetadata
 from apps.llm.embeddings import current_model, embed_texts
-from apps.llm.gateway import Message, ModelUnavailable, complete
+from apps.llm.gateway import Message, ModelUnavailable, complete, json_object_in
 from apps.notes.models import Chunk, Note, Tier
 from apps.notes.text import sentences
 from apps.retrieval.gate import quote
@@ -84,12 +84,8 @@ def vocabulary(vault_id: int) -> list[str]:
 
 def parse_metadata(text: str, known: list[str]) -> Metadata | None:
     """The model's metadata, or None when it is not the JSON asked for; at most one new domain is kept."""
-    match = re.search(r"\{.*\}", text, re.S)
-    try:
-        data: Any = json.loads(match.group(0)) if match else None
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
+    data = json_object_in(text)
+    if data is None:
         return None
     claim, domains, tensions = data.get("core_claim"), data.get("bridging_domains"), data.get("tensions", [])
     if not isinstance(claim, str) or not claim.strip() or not isinstance(domains, list) or not domains:

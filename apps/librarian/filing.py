@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.chat.models import Fallback, Message, Role, Status
 from apps.llm.gateway import Message as Prompt
-from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.gateway import ModelUnavailable, complete, json_object_in
 from apps.notes.models import Note, Provenance
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
@@ -57,12 +57,8 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
 
 
 def parse_filing(text: str) -> Filing | None:
-    match = re.search(r"\{.*\}", text, re.S)
-    try:
-        data: Any = json.loads(match.group(0)) if match else None
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("kind") not in ("concept", "chatter"):
+    data = json_object_in(text)
+    if data is None or data.get("kind") not in ("concept", "chatter"):
         return None
     title, claims = data.get("title"), data.get("claims", [])
     if not isinstance(title, str) or not title.strip() or not isinstance(claims, list):

@@ -6,6 +6,8 @@ A slot whose model starts with `local/` runs the caller's model-free implementat
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,16 @@ class Completion:
     tokens_out: int
     cost_usd: Decimal
     local: bool
+
+
+def json_object_in(text: str) -> dict[str, Any] | None:
+    """The JSON object a model replied with (prose or code fences around it tolerated), or None."""
+    match = re.search(r"\{.*\}", text, re.S)
+    try:
+        data = json.loads(match.group(0)) if match else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def tokens_of(text: str) -> int:

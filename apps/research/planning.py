@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.gateway import ModelUnavailable, complete, json_object_in
 from apps.retrieval.gate import quote
 from apps.retrieval.relevance import STOP, names_in
 
@@ -84,11 +84,7 @@ def _json_call(slot: str, purpose: str, system: str, question: str, local: Any, 
         reply = complete(slot=slot, purpose=purpose, messages=messages, local=lambda _: json.dumps(local), **kw)
     except ModelUnavailable:
         return None
-    match = re.search(r"\{.*\}", reply.text, re.S)
-    try:
-        return json.loads(match.group(0)) if match else None
-    except ValueError:
-        return None
+    return json_object_in(reply.text)
 
 
 def judge(question: str, **kw: Any) -> Verdict:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from apps.llm.gateway import LOCAL_PREFIX, Message, ModelUnavailable, complete, slot_model, tokens_of
+from apps.llm.gateway import LOCAL_PREFIX, Message, ModelUnavailable, complete, json_object_in, slot_model, tokens_of
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
@@ -95,14 +94,8 @@ def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:
 
 def parse_scores(text: str, count: int) -> list[int] | None:
     """The model's scores in candidate order, or None when the reply is not one valid score per candidate."""
-    match = re.search(r"\{.*\}", text, re.S)
-    if not match:
-        return None
-    try:
-        data: Any = json.loads(match.group(0))
-    except ValueError:
-        return None
-    data = data.get("scores", data) if isinstance(data, dict) else None
+    data: Any = json_object_in(text)
+    data = data.get("scores", data) if data is not None else None
     if not isinstance(data, dict):
         return None
     scores = []
