@@ -121,9 +121,23 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "chat-page.png"), full_page=True)
 
-    # The conversation is kept: reloading shows both turns; a citation opens its note.
+    # A "why" question is researched: progress is shown live, then exploration paths that prefill the box.
+    page.fill("#message", "Why did the Redis outage happen and what changed after it?")
+    page.click("#send")
+    third = page.locator(".turn").nth(2)
+    third.locator(".badge.grounded").wait_for()
+    assert "Redis Outage Postmortem" in third.locator("ol.sources").inner_text()
+    paths = third.locator(".paths button.path")
+    assert paths.count() >= 1
+    chosen = paths.first.inner_text()
+    paths.first.click()
+    assert page.input_value("#message") == chosen  # prefilled, never sent
+    assert page.locator(".turn").count() == 3
+    page.screenshot(path=str(ARTIFACTS / "chat-research.png"), full_page=True)
+
+    # The conversation is kept: reloading shows every turn; a citation opens its note.
     page.reload()
-    assert page.locator(".turn").count() == 2
+    assert page.locator(".turn").count() == 3
     page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
     page.wait_for_url("**/notes/**")
     assert page.locator("article h1").inner_text() == "Permit to Work"

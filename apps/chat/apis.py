@@ -103,6 +103,17 @@ class ConversationDetailApi(APIView):
         return Response(conversation_payload(conversation, messages=True, user=actor(request)))
 
 
+class ConversationCancelApi(APIView):
+    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT}, summary="Skip the deep research in flight")
+    def post(self, request: Request, conversation_id: int) -> Response:
+        conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
+        if conversation is None:
+            return Response({"detail": "No conversation matches the given query."}, status=404)
+        running = conversation.messages.filter(role=Role.ASSISTANT, status__in=[Status.PENDING, Status.RUNNING])
+        count = running.update(cancel_requested=True)
+        return Response({"cancelled": count}, status=status.HTTP_202_ACCEPTED)
+
+
 def pending_message(*, user: Any, message_id: int) -> Message | None:
     return Message.objects.filter(
         pk=message_id, role=Role.ASSISTANT, status=Status.PENDING, conversation__owner=user

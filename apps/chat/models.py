@@ -60,6 +60,8 @@ class Message(models.Model):
     answer_model = models.CharField(max_length=200, blank=True)
     gate_model = models.CharField(max_length=200, blank=True)
     gate_threshold = models.PositiveSmallIntegerField(null=True)
+    research = models.JSONField(default=dict, blank=True)  # {ran, reason, sub_questions, dispatches, cancelled}
+    cancel_requested = models.BooleanField(default=False)  # Skip pressed while research was running
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -7,4 +7,7 @@ urlpatterns = [
     path("feedback/", apis.FeedbackApi.as_view(), name="feedback"),
     path("conversations/", apis.ConversationListApi.as_view(), name="conversation-list"),
     path("conversations/<int:conversation_id>/", apis.ConversationDetailApi.as_view(), name="conversation-detail"),
+    path(
+        "conversations/<int:conversation_id>/cancel/", apis.ConversationCancelApi.as_view(), name="conversation-cancel"
+    ),
 ]

@@ -4,9 +4,9 @@ verification call (the relevance gate over everything found, with a larger budge
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from apps.llm.embeddings import embed_query
 from apps.research.planning import judge, sub_questions
@@ -32,9 +32,6 @@ class Research:
     result: GateResult | None = None
 
 
-Progress = Callable[[str, dict[str, Any]], None]
-
-
 def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
     vector = embed_query(text)
     meaning = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=PER_DISPATCH, use_keyword=False)
@@ -42,7 +39,17 @@ def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
     return [*meaning.hits, *keyword.hits]
 
 
-def research(
+def research(**kwargs: Any) -> Research:
+    """Run to the end (the harness, the API): see `research_steps`."""
+    steps = research_steps(**kwargs)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast(Research, done.value)
+
+
+def research_steps(
     *,
     user: Any,
     question: str,
@@ -50,19 +57,20 @@ def research(
     threshold: int = 3,
     models: dict[str, str] | None = None,
     cancelled: Callable[[], bool] = lambda: False,
-    progress: Progress | None = None,
     force: bool = False,
-) -> Research:
-    """Judge, then dig; `force` skips the judge (the user asked for research)."""
+) -> Generator[tuple[str, dict[str, Any]], None, Research]:
+    """Judge, then dig, yielding progress (judged, planned, dispatch); `force` skips the judge."""
     text = validate_query(question)
     scope = search_scope(user=user, vault_ids=vault_ids)
     models = models or {}
     usage = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
     verdict = judge(text, model=models.get("scoring"), **usage)
+    yield "judged", {"research": verdict.research or force, "reason": verdict.reason}
     if not (verdict.research or force):
         return Research(ran=False, reason=verdict.reason)
     run = Research(ran=True, reason=verdict.reason)
     run.sub_questions = sub_questions(text, model=models.get("reasoning"), **usage)
+    yield "planned", {"sub_questions": run.sub_questions}
     vector = embed_query(text)
     pool = list(hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits)
     seen, empty = {h.chunk for h in pool}, 0
@@ -70,12 +78,11 @@ def research(
         if cancelled():
             run.cancelled = True
             break
-        new = [h for h in _dispatch(sub, scope) if h.chunk not in seen]
+        new = list({h.chunk: h for h in _dispatch(sub, scope) if h.chunk not in seen}.values())
         seen |= {h.chunk for h in new}
-        pool += list({h.chunk: h for h in new}.values())
+        pool += new
         run.dispatches += 1
-        if progress:
-            progress("dispatch", {"sub_question": sub, "new": len({h.chunk for h in new}), "n": run.dispatches})
+        yield "dispatch", {"sub_question": sub, "new": len(new), "n": run.dispatches}
         empty = 0 if new else empty + 1
         if empty >= EMPTY_DISPATCHES_TO_STOP:
             break

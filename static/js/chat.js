@@ -82,6 +82,20 @@ function gateTable(payload) {
       ...rows));
 }
 
+function explorationPaths(payload) {
+  const research = payload.research || {};
+  if (!research.ran || !research.sub_questions.length) return null;
+  const input = document.getElementById("message");
+  return el("div", { class: "paths" },
+    el("p", { class: "muted small" }, `Deep research: ${research.reason} ${research.dispatches} dispatch(es)` +
+      (research.cancelled ? ", skipped." : ".") + " Explore further (fills the box, you send it):"),
+    ...research.sub_questions.map((sub) => {
+      const button = el("button", { type: "button", class: "chip path" }, sub);
+      button.addEventListener("click", () => { input.value = sub; input.focus(); });
+      return button;
+    }));
+}
+
 function renderAnswer(turn, payload) {
   const answer = turn.querySelector(".answer");
   answer.replaceChildren(...answerNodes(payload));
@@ -90,7 +104,9 @@ function renderAnswer(turn, payload) {
     : el("span", { class: "badge fallback" }, FALLBACKS[payload.fallback] || "not grounded");
   turn.querySelector(".status").replaceChildren(label);
   const notices = payload.notices.map((n) => el("p", { class: "notice small" }, n));
-  const extras = [...notices, sourceList(payload), gateTable(payload)].filter((node) => node !== null);
+  const extras = [...notices, sourceList(payload), explorationPaths(payload), gateTable(payload)]
+    .filter((node) => node !== null);
+  turn.querySelector(".research")?.remove();
   turn.querySelector(".extras").replaceChildren(...extras);
 }
 
@@ -120,10 +136,38 @@ function stream(turn, url, form) {
     const passed = data.items.filter((i) => i.survived).length;
     status.textContent = `${data.items.length} candidates rated, ${passed} passed the gate. Writing…`;
   });
+  on("research", (data) => researchProgress(turn, data, form));
   on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
   on("done", (data) => { renderAnswer(turn, data); finish(""); });
   on("failure", (data) => { status.textContent = ""; finish(data.detail); });
   source.onerror = () => finish("The connection dropped; your question is saved in this conversation.");
+}
+
+function researchProgress(turn, data, form) {
+  let box = turn.querySelector(".research");
+  if (!box) {
+    box = el("div", { class: "research small" });
+    turn.querySelector(".reply").insertBefore(box, turn.querySelector(".answer"));
+  }
+  if (data.step === "judged") {
+    box.append(el("p", {}, (data.research ? "Deep research: " : "No deep research: ") + data.reason));
+    if (data.research) {
+      const skip = el("button", { type: "button", class: "chip skip" }, "Skip");
+      skip.addEventListener("click", async () => {
+        skip.disabled = true;
+        const conversation = form.querySelector("[name=conversation]").value;
+        await fetch(`/api/conversations/${conversation}/cancel/`, {
+          method: "POST", headers: { "X-CSRFToken": csrf() },
+        });
+        skip.textContent = "Skipping…";
+      });
+      box.append(skip);
+    }
+  } else if (data.step === "planned") {
+    box.append(el("p", { class: "muted" }, `${data.sub_questions.length} sub-questions planned.`));
+  } else if (data.step === "dispatch") {
+    box.append(el("p", { class: "dispatch muted" }, `${data.n}. ${data.sub_question} — ${data.new} new`));
+  }
 }
 
 function showError(text) {

@@ -45,8 +45,8 @@ def test_a_question_gets_a_grounded_cited_answer(sample):
     assert len(reply["candidates"]) > len(reply["context"])
     assert any(c["score"] < 3 and not c["survived"] for c in reply["candidates"])
     # The local scorer and the extractive answerer are model slots like any other: a usage row each, cost 0.
-    for slot, purpose in (("scoring", "relevance gate"), ("chat", "answer")):
-        usage = ModelUsage.objects.get(slot=slot)
+    for slot, purpose in (("scoring", "relevance gate"), ("chat", "answer"), ("scoring", "research judge")):
+        usage = ModelUsage.objects.get(slot=slot, purpose=purpose)
         assert usage.purpose == purpose and usage.model.startswith("local/")
         assert usage.vault_id == sample.pk and usage.cost_usd == 0 and usage.outcome == "ok"
 
@@ -167,3 +167,36 @@ def test_feedback_is_one_vote_per_user_item_and_signal(sample):
     body = {"context_item": item, "signal": "reject"}
     assert api(reader).post("/api/feedback/", body, format="json").status_code == 404
     assert Feedback.objects.count() == 3
+
+
+def test_a_why_question_is_researched_and_reports_its_run(sample):
+    reply = ask(sample.owner, "Why did the Redis outage happen and what changed after it?", [sample.pk])
+    research = reply["research"]
+    assert research["ran"] is True and "why" in research["reason"] and not research["cancelled"]
+    assert 1 <= research["dispatches"] <= len(research["sub_questions"]) <= 7
+    assert "ops/Redis Outage Postmortem.md" in [item["path"] for item in reply["context"]]
+    plain = ask(sample.owner, "What is a PTW?", [sample.pk])["research"]
+    assert plain["ran"] is False and plain["sub_questions"] == []
+
+
+def test_deep_research_off_means_no_judge_call(sample):
+    Vault.objects.filter(pk=sample.pk).update(chat_settings={"deep_research": False})
+    reply = ask(sample.owner, "Why did the Redis outage happen and what changed after it?", [sample.pk])
+    assert reply["research"]["ran"] is False and "switched off" in reply["research"]["reason"]
+    assert not ModelUsage.objects.filter(purpose__startswith="research").exists()
+
+
+def test_skip_cancels_the_research_and_the_answer_comes_from_an_ordinary_search(sample):
+    from apps.chat.services.chat import chat_run, chat_start
+
+    message = chat_start(user=sample.owner, vault_ids=[sample.pk], text="Why did the Redis outage happen?")
+    skipped = api(sample.owner).post(f"/api/conversations/{message.conversation_id}/cancel/")
+    assert skipped.status_code == 202 and skipped.json() == {"cancelled": 1}
+    events = list(chat_run(message=message, user=sample.owner))
+    steps = [e.data["step"] for e in events if e.kind == "research"]
+    assert steps == ["judged", "planned"]  # judged, planned, then Skip before the first dispatch
+    final = events[-1].data
+    assert final["research"]["cancelled"] is True and final["research"]["dispatches"] == 0
+    assert final["grounded"] and any("skipped" in n for n in final["notices"])
+    stranger = api(make_user()).post(f"/api/conversations/{message.conversation_id}/cancel/")
+    assert stranger.status_code == 404

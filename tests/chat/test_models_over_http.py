@@ -9,6 +9,7 @@ import pytest
 
 from apps.llm.models import ModelUsage
 from apps.retrieval.context import gated_context
+from apps.vaults.models import Vault
 from tests.factories import api, make_note
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +25,7 @@ def scores(first: int, rest: int = 1, count: int = 30) -> dict:
 
 @pytest.fixture
 def notes(vault):
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})  # no judge call scripted
     make_note(vault, "Printer.md", HOSTILE)
     make_note(vault, "Coffee.md", "# Coffee\nThe coffee machine is descaled every Friday by whoever is on call.\n")
     make_note(vault, "Plants.md", "# Plants\nWater the office ferns on Mondays; the cactus once a month.\n")

@@ -20,6 +20,7 @@ from apps.chat.services.followups import needs_context, resolve
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
+from apps.research.run import Research, research_steps
 from apps.retrieval.context import gated_context
 from apps.retrieval.gate import GateResult, is_local
 from apps.retrieval.search import search_scope
@@ -217,13 +218,15 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
         return
     message.resolved_query = resolve(question.text, earlier)
     yield Event("status", {"text": f"Searching {', '.join(v.name for v in vaults)}…"})
-    result = gated_context(
-        user=user,
-        question=message.resolved_query,
-        vault_ids=scope,
-        threshold=cfg.gate_threshold,
-        model=cfg.model_for("scoring"),
-    )
+    result = yield from _researched(message, user, cfg, scope)
+    if result is None:
+        result = gated_context(
+            user=user,
+            question=message.resolved_query,
+            vault_ids=scope,
+            threshold=cfg.gate_threshold,
+            model=cfg.model_for("scoring"),
+        )
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
@@ -237,6 +240,41 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
         message.grounded, message.fallback = False, cfg.fallback
         yield from _fallback(writer, message.resolved_query, [v.name for v in vaults])
     yield _finish(message)
+
+
+def _researched(
+    message: Message, user: Any, cfg: ChatSettings, scope: list[int]
+) -> Generator[Event, None, GateResult | None]:
+    """Deep research when the vaults allow it and the judge says so; None means the ordinary path answers
+    (research off, judged unnecessary, or skipped by the user)."""
+    if not cfg.switches["deep_research"]:
+        message.research = {"ran": False, "reason": "Deep research is switched off for these vaults."}
+        return None
+    steps = research_steps(
+        user=user,
+        question=message.resolved_query,
+        vault_ids=scope,
+        threshold=cfg.gate_threshold,
+        models={slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")},
+        cancelled=lambda: Message.objects.filter(pk=message.pk, cancel_requested=True).exists(),
+    )
+    while True:
+        try:
+            kind, data = next(steps)
+        except StopIteration as done:
+            run: Research = done.value
+            break
+        yield Event("research", {"step": kind, **data})
+    message.research = {
+        "ran": run.ran,
+        "reason": run.reason,
+        "sub_questions": run.sub_questions,
+        "dispatches": run.dispatches,
+        "cancelled": run.cancelled,
+    }
+    if run.cancelled:
+        message.notices.append("Deep research was skipped; answered from an ordinary search.")
+    return run.result
 
 
 def _finish(message: Message) -> Event:
@@ -289,4 +327,6 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "context": [item_payload(i) for i in items if i.survived],
         "candidates": [item_payload(i) for i in items],
         "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
+        "research": message.research
+        or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},
     }
