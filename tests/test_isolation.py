@@ -248,3 +248,32 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     )
     assert load_candidates(hits=[hit], query_vector=None, vault_ids=[vault.pk]) == []
     assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, vault_ids=[sample.pk])] == [chunk.pk]
+
+
+def test_filed_notes_and_daily_logs_stay_with_their_owner(tmp_path):
+    """What the Librarian files from a conversation lands in the asker's personal vault only: no other member of
+    the shared vaults it drew on ever reads it, by id, by search or in a chat."""
+    from apps.chat.models import Message
+    from apps.librarian.filing import file_exchange
+
+    world = build_world(13, tmp_path)
+    for user in world.users:
+        api(user).post("/api/chat/", {"message": "thanks!"}, format="json")  # chatter: the day's log
+    filed = [
+        note
+        for message in Message.objects.filter(role="assistant", conversation__owner__in=world.users)
+        if (note := file_exchange(message.pk)) is not None
+    ]
+    assert {n.path.split("/")[1].startswith("Daily log") for n in filed} == {True, False}
+    for note in filed:
+        owner = note.vault.owner
+        assert note.vault.is_personal and note.vault_id in world.readable(owner)
+        for user in world.users:
+            if user == owner:
+                continue
+            client = api(user)
+            assert client.get(f"/api/notes/{note.pk}/").status_code == 404
+            hits = client.get("/api/search/", {"q": note.title, "k": 50}).json()["results"]
+            assert note.pk not in [hit["note"] for hit in hits]
+            asked = client.post("/api/chat/", {"message": f"What does {note.title} say?"}, format="json").json()
+            assert note.pk not in [item["note"] for item in asked["candidates"]]
