@@ -1,21 +1,28 @@
-"""A deep-research run: judge, sub-questions dispatched one at a time to model-free searchers (meaning, then
-keyword), stopping after two dispatches in a row find nothing new or when the user presses Skip; one
-verification call (the relevance gate over everything found, with a larger budget) filters what was found."""
+"""A deep-research run: judge, sub-questions dispatched one at a time to model-free searchers (meaning, keyword,
+and recency for questions about time), stopping after two dispatches in a row find nothing new or when the user
+presses Skip; one verification call (the relevance gate over everything found, with a larger budget) filters
+what was found."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from apps.llm.embeddings import embed_query
+from apps.notes.models import Note
 from apps.research.planning import judge, sub_questions
 from apps.retrieval.candidates import load_candidates
 from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, gate
 from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
 
-SEARCHERS = ("meaning", "keyword")
+SEARCHERS = ("meaning", "keyword", "recency")
+TEMPORAL = re.compile(
+    r"\b(latest|recent(ly)?|last|now|current(ly)?|changed?|new|since|lately|today|this (week|month))\b", re.I
+)
 PER_DISPATCH = 10
 EMPTY_DISPATCHES_TO_STOP = 2
 BUDGET_TOP = 10  # verification may inject what a flat top 10 would: research is asked for breadth
@@ -33,10 +40,22 @@ class Research:
 
 
 def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
+    """Meaning, then keyword; the recency searcher joins when the sub-question is about time."""
     vector = embed_query(text)
     meaning = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=PER_DISPATCH, use_keyword=False)
     keyword = hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=PER_DISPATCH)
-    return [*meaning.hits, *keyword.hits]
+    recent = _recency(text, vector, scope) if TEMPORAL.search(text) else []
+    return [*meaning.hits, *keyword.hits, *recent]
+
+
+def _recency(text: str, vector: list[float], scope: list[int]) -> list[SearchHit]:
+    """The fused search's wider net, newest content first."""
+    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=3 * PER_DISPATCH).hits
+    modified = dict(
+        Note.objects.filter(pk__in=[h.note for h in hits], vault_id__in=scope).values_list("pk", "content_modified_at")
+    )
+    oldest = datetime.min.replace(tzinfo=UTC)
+    return sorted(hits, key=lambda h: modified.get(h.note) or oldest, reverse=True)[:PER_DISPATCH]
 
 
 def research(**kwargs: Any) -> Research:
