@@ -20,6 +20,7 @@ from apps.chat.apis import conversation_payload, pending_message
 from apps.chat.models import Conversation
 from apps.chat.services.chat import Event, chat_run, chat_start
 from apps.core.exceptions import messages_of
+from apps.core.validation import is_id
 from apps.vaults.selectors import vault_list
 
 
@@ -31,7 +32,7 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     conversations = Conversation.objects.filter(owner=user)[:50]
     current: dict[str, Any] | None = None
     wanted = request.GET.get("c", "")
-    if wanted and not _is_id(wanted):
+    if wanted and not is_id(wanted):
         raise Http404("No conversation matches the given query.")
     if wanted:
         found = Conversation.objects.filter(pk=int(wanted), owner=user).first()
@@ -51,7 +52,7 @@ def chat_send(request: HttpRequest) -> JsonResponse:
     """Store the question (400 with the reason on bad input) and hand back where its answer streams from."""
     raw = request.POST.getlist("vault")
     conversation = request.POST.get("conversation", "")
-    if not all(_is_id(v) for v in raw) or (conversation and not _is_id(conversation)):
+    if not all(is_id(v) for v in raw) or (conversation and not is_id(conversation)):
         return JsonResponse({"detail": "Vaults and conversations are named by their numeric ids."}, status=400)
     vault_ids = [int(v) for v in raw]
     try:
@@ -73,10 +74,6 @@ def chat_send(request: HttpRequest) -> JsonResponse:
             "stream": reverse("chat-stream", args=[message.pk]),
         }
     )
-
-
-def _is_id(value: str) -> bool:
-    return value.isascii() and value.isdecimal() and len(value) < 19
 
 
 def _sse(events: Iterator[Event]) -> Iterator[str]:

@@ -17,5 +17,10 @@ def validate_text(text: str, *, field: str, limit: int, empty: str) -> str:
     return text
 
 
+def is_id(value: str) -> bool:
+    """A database id as typed in a URL or form: ASCII digits only (`"²".isdigit()` is true; `int("²")` fails)."""
+    return value.isascii() and value.isdecimal() and len(value) < 19
+
+
 def _noun(field: str) -> str:
     return {"q": "query"}.get(field, field)

@@ -50,14 +50,12 @@ def _full(user: object, vault_id: int, query: str) -> Retrieved:
 
 
 def _research(user: object, vault_id: int, query: str) -> Retrieved:
-    from apps.research.run import research
+    from apps.research.run import context_steps, drain
 
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
-    run = research(user=user, question=query, vault_ids=[vault_id])
-    if not run.ran or run.result is None:
-        return _gate(user, vault_id, query)
-    survivors = [r.candidate.chunk for r in run.result.survivors]
+    result, _ = drain(context_steps(user=user, question=query, vault_ids=[vault_id]))
+    survivors = [r.candidate.chunk for r in result.survivors]
     return Retrieved(ranking=survivors, injected=survivors)
 
 

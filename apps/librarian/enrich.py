@@ -4,7 +4,6 @@ contrastive sentences). Malformed model output falls back to the model-free Libr
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,7 @@ from django.utils import timezone
 from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
 from apps.librarian.models import NoteMetadata
 from apps.llm.embeddings import current_model, embed_texts
-from apps.llm.gateway import Message, ModelUnavailable, complete, json_object_in
+from apps.llm.gateway import Message, complete_json, is_local
 from apps.notes.models import Chunk, Note, Tier
 from apps.notes.text import sentences
 from apps.retrieval.gate import quote
@@ -82,9 +81,8 @@ def vocabulary(vault_id: int) -> list[str]:
     return sorted(set(BROAD_FIELDS) | {d for row in used for d in row})
 
 
-def parse_metadata(text: str, known: list[str]) -> Metadata | None:
+def parse_metadata(data: dict[str, Any] | None, known: list[str]) -> Metadata | None:
     """The model's metadata, or None when it is not the JSON asked for; at most one new domain is kept."""
-    data = json_object_in(text)
     if data is None:
         return None
     claim, domains, tensions = data.get("core_claim"), data.get("bridging_domains"), data.get("tensions", [])
@@ -122,23 +120,18 @@ def enrich_note(note: Note, *, user: Any = None) -> NoteMetadata | None:
     model = settings.model_for("reasoning")
     local: dict[str, Metadata] = {}
 
-    def model_free_reply(_: Any) -> str:
+    def model_free_reply() -> dict[str, Any]:
         local["m"] = model_free(note)
-        return json.dumps(local["m"].__dict__)
+        return dict(local["m"].__dict__)
 
     known = vocabulary(note.vault_id)
-    try:
-        reply = complete(
-            slot="reasoning", purpose="collision metadata", messages=prompt(note, known),
-            local=model_free_reply, user=user, vault_id=note.vault_id, model=model,
-        )  # fmt: skip
-        metadata, written_by = parse_metadata(reply.text, known), model
-    except ModelUnavailable:
-        metadata = None
+    reply = complete_json(
+        slot="reasoning", purpose="collision metadata", messages=prompt(note, known),
+        local=model_free_reply, user=user, vault_id=note.vault_id, model=model,
+    )  # fmt: skip
+    metadata, written_by = parse_metadata(reply.data, known), writer_of(model)
     if metadata is None:  # malformed or unavailable: the model-free Librarian writes it, and says so
         metadata, written_by = local.get("m") or model_free(note), LOCAL_LIBRARIAN
-    elif model.startswith("local/"):
-        written_by = LOCAL_LIBRARIAN
     row, _ = NoteMetadata.objects.update_or_create(
         note=note,
         defaults={
@@ -154,9 +147,13 @@ def enrich_note(note: Note, *, user: Any = None) -> NoteMetadata | None:
     return row
 
 
+def writer_of(model: str) -> str:
+    """The name metadata records for a reasoning model: any local one is the model-free Librarian."""
+    return LOCAL_LIBRARIAN if is_local(model) else model
+
+
 def current_writer(vault_chat_settings: dict[str, Any]) -> str:
-    model = parse(vault_chat_settings).model_for("reasoning")
-    return LOCAL_LIBRARIAN if model.startswith("local/") else model
+    return writer_of(parse(vault_chat_settings).model_for("reasoning"))
 
 
 def stale_notes(vault_id: int, writer: str) -> QuerySet[Note]:

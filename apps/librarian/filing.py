@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.chat.models import Fallback, Message, Role, Status
 from apps.llm.gateway import Message as Prompt
-from apps.llm.gateway import ModelUnavailable, complete, json_object_in
+from apps.llm.gateway import complete_json
 from apps.notes.models import Note, Provenance
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
@@ -56,8 +56,7 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     return Filing("concept", title, [(s, status_of(s)) for s in lines[:8]])
 
 
-def parse_filing(text: str) -> Filing | None:
-    data = json_object_in(text)
+def parse_filing(data: dict[str, Any] | None) -> Filing | None:
     if data is None or data.get("kind") not in ("concept", "chatter"):
         return None
     title, claims = data.get("title"), data.get("claims", [])
@@ -121,16 +120,13 @@ def file_exchange(message_id: int) -> Note | None:
         return _log_chatter(personal, owner, message, question)
     grounded = bool(message.grounded)
     local = model_free(question, answer, grounded)
-    try:
-        reply = complete(
-            slot="reasoning", purpose="librarian filing", messages=_prompt(question, answer),
-            local=lambda _: json.dumps({"kind": local.kind, "title": local.title,
-                                        "claims": [{"text": t, "status": s} for t, s in local.claims]}),
-            user=owner, vault_id=personal.pk, model=cfg.model_for("reasoning"),
-        )  # fmt: skip
-        filing = parse_filing(reply.text) or local
-    except ModelUnavailable:
-        filing = local
+    reply = complete_json(
+        slot="reasoning", purpose="librarian filing", messages=_prompt(question, answer),
+        local=lambda: {"kind": local.kind, "title": local.title,
+                       "claims": [{"text": t, "status": s} for t, s in local.claims]},
+        user=owner, vault_id=personal.pk, model=cfg.model_for("reasoning"),
+    )  # fmt: skip
+    filing = parse_filing(reply.data) or local
     if filing.kind == "chatter":
         return _log_chatter(personal, owner, message, question)
     drew_on = [f"{i.vault_id}:{i.path}" for i in message.context.filter(survived=True)]

@@ -36,6 +36,11 @@ class Completion:
     local: bool
 
 
+def is_local(model: str) -> bool:
+    """A `local/…` model: the caller's model-free implementation answers, at cost 0."""
+    return model.startswith(LOCAL_PREFIX)
+
+
 def json_object_in(text: str) -> dict[str, Any] | None:
     """The JSON object a model replied with (prose or code fences around it tolerated), or None."""
     match = re.search(r"\{.*\}", text, re.S)
@@ -150,13 +155,32 @@ def complete(
     """Run one chat completion in `slot` (or the vault's own `model` for it, from its chat settings); every
     call, failed ones included, leaves a usage row."""
     call = _Call(slot=slot, purpose=purpose, model=model or slot_model(slot), user=user, vault_id=vault_id)
-    if call.model.startswith(LOCAL_PREFIX):
+    if is_local(call.model):
         if local is None:
             raise ValueError(f"slot {slot} is set to {call.model} but {purpose} has no model-free implementation")
         text = local(messages)
         call.record(Outcome.OK)
         return Completion(text=text, model=call.model, tokens_in=0, tokens_out=0, cost_usd=Decimal(0), local=True)
     return call.finish(call.open(messages, max_tokens))
+
+
+@dataclass(frozen=True)
+class JsonReply:
+    data: dict[str, Any] | None  # None: the provider stayed down (`error` says how) or replied without a JSON object
+    local: bool = False
+    error: str = ""
+
+
+def complete_json(
+    *, slot: str, purpose: str, messages: Sequence[Message], local: Callable[[], dict[str, Any]], **kwargs: Any
+) -> JsonReply:
+    """A call whose answer is a JSON object: a local slot answers with `local()`; a provider that stays down or
+    replies with anything but a JSON object gives `data=None`, so the caller falls back to its local answer."""
+    try:
+        reply = complete(slot=slot, purpose=purpose, messages=messages, local=lambda _: json.dumps(local()), **kwargs)
+    except ModelUnavailable as exc:
+        return JsonReply(None, error=str(exc))
+    return JsonReply(json_object_in(reply.text), local=reply.local)
 
 
 def complete_stream(
@@ -174,7 +198,7 @@ def complete_stream(
     import litellm
 
     call = _Call(slot=slot, purpose=purpose, model=model or slot_model(slot), user=user, vault_id=vault_id)
-    if call.model.startswith(LOCAL_PREFIX):
+    if is_local(call.model):
         raise ValueError(f"slot {slot} is local ({call.model}): nothing to stream")
     stream = call.open(messages, max_tokens, stream=True, stream_options={"include_usage": True})
     chunks = []

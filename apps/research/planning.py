@@ -4,12 +4,11 @@ model-free defaults over the question's shape, and both go through the gateway, 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.llm.gateway import ModelUnavailable, complete, json_object_in
+from apps.llm.gateway import complete_json
 from apps.retrieval.gate import quote
 from apps.retrieval.relevance import STOP, names_in
 
@@ -80,11 +79,7 @@ def _json_call(slot: str, purpose: str, system: str, question: str, local: Any, 
         {"role": "system", "content": system},
         {"role": "user", "content": f"<question>\n{quote(question)}\n</question>"},
     ]
-    try:
-        reply = complete(slot=slot, purpose=purpose, messages=messages, local=lambda _: json.dumps(local), **kw)
-    except ModelUnavailable:
-        return None
-    return json_object_in(reply.text)
+    return complete_json(slot=slot, purpose=purpose, messages=messages, local=lambda: local, **kw).data
 
 
 def judge(question: str, **kw: Any) -> Verdict:

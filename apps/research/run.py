@@ -15,7 +15,7 @@ from apps.llm.embeddings import embed_query
 from apps.notes.models import Note
 from apps.research.planning import judge, sub_questions
 from apps.retrieval.candidates import load_candidates
-from apps.retrieval.context import CANDIDATES
+from apps.retrieval.context import CANDIDATES, gated_context
 from apps.retrieval.gate import GateResult, gate
 from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
 
@@ -58,14 +58,47 @@ def _recency(text: str, vector: list[float], scope: list[int]) -> list[SearchHit
     return sorted(hits, key=lambda h: modified.get(h.note) or oldest, reverse=True)[:PER_DISPATCH]
 
 
-def research(**kwargs: Any) -> Research:
-    """Run to the end (the harness, the API): see `research_steps`."""
-    steps = research_steps(**kwargs)
+Steps = Generator[tuple[str, dict[str, Any]], None, Any]
+OFF = "Deep research is switched off for these vaults."
+
+
+def drain(steps: Steps) -> Any:
+    """Run steps to the end, dropping their progress; the steps' return value."""
     while True:
         try:
             next(steps)
         except StopIteration as done:
-            return cast(Research, done.value)
+            return done.value
+
+
+def research(**kwargs: Any) -> Research:
+    """Run to the end: see `research_steps`."""
+    return cast(Research, drain(research_steps(**kwargs)))
+
+
+def context_steps(
+    *,
+    user: Any,
+    question: str,
+    vault_ids: list[int] | None,
+    threshold: int = 3,
+    models: dict[str, str] | None = None,
+    deep_research: bool = True,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Generator[tuple[str, dict[str, Any]], None, tuple[GateResult, Research]]:
+    """The context for a question, as chat and the harness both get it: deep research when allowed and judged
+    useful, otherwise (or when skipped) the ordinary gated search. Yields research progress."""
+    models = models or {}
+    run = Research(ran=False, reason=OFF)
+    if deep_research:
+        run = yield from research_steps(
+            user=user, question=question, vault_ids=vault_ids, threshold=threshold, models=models,
+            cancelled=cancelled,
+        )  # fmt: skip
+    result = run.result or gated_context(
+        user=user, question=question, vault_ids=vault_ids, threshold=threshold, model=models.get("scoring")
+    )
+    return result, run
 
 
 def research_steps(

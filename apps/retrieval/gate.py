@@ -10,7 +10,6 @@ provider that stays down falls back to the local scorer, and the result says so.
 from __future__ import annotations
 
 import html
-import json
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from apps.llm.gateway import LOCAL_PREFIX, Message, ModelUnavailable, complete, json_object_in, slot_model, tokens_of
+from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
@@ -92,10 +91,9 @@ def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def parse_scores(text: str, count: int) -> list[int] | None:
+def parse_scores(reply: dict[str, Any] | None, count: int) -> list[int] | None:
     """The model's scores in candidate order, or None when the reply is not one valid score per candidate."""
-    data: Any = json_object_in(text)
-    data = data.get("scores", data) if data is not None else None
+    data: Any = reply.get("scores", reply) if reply is not None else None
     if not isinstance(data, dict):
         return None
     scores = []
@@ -113,22 +111,18 @@ def rate(
     """Score every candidate in one call of the scoring slot (or locally); fall back to local on failure."""
     local = local_ratings(question, candidates)
 
-    def local_reply(_: Sequence[Message]) -> str:
-        return json.dumps({"scores": {str(i): r.score for i, r in enumerate(local, start=1)}})
-
-    try:
-        reply = complete(
-            slot="scoring",
-            purpose="relevance gate",
-            messages=prompt(question, candidates),
-            local=local_reply,
-            user=user,
-            vault_id=vault_id,
-            model=model,
-        )
-    except ModelUnavailable as exc:
-        return local, [f"The scoring model is unavailable ({exc}); the local scorer rated the candidates."]
-    scores = parse_scores(reply.text, len(candidates))
+    reply = complete_json(
+        slot="scoring",
+        purpose="relevance gate",
+        messages=prompt(question, candidates),
+        local=lambda: {"scores": {str(i): r.score for i, r in enumerate(local, start=1)}},
+        user=user,
+        vault_id=vault_id,
+        model=model,
+    )
+    if reply.error:
+        return local, [f"The scoring model is unavailable ({reply.error}); the local scorer rated the candidates."]
+    scores = parse_scores(reply.data, len(candidates))
     if scores is None:
         return local, [f"The scoring model ({model}) replied with malformed scores; the local scorer rated them."]
     if reply.local:
@@ -162,7 +156,3 @@ def gate(
         survivors.append(item)
         used += cost
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
-
-
-def is_local(model: str) -> bool:
-    return model.startswith(LOCAL_PREFIX)

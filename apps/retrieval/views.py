@@ -14,6 +14,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from apps.core.exceptions import messages_of
+from apps.core.validation import is_id
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
 from apps.notes.services.ingest import import_job_from_upload
@@ -31,7 +32,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     vaults = list(vault_list(user=request.user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot"))))
     names = {v.pk: v.name for v in vaults}
     query = request.GET.get("q", "")
-    chosen = [int(v) for v in request.GET.getlist("vault") if v.isdigit()]
+    chosen = [int(v) for v in request.GET.getlist("vault") if is_id(v)]
     hits, error = [], ""
     if "q" in request.GET:
         try:

@@ -63,8 +63,10 @@ def test_reimport_is_idempotent_and_embeds_only_changed_chunks(vault, tmp_path):
     new_texts = set(after) - set(before)
     assert changed.counts["updated"] == 1
     # Exactly the chunk texts that are new were embedded; every unchanged one kept its vector.
-    assert 1 <= len(new_texts) < len(after)
-    assert changed.counts["chunks_embedded"] == len(new_texts)
+    # The addendum is a section of its own: one new chunk, every other chunk of the note unchanged.
+    assert len(new_texts) == 1 and len(after) == len(before) + 1
+    assert "canary alert" in Chunk.objects.get(vault=vault, note__path=path, content_hash=new_texts.pop()).text
+    assert changed.counts["chunks_embedded"] == 1
     assert all(after[h] == before[h] for h in set(after) & set(before))
 
 

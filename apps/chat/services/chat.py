@@ -19,10 +19,9 @@ from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
-from apps.llm.gateway import ModelUnavailable, complete, complete_stream
-from apps.research.run import Research, research_steps
-from apps.retrieval.context import gated_context
-from apps.retrieval.gate import GateResult, is_local
+from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
+from apps.research.run import context_steps
+from apps.retrieval.gate import GateResult
 from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
@@ -218,15 +217,7 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
         return
     message.resolved_query = resolve(question.text, earlier)
     yield Event("status", {"text": f"Searching {', '.join(v.name for v in vaults)}…"})
-    result = yield from _researched(message, user, cfg, scope)
-    if result is None:
-        result = gated_context(
-            user=user,
-            question=message.resolved_query,
-            vault_ids=scope,
-            threshold=cfg.gate_threshold,
-            model=cfg.model_for("scoring"),
-        )
+    result = yield from _context(message, user, cfg, scope)
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
@@ -242,27 +233,22 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
     yield _finish(message)
 
 
-def _researched(
-    message: Message, user: Any, cfg: ChatSettings, scope: list[int]
-) -> Generator[Event, None, GateResult | None]:
-    """Deep research when the vaults allow it and the judge says so; None means the ordinary path answers
-    (research off, judged unnecessary, or skipped by the user)."""
-    if not cfg.switches["deep_research"]:
-        message.research = {"ran": False, "reason": "Deep research is switched off for these vaults."}
-        return None
-    steps = research_steps(
+def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
+    """Gated context, through deep research when the vaults allow it and the judge says so (progress streamed)."""
+    steps = context_steps(
         user=user,
         question=message.resolved_query,
         vault_ids=scope,
         threshold=cfg.gate_threshold,
         models={slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")},
+        deep_research=cfg.switches["deep_research"],
         cancelled=lambda: Message.objects.filter(pk=message.pk, cancel_requested=True).exists(),
     )
     while True:
         try:
             kind, data = next(steps)
         except StopIteration as done:
-            run: Research = done.value
+            result, run = done.value
             break
         yield Event("research", {"step": kind, **data})
     message.research = {
@@ -274,7 +260,7 @@ def _researched(
     }
     if run.cancelled:
         message.notices.append("Deep research was skipped; answered from an ordinary search.")
-    return run.result
+    return result
 
 
 def _finish(message: Message) -> Event:
