@@ -71,6 +71,21 @@ def main() -> int:
             "--concurrency",
             os.environ.get("DESIREPATH_WORKER_CONCURRENCY", "1"),
         ],
+        # Answers get their own worker: a long import never holds a question up.
+        "answers": [
+            str(BIN / "celery"),
+            "-A",
+            "desirepath",
+            "worker",
+            "-l",
+            "INFO",
+            "-Q",
+            f"{queue}-answers",
+            "-n",
+            "answers@%h",
+            "--concurrency",
+            os.environ.get("DESIREPATH_ANSWER_CONCURRENCY", "2"),
+        ],
         "beat": [
             str(BIN / "celery"),
             "-A",

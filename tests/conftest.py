@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pgtrigger
 import pytest
+from django.conf import settings as django_settings
 from django.core.management.commands import flush
 from django.db import connection
 
@@ -77,3 +84,59 @@ def llm_server(settings, monkeypatch) -> Iterator[Script]:
         settings.LLM_BACKOFF_SECONDS = 0.01
         settings.LLM_RETRIES = 2
         yield script
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def worker_models() -> Iterator[Script]:
+    """A scripted OpenAI-compatible server the worker process can reach: tests that run a worker point a vault's
+    model slot at `openai/...` and script its replies (real HTTP from the worker)."""
+    with scripted_server(Script()) as script:
+        yield script
+
+
+@pytest.fixture
+def worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[subprocess.Popen]:
+    """A worker on the test queues (general work and answers), pointed at the test database. One per test: a
+    transactional test's flush recreates content types under new ids, which a longer-lived worker would have
+    cached (and guardian would then find no permissions), and leftovers from an earlier test are purged."""
+    from desirepath.celery import app
+
+    queues = [django_settings.CELERY_TASK_DEFAULT_QUEUE, django_settings.CHAT_ANSWER_QUEUE]
+    with app.connection_for_write() as conn:
+        for queue in queues:  # leftovers from tests that queued without a worker
+            conn.default_channel.queue_purge(queue)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "desirepath.settings.test",
+        "DESIREPATH_DB_NAME": connection.settings_dict["NAME"],
+        "DESIREPATH_TORCH_THREADS": "1",
+        "DESIREPATH_LLM_API_BASE": worker_models.base_url,
+        "DESIREPATH_LLM_BACKOFF_SECONDS": "0.01",
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+    }
+    log = (tmp_path_factory.mktemp("worker") / "worker.log").open("w")
+    command = [sys.executable, "-m", "celery", "-A", "desirepath", "worker", "--pool=solo", "-Q", ",".join(queues)]
+    process = subprocess.Popen(
+        [*command, "-l", "INFO", "--without-mingle", "--without-gossip"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.time() + 60
+    while not app.control.ping(timeout=0.5):
+        assert process.poll() is None and time.time() < deadline, "the Celery worker did not start"
+    yield process
+    process.terminate()
+    process.wait(timeout=30)
+    log.close()
+
+
+@pytest.fixture
+def answers_in_worker(settings: Any, worker: subprocess.Popen) -> subprocess.Popen:
+    """Chat answers go to the worker, as in production: the API waits for them, the page streams them."""
+    settings.CHAT_ANSWERS_IN_WORKER = True
+    return worker

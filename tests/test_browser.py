@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from apps.chat.models import Feedback
+from apps.chat.models import Feedback, Message
 from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault
 
 CHROMIUM = "/usr/bin/chromium"
@@ -86,7 +87,9 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_feedback(live_server, page):
+def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_feedback(
+    live_server, page, answers_in_worker, worker_models
+):
     owner = make_user("asker")
     vault = make_vault(owner, "Sample vault")
     import_sample(vault)
@@ -121,23 +124,45 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "chat-page.png"), full_page=True)
 
-    # A "why" question is researched: progress is shown live, then exploration paths that prefill the box.
+    # A "why" question is researched by the worker while the page watches: the judge's verdict shows while the
+    # (scripted, slow) planner thinks, then each dispatch; the best sub-questions become exploration paths.
+    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}}
+    vault.save(update_fields=["chat_settings"])
+    plan = {"sub_questions": ["What caused the Redis outage?", "What changed after the Redis outage?"]}
+    worker_models.replies[:] = [{"delay": 2, "content": json.dumps(plan)}]
     page.fill("#message", "Why did the Redis outage happen and what changed after it?")
     page.click("#send")
     third = page.locator(".turn").nth(2)
+    third.locator(".research p", has_text="Deep research:").wait_for()
+    assert third.locator(".badge").count() == 0  # progress is shown before the answer exists
     third.locator(".badge.grounded").wait_for()
+    assert third.locator(".research .dispatch").count() >= 1
     assert "Redis Outage Postmortem" in third.locator("ol.sources").inner_text()
-    paths = third.locator(".paths button.path")
-    assert paths.count() >= 1
-    chosen = paths.first.inner_text()
-    paths.first.click()
-    assert page.input_value("#message") == chosen  # prefilled, never sent
-    assert page.locator(".turn").count() == 3
+    assert third.locator(".paths button.path").count() == 2
+
+    # A second one is skipped while the planner is still thinking: the answer comes from an ordinary search.
+    worker_models.replies[:] = [{"delay": 8, "content": json.dumps(plan)}]
+    page.fill("#message", "Why do we need a permit to work, and how does it compare with a risk assessment?")
+    page.click("#send")
+    fourth = page.locator(".turn").nth(3)
+    fourth.locator("button.skip").click()
+    fourth.locator(".badge").wait_for(timeout=60_000)
+    assert "Deep research was skipped" in fourth.locator(".extras").inner_text()
+    assert fourth.locator(".research .dispatch").count() == 0
+    assert "skipped" in fourth.locator(".paths").inner_text()
+    answered = Message.objects.get(pk=Message.objects.filter(role="assistant").latest("id").pk)
+    assert answered.research["cancelled"] and answered.research["dispatches"] == 0
+
+    # An exploration path fills the box and waits for the user: nothing is sent.
+    chosen = third.locator(".paths button.path").first
+    chosen.click()
+    assert page.input_value("#message") == "What caused the Redis outage?"
+    assert page.locator(".turn").count() == 4
     page.screenshot(path=str(ARTIFACTS / "chat-research.png"), full_page=True)
 
     # The conversation is kept: reloading shows every turn; a citation opens its note.
     page.reload()
-    assert page.locator(".turn").count() == 3
+    assert page.locator(".turn").count() == 4
     page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
     page.wait_for_url("**/notes/**")
     assert page.locator("article h1").inner_text() == "Permit to Work"

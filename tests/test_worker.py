@@ -3,67 +3,16 @@
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 import time
 import zipfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
+from apps.chat.models import Message
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
-from desirepath.celery import app
-from tests.factories import SAMPLE_VAULT, api, make_user, make_vault
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="session")
-def worker(django_db_setup, tmp_path_factory) -> Iterator[subprocess.Popen]:
-    """A worker on the test queue, pointed at the test database."""
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(queue)  # leftovers from tests that queued without a worker
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "desirepath.settings.test",
-        "DESIREPATH_DB_NAME": connection.settings_dict["NAME"],
-        "DESIREPATH_TORCH_THREADS": "1",
-    }
-    log = (tmp_path_factory.mktemp("worker") / "worker.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "desirepath",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "-l",
-            "INFO",
-            "--without-mingle",
-            "--without-gossip",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.time() + 60
-    while not app.control.ping(timeout=0.5):
-        assert process.poll() is None and time.time() < deadline, "the Celery worker did not start"
-    yield process
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
+from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
 
 
 def _wait_for(predicate, *, seconds: float = 180.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
@@ -124,3 +73,48 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     filed = Note.objects.filter(vault=personal, path__startswith="Librarian/")
     _wait_for(filed.exists, what="the Librarian's filing")
     assert filed.get().provenance == "summary"
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_chat_api_waits_for_the_worker_and_skip_cancels_its_research(answers_in_worker, worker_models):
+    import json
+    import threading
+
+    import redis
+
+    user = make_user("asker-of-the-worker")
+    vault = make_vault(user, "Bakery")
+    make_note(vault, "Starter.md", "# Sourdough starter\nA sourdough starter is flour and water, fed daily.")
+    make_note(vault, "Oven.md", "# Oven\nThe deck oven bakes the country loaf at 230 °C for 40 minutes.")
+    client = api(user)
+
+    reply = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What is a sourdough starter?"}, format="json")
+    assert reply.status_code == 200, reply.content
+    body = reply.json()
+    assert body["status"] == "complete" and body["grounded"] and "flour and water" in body["answer"]
+    relayed = redis.Redis.from_url(settings.REDIS_URL).xrange(f"desirepath:chat:{body['message']}")
+    assert [fields[b"kind"] for _, fields in relayed][-1] == b"done"  # written by the worker, relayed to the API
+
+    # Deep research in the worker, skipped through the API while the (scripted, slow) planner thinks.
+    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}}
+    vault.save(update_fields=["chat_settings"])
+    worker_models.replies[:] = [{"delay": 6, "content": json.dumps({"sub_questions": ["What bakes the loaf?"]})}]
+    results: dict[str, object] = {}
+    question = "Why does the starter matter, and how does it compare with the oven?"
+
+    def ask() -> None:
+        results["reply"] = api(user).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json")
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    running = Message.objects.filter(conversation__owner=user, role="assistant", status="running")
+    _wait_for(lambda: running.exclude(pk=body["message"]).exists(), seconds=30, what="the worker to claim it")
+    conversation = running.get().conversation_id
+    assert client.post(f"/api/conversations/{conversation}/cancel/").json() == {"cancelled": 1}
+    asking.join(timeout=60)
+    skipped = results["reply"]
+    assert skipped.status_code == 200, skipped.content
+    research = skipped.json()["research"]
+    assert research["ran"] and research["cancelled"] and research["dispatches"] == 0
+    assert "Deep research was skipped; answered from an ordinary search." in skipped.json()["notices"]

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -10,8 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.chat.models import Conversation, Message, Role, Signal, Status
-from apps.chat.services.chat import chat_run, chat_start, message_payload
+from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
 from apps.chat.services.feedback import feedback_record
+from apps.chat.services.relay import follow, queue_answer
 from apps.core.auth import actor
 from apps.vaults.permissions import vault_ids_for
 
@@ -26,8 +29,10 @@ class ChatApi(APIView):
     @extend_schema(
         request=ChatIn,
         responses={200: OpenApiTypes.OBJECT},
-        summary="Ask a question; 200 when the answer is complete (its context, citations and gate scores); "
-        "404 if a vault became unreadable meanwhile, 503 (message kept) if answering failed",
+        summary="Ask a question; a worker answers while the call waits: 200 when the answer is complete (its "
+        "context, citations and gate scores); 202 if it is still being written after the wait (fetch the "
+        "conversation); 404 if a vault became unreadable meanwhile; 503 (question kept) if answering failed or "
+        "no worker picked it up",
     )
     def post(self, request: Request) -> Response:
         data = ChatIn(data=request.data)
@@ -39,11 +44,35 @@ class ChatApi(APIView):
             text=data.validated_data["message"],
             conversation_id=data.validated_data.get("conversation"),
         )
-        failures = [e.data for e in chat_run(message=message, user=user) if e.kind == "failure"]
+        if not settings.CHAT_ANSWERS_IN_WORKER:
+            events: Iterable[Event] = chat_run(message=message, user=user)
+        else:
+            try:
+                queue_answer(message, user)
+            except Exception:  # noqa: BLE001 - the question is stored; say so rather than fail opaquely
+                body = {**message_payload(message), "detail": QUEUE_DOWN}
+                return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            events = follow(message.pk, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
+        finals = [e for e in events if e.kind in ("failure", "done", "timeout")]  # to the end of either source
+        last = finals[-1] if finals else Event("timeout", {})
+        message.refresh_from_db()
         payload = message_payload(message)
-        if failures:
-            return Response({**payload, "detail": failures[-1]["detail"]}, status=failures[-1]["status"])
+        if last.kind == "failure":
+            return Response({**payload, "detail": last.data["detail"]}, status=last.data["status"])
+        if last.kind == "timeout":
+            return _not_answered_yet(payload)
         return Response(payload)
+
+
+QUEUE_DOWN = "The answer queue cannot be reached right now; your question is kept in the conversation."
+
+
+def _not_answered_yet(payload: dict[str, Any]) -> Response:
+    if payload["status"] == Status.PENDING:
+        detail = "No worker has picked this answer up yet; your question is kept and will be answered."
+        return Response({**payload, "detail": detail}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    detail = "Still being answered: fetch the conversation for the finished answer."
+    return Response({**payload, "detail": detail}, status=status.HTTP_202_ACCEPTED)
 
 
 class FeedbackIn(serializers.Serializer):

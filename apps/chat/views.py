@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, cast
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -16,9 +17,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.chat.apis import conversation_payload, pending_message
-from apps.chat.models import Conversation
+from apps.chat.apis import QUEUE_DOWN, conversation_payload, pending_message
+from apps.chat.models import Conversation, Message, Role
 from apps.chat.services.chat import Event, chat_run, chat_start
+from apps.chat.services.relay import follow, queue_answer
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.vaults.selectors import vault_list
@@ -67,13 +69,13 @@ def chat_send(request: HttpRequest) -> JsonResponse:
     except Http404:
         detail = "One of the chosen vaults or this conversation is not available to you."
         return JsonResponse({"detail": detail}, status=404)
-    return JsonResponse(
-        {
-            "conversation": message.conversation_id,
-            "message": message.pk,
-            "stream": reverse("chat-stream", args=[message.pk]),
-        }
-    )
+    body = {"conversation": message.conversation_id, "message": message.pk}
+    if settings.CHAT_ANSWERS_IN_WORKER:
+        try:
+            queue_answer(message, request.user)
+        except Exception:  # noqa: BLE001 - the question is stored; the page says so
+            return JsonResponse({**body, "detail": QUEUE_DOWN}, status=503)
+    return JsonResponse({**body, "stream": reverse("chat-stream", args=[message.pk])})
 
 
 def _sse(events: Iterator[Event]) -> Iterator[str]:
@@ -84,12 +86,17 @@ def _sse(events: Iterator[Event]) -> Iterator[str]:
 @login_required
 @require_GET
 def chat_stream(request: HttpRequest, message_id: int) -> StreamingHttpResponse:
-    message = pending_message(user=request.user, message_id=message_id)
-    if message is None:
-        raise Http404("No pending answer matches the given query.")
-    response = StreamingHttpResponse(
-        _sse(chat_run(message=message, user=request.user)), content_type="text/event-stream"
-    )
+    user = cast(User, request.user)
+    if settings.CHAT_ANSWERS_IN_WORKER:
+        if not Message.objects.filter(pk=message_id, role=Role.ASSISTANT, conversation__owner=user).exists():
+            raise Http404("No answer of yours matches the given query.")
+        events = follow(message_id, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
+    else:
+        message = pending_message(user=request.user, message_id=message_id)
+        if message is None:
+            raise Http404("No pending answer matches the given query.")
+        events = chat_run(message=message, user=request.user)
+    response = StreamingHttpResponse(_sse(events), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

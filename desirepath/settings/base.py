@@ -169,6 +169,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = 55 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
+# Answers have their own queue (and, under `make run`, their own worker) so imports never hold a question up.
+CHAT_ANSWER_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-answers"
+CELERY_TASK_ROUTES = {"apps.chat.tasks.answer": {"queue": CHAT_ANSWER_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     # Sweeps up notes whose embedding could not be queued (or a model change): nothing waits forever.
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
@@ -205,6 +208,11 @@ CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and d
 # Search.
 SEARCH_MAX_QUERY_CHARS = 2000
 CHAT_MAX_MESSAGE_CHARS = 1500  # plus up to 400 carried from an earlier question: still a valid query
+# Answers are written by a Celery worker; the API waits this long before answering 202 (poll the conversation),
+# and gives up sooner (503, question kept) when no worker has picked the answer up.
+CHAT_ANSWERS_IN_WORKER = os.environ.get("DESIREPATH_CHAT_ANSWERS_IN_WORKER", "1") == "1"
+CHAT_WAIT_SECONDS = float(os.environ.get("DESIREPATH_CHAT_WAIT_SECONDS", "300"))
+CHAT_UNCLAIMED_SECONDS = float(os.environ.get("DESIREPATH_CHAT_UNCLAIMED_SECONDS", "20"))
 SEARCH_MAX_K = 50
 SEARCH_CANDIDATES = 50
 SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))

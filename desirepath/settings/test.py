@@ -16,3 +16,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Most chat tests answer inside the test (the same `chat_run`, with their scripted model server); the tests that
+# start a real Celery worker turn this on and exercise the production path (API waits, page streams from Redis).
+CHAT_ANSWERS_IN_WORKER = False

@@ -106,7 +106,9 @@ function renderAnswer(turn, payload) {
   const notices = payload.notices.map((n) => el("p", { class: "notice small" }, n));
   const extras = [...notices, sourceList(payload), explorationPaths(payload), gateTable(payload)]
     .filter((node) => node !== null);
-  turn.querySelector(".research")?.remove();
+  const log = turn.querySelector(".research");  // the live research log stays, as a record of what was searched
+  log?.querySelector(".skip")?.remove();
+  log?.classList.add("finished");
   turn.querySelector(".extras").replaceChildren(...extras);
 }
 
@@ -140,6 +142,12 @@ function stream(turn, url, form) {
   on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
   on("done", (data) => { renderAnswer(turn, data); finish(""); });
   on("failure", (data) => { status.textContent = ""; finish(data.detail); });
+  on("timeout", (data) => {
+    status.textContent = "";
+    finish(data.status === "pending"
+      ? "No worker has picked this answer up yet; your question is kept and will be answered."
+      : "Still being answered: reload this conversation in a moment.");
+  });
   source.onerror = () => finish("The connection dropped; your question is saved in this conversation.");
 }
 
@@ -192,6 +200,7 @@ async function send(event) {
   const body = await response.json().catch(() => ({ detail: "The server did not answer." }));
   if (!response.ok) {
     showError(body.detail);
+    if (body.conversation) form.querySelector("[name=conversation]").value = body.conversation;
     done(form);
     return;
   }

@@ -206,3 +206,14 @@ def test_skip_cancels_the_research_and_the_answer_comes_from_an_ordinary_search(
     assert final["grounded"] and any("skipped" in n for n in final["notices"])
     stranger = api(make_user()).post(f"/api/conversations/{message.conversation_id}/cancel/")
     assert stranger.status_code == 404
+
+
+def test_with_no_worker_to_answer_the_question_is_kept_and_the_api_says_so(settings, sample):
+    settings.CHAT_ANSWERS_IN_WORKER = True  # production's path, but no worker runs for this test
+    settings.CHAT_UNCLAIMED_SECONDS = 1.0
+    reply = ask(sample.owner, "What is a PTW?", [sample.pk], status=503)
+
+    assert reply["detail"].startswith("No worker has picked this answer up yet")
+    assert reply["status"] == "pending" and reply["answer"] == ""
+    question = Message.objects.get(pk=reply["message"]).reply_to
+    assert question is not None and question.text == "What is a PTW?"

@@ -1,0 +1,93 @@
+"""Answers are written by a Celery worker; their events travel through a Redis stream per message, so the page
+can stream them and the API can wait for them while no request does the work.
+
+Everything a reader needs outlives the stream: the message row holds the answer once it is done, so a reader
+who comes late (or after the stream expired) gets the final state from the database."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from apps.chat.models import Message, Status
+from apps.chat.services.chat import Event, chat_run, message_payload
+
+STREAM_SECONDS = 3600  # how long a finished answer's events stay readable
+FINAL = ("done", "failure")
+
+
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2)
+
+
+def _key(message_id: int) -> str:
+    return f"desirepath:chat:{message_id}"
+
+
+def publish(message_id: int, event: Event) -> None:
+    client, key = _redis(), _key(message_id)
+    client.xadd(key, {"kind": event.kind, "data": json.dumps(event.data, default=str)})
+    client.expire(key, STREAM_SECONDS)
+
+
+def answer_in_worker(message_id: int, user_id: int) -> str:
+    """The worker's side: run the answer, publishing every event; the last one is `done` or `failure`."""
+    message = Message.objects.select_related("reply_to").get(pk=message_id)
+    user = get_user_model().objects.get(pk=user_id)
+    kind = "failure"
+    for event in chat_run(message=message, user=user):
+        publish(message_id, event)
+        kind = event.kind
+    return kind
+
+
+def queue_answer(message: Message, user: Any) -> None:
+    """Hand the answer to the worker. An unreachable broker raises; the question stays stored and pending."""
+    from apps.chat.tasks import answer_task
+
+    _redis().delete(_key(message.pk))  # a fresh stream, whatever an earlier database left under this id
+    answer_task.delay(message.pk, user.pk)
+
+
+def _final_from_row(message_id: int) -> Event | None:
+    message = Message.objects.filter(pk=message_id).first()
+    if message is None or message.status in (Status.PENDING, Status.RUNNING):
+        return None
+    if message.status == Status.COMPLETE:
+        return Event("done", message_payload(message))
+    return Event("failure", {"detail": (message.notices or ["The answer failed."])[-1], "status": 503})
+
+
+def follow(message_id: int, *, wait: float, unclaimed: float) -> Iterator[Event]:
+    """Relay the answer's events from the start until it is done or failed. Ends with a `timeout` event after
+    `wait` seconds, or after `unclaimed` seconds if no worker has picked the answer up (the question is kept
+    and answered when one does)."""
+    client, key, last = _redis(), _key(message_id), "0-0"
+    started = time.monotonic()
+    while True:
+        replies = client.xread({key: last}, block=1000, count=100) or []
+        for _, entries in replies:
+            for entry_id, fields in entries:
+                last = entry_id
+                event = Event(fields[b"kind"].decode(), json.loads(fields[b"data"]))
+                yield event
+                if event.kind in FINAL:
+                    return
+        if replies:
+            continue
+        final = _final_from_row(message_id)
+        if final is not None and last == "0-0":  # finished before we looked, and its stream is gone
+            yield final
+            return
+        waited = time.monotonic() - started
+        status = Message.objects.filter(pk=message_id).values_list("status", flat=True).first()
+        if waited > wait or (status == Status.PENDING and waited > unclaimed):
+            yield Event("timeout", {"status": status, "waited": round(waited)})
+            return
