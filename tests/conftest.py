@@ -21,8 +21,13 @@ _original_flush = flush.Command.handle
 
 
 def _flush_past_the_audit_guard(self, *args, **options):  # type: ignore[no-untyped-def]
-    # Transactional tests end with a TRUNCATE of every table; the audit log refuses that in production.
-    with pgtrigger.ignore("audit.AuditEvent:audit_no_truncate", "audit.AuditEvent:audit_append_only"):
+    # Transactional tests end with a TRUNCATE of every table; the audit log and the weight ledger refuse that.
+    with pgtrigger.ignore(
+        "audit.AuditEvent:audit_no_truncate",
+        "audit.AuditEvent:audit_append_only",
+        "graph.WeightChange:ledger_no_truncate",
+        "graph.WeightChange:ledger_append_only",
+    ):
         return _original_flush(self, *args, **options)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.graph.services import graph_extract_note
 from apps.librarian.enrich import current_writer, enrich_note, stale_notes
 from apps.notes.models import Note, Tier
 from apps.vaults.chat_settings import parse
@@ -22,7 +23,8 @@ def reenrich(
     user: Any = None,
     tick: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
-    """Per vault, at most `budget` notes (None: no limit); vaults whose Librarian is off are skipped untouched."""
+    """Per vault, at most `budget` notes (None: no limit), metadata and graph extraction; vaults whose
+    Librarian is off are skipped untouched."""
     counts = {"enriched": 0, "vaults_skipped": 0}
     for vault in vaults:
         if not parse(vault.chat_settings).switches["librarian"]:
@@ -34,6 +36,7 @@ def reenrich(
             notes = stale_notes(vault.pk, current_writer(vault.chat_settings))
         for note in notes.select_related("vault")[:budget]:
             enrich_note(note, user=user)
+            graph_extract_note(note=note, force=everything)  # the graph is re-read with the metadata
             counts["enriched"] += 1
             if tick:
                 tick(1)

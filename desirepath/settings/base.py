@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "apps.chat",
     "apps.librarian",
     "apps.research",
+    "apps.graph",
     "apps.evaluation",
 ]
 
@@ -177,6 +178,9 @@ CELERY_BEAT_SCHEDULE = {
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
     # Metadata older than its note or written by an older model, a budget per vault and run.
     "reenrich-stale": {"task": "apps.librarian.tasks.reenrich_stale", "schedule": 900.0},
+    # Graph material for notes written while the queue was down; Leiden landmarks refreshed hourly.
+    "graph-extract-pending": {"task": "apps.graph.tasks.extract_pending", "schedule": 900.0},
+    "graph-communities": {"task": "apps.graph.tasks.detect_communities", "schedule": 3600.0},
 }
 LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
 

@@ -1,0 +1,144 @@
+"""What a note says, as graph material: entities, aspects, facts and dependencies, bounded per note.
+
+The model-free extractor reads the note's title, wikilinks, tags, headings, speakers ("Name: …" lines), named
+things and repeated key phrases. Output is bounded by escalation: `normal` keeps everything; over the bound,
+`stricter` drops key phrases and names seen once; still over, `deterministic` keeps the note's own structure
+(title, links, tags, speakers) and its most frequent names, cut to the bound. A trivial note (chatter) yields
+nothing at all."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from apps.notes.text import plain_line, sentences
+from apps.retrieval.relevance import NAME, STOP
+
+MAX_ENTITIES = 20  # per note
+MAX_FACTS_PER_ENTITY = 3  # per chunk
+MAX_PER_CHUNK = 8  # entities co-mentioned in one chunk that get an edge between each pair
+SPEAKER = re.compile(r"^(?:[^:\n]{1,40}:\s)?([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", re.M)
+CONSTRAINT = re.compile(
+    r"\b(must|must not|never|always|required|requires?|only if|do not|don't|mandatory|forbidden|at least|"
+    r"at most|no more than|before any|needs? to)\b",
+    re.I,
+)
+DEPENDS = re.compile(r"\b(depends on|requires|needs|uses|runs on|is part of|blocks|relies on|is built on)\b", re.I)
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
+
+
+@dataclass(frozen=True)
+class Found:
+    name: str
+    kind: str  # EntityKind value
+    source: str  # title | link | tag | speaker | name | phrase
+
+
+@dataclass
+class Extracted:
+    level: str
+    entities: dict[str, Found] = field(default_factory=dict)  # key → entity
+    aspects: list[tuple[str, str]] = field(default_factory=list)  # (entity key, aspect name)
+    facts: list[tuple[str, str, str, int]] = field(default_factory=list)  # (key, kind, text, chunk index)
+    mentions: list[tuple[str, int]] = field(default_factory=list)  # (key, chunk index)
+    edges: list[tuple[str, str, str, str]] = field(default_factory=list)  # (source, target, kind, reason)
+
+
+def key_of(name: str) -> str:
+    return re.sub(r"\s+", " ", name.strip().lower())[:300]
+
+
+@dataclass(frozen=True)
+class NoteText:
+    title: str
+    provenance: str
+    links: list[str]
+    tags: list[str]
+    chunks: list[tuple[str, str]]  # (heading, text)
+
+
+def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
+    body = "\n".join(text for _, text in note.chunks)
+    found = [Found(note.title, "note", "title")]
+    found += [Found(link, "thing", "link") for link in note.links]
+    found += [Found(tag, "tag", "tag") for tag in note.tags]
+    speakers = Counter(SPEAKER.findall(body))
+    found += [Found(name, "person", "speaker") for name in speakers]
+    names = Counter(m for line in body.splitlines() for m in NAME.findall(plain_line(line)))
+    found += [Found(name, "thing", "name") for name in names if name.lower() not in STOP]
+    words = [w.lower() for w in WORD.findall(body)]
+    pairs = Counter(f"{a} {b}" for a, b in itertools.pairwise(words) if a not in STOP and b not in STOP and a != b)
+    found += [Found(phrase, "term", "phrase") for phrase, n in pairs.most_common(5) if n >= 2]
+    counts = Counter({key_of(f.name): speakers.get(f.name, 0) + names.get(f.name, 0) for f in found})
+    return found, counts
+
+
+KIND_RANK = {"person": 0, "note": 1, "tag": 2, "thing": 3, "term": 4}
+STRUCTURE = {"title", "link", "tag", "speaker"}
+
+
+def _bounded(found: list[Found], counts: Counter[str]) -> tuple[str, dict[str, Found]]:
+    def unique(items: list[Found]) -> dict[str, Found]:
+        out: dict[str, Found] = {}
+        for f in items:
+            key = key_of(f.name)
+            if key and (key not in out or KIND_RANK[f.kind] < KIND_RANK[out[key].kind]):
+                out[key] = Found(out[key].name if key in out else f.name, f.kind, f.source)
+        return out
+
+    normal = unique(found)
+    if len(normal) <= MAX_ENTITIES:
+        return "normal", normal
+    stricter = unique(
+        [f for f in found if f.source in STRUCTURE or (f.source == "name" and counts[key_of(f.name)] > 1)]
+    )
+    if len(stricter) <= MAX_ENTITIES:
+        return "stricter", stricter
+    ordered = sorted(found, key=lambda f: (f.source not in STRUCTURE, -counts[key_of(f.name)], f.name))
+    return "deterministic", dict(list(unique([f for f in ordered if f.source != "phrase"]).items())[:MAX_ENTITIES])
+
+
+def _present(key: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", text.lower()) is not None
+
+
+def extract_model_free(note: NoteText) -> Extracted:
+    found, counts = _candidates(note)
+    level, entities = _bounded(found, counts)
+    out = Extracted(level=level, entities=entities)
+    title = key_of(note.title)
+    authored = note.provenance == "authored"
+    for key, f in entities.items():
+        if f.source == "link" and key != title:
+            out.edges.append((title, key, "links_to", "user-asserted" if authored else "inferred"))
+        elif f.source == "tag":
+            out.edges.append((title, key, "tagged", "user-asserted" if authored else "inferred"))
+    for index, (heading, text) in enumerate(note.chunks):
+        if heading and title in entities:
+            out.aspects.append((title, heading[:300]))
+        present = [k for k in entities if k == title or _present(k, text)]
+        out.mentions += [(k, index) for k in present]
+        _facts(out, present, title, text, index)
+        named = [k for k in present if k != title][:MAX_PER_CHUNK]
+        out.edges += [(a, b, "co_mentioned", "single-memory") for i, a in enumerate(named) for b in named[i + 1 :]]
+        out.edges += [(title, k, "co_mentioned", "single-memory") for k in named]
+    return out
+
+
+def _facts(out: Extracted, present: list[str], title: str, text: str, index: int) -> None:
+    per_entity: Counter[str] = Counter()
+    for sentence in sentences(text):
+        kind = "constraint" if CONSTRAINT.search(sentence) else "fact"
+        holders = [k for k in present if k != title and _present(k, sentence)] or [title]
+        for key in holders:
+            if per_entity[key] < MAX_FACTS_PER_ENTITY or kind == "constraint":
+                out.facts.append((key, kind, sentence[:1000], index))
+                per_entity[key] += 1
+        if DEPENDS.search(sentence) and len(holders) >= 2:
+            verb = DEPENDS.search(sentence)
+            assert verb is not None
+            before = [k for k in holders if sentence.lower().find(k) < verb.start()]
+            after = [k for k in holders if sentence.lower().find(k) > verb.end()]
+            out.edges += [(a, b, "depends_on", "pattern-matched") for a in before[:1] for b in after[:2]]

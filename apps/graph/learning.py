@@ -1,0 +1,123 @@
+"""The only way a weight changes: one atomic, clamped UPDATE with its ledger row in the same transaction.
+
+The UPDATE locks the row it reads the old value from, so concurrent adjustments of one edge serialise and each
+ledger row records the value it actually moved from and to (after clamping): for every edge, its initial strength
+plus the ledger's deltas is its strength."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from apps.graph.models import LADDER, STRENGTH_MAX, STRENGTH_MIN, Reason, WeightChange
+
+DELIBERATE = 0.01  # a person's signal
+AUTOMATIC = 0.00001  # co-occurrence, a later search
+
+_TABLES = {"edge_strength": ("graph_dependency", "strength"), "entity_strength": ("graph_entity", "strength")}
+
+
+@dataclass(frozen=True)
+class Moved:
+    target: str
+    target_id: int
+    old: float
+    new: float
+
+
+def _clamped_update(table: str, column: str, row_id: int, delta: float) -> tuple[int, float, float] | None:
+    sql = f"""
+        UPDATE {table} AS t SET {column} = LEAST(%(hi)s, GREATEST(%(lo)s, old.{column} + %(delta)s))
+        FROM (SELECT id, {column} FROM {table} WHERE id = %(id)s FOR UPDATE) AS old
+        WHERE t.id = old.id
+        RETURNING t.vault_id, old.{column}, t.{column}
+    """  # noqa: S608 - table and column come from the fixed map above
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"hi": STRENGTH_MAX, "lo": STRENGTH_MIN, "delta": delta, "id": row_id})
+        row = cursor.fetchone()
+    return (int(row[0]), float(row[1]), float(row[2])) if row else None
+
+
+def weight_adjust(
+    *, target: str, target_id: int, delta: float, source: str, reason: str, feedback_id: int | None = None
+) -> Moved | None:
+    """Move an edge's or an entity's strength by `delta`, clamped to [0.05, 0.95], and log it; None if the row
+    is gone."""
+    table, column = _TABLES[target]
+    with transaction.atomic():
+        moved = _clamped_update(table, column, target_id, delta)
+        if moved is None:
+            return None
+        vault_id, old, new = moved
+        WeightChange.objects.create(
+            vault_id=vault_id, source=source, target=target, target_id=target_id, old=old, new=new,
+            delta=new - old, reason=reason[:300], feedback_id=feedback_id,
+        )  # fmt: skip
+    return Moved(target, target_id, old, new)
+
+
+def path_value_record(
+    *, vault_id: int, intent: str, edge_id: int, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None = None,
+) -> Moved:  # fmt: skip
+    """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO graph_pathvalue (vault_id, intent, edge_id, value, helped, failed)
+            VALUES (%(vault)s, %(intent)s, %(edge)s, 0.5, 0, 0)
+            ON CONFLICT (vault_id, intent, edge_id) DO NOTHING
+            """,
+            {"vault": vault_id, "intent": intent, "edge": edge_id},
+        )
+        cursor.execute(
+            """
+            UPDATE graph_pathvalue AS p
+            SET helped = old.helped + %(up)s, failed = old.failed + %(down)s,
+                value = (1 + old.helped + %(up)s) / (2 + old.helped + %(up)s + old.failed + %(down)s)
+            FROM (SELECT id, helped, failed, value FROM graph_pathvalue
+                  WHERE vault_id = %(vault)s AND intent = %(intent)s AND edge_id = %(edge)s FOR UPDATE) AS old
+            WHERE p.id = old.id
+            RETURNING p.id, old.value, p.value
+            """,
+            {
+                "up": weight if helped else 0.0,
+                "down": 0.0 if helped else weight,
+                "vault": vault_id,
+                "intent": intent,
+                "edge": edge_id,
+            },
+        )
+        row_id, old, new = cursor.fetchone()
+        WeightChange.objects.create(
+            vault_id=vault_id, source=source, target="path_value", target_id=row_id, intent=intent,
+            old=old, new=new, delta=new - old, reason=reason[:300], feedback_id=feedback_id,
+        )  # fmt: skip
+    return Moved("path_value", row_id, old, new)
+
+
+def confidence_step(
+    *, edge_id: int, up: bool, source: str, reason: str, feedback_id: int | None = None
+) -> Moved | None:
+    """Move an edge one step up or down the reason ladder (user-asserted stays where it is)."""
+    from apps.graph.models import Dependency
+
+    ladder = sorted(LADDER.items(), key=lambda kv: kv[1])
+    with transaction.atomic():
+        edge = Dependency.objects.select_for_update().filter(pk=edge_id).first()
+        if edge is None or edge.reason == Reason.USER_ASSERTED:
+            return None
+        position = next(i for i, (reason_, _) in enumerate(ladder) if reason_ == edge.reason)
+        step = min(position + 1, len(ladder) - 2) if up else max(position - 1, 0)  # user-asserted is a person's
+        if step == position:
+            return None
+        new_reason, new_confidence = ladder[step]
+        old = edge.confidence
+        Dependency.objects.filter(pk=edge_id).update(reason=new_reason, confidence=new_confidence)
+        WeightChange.objects.create(
+            vault_id=edge.vault_id, source=source, target="edge_confidence", target_id=edge_id, old=old,
+            new=new_confidence, delta=new_confidence - old, reason=f"{reason} ({edge.reason} → {new_reason})"[:300],
+            feedback_id=feedback_id,
+        )  # fmt: skip
+    return Moved("edge_confidence", edge_id, old, new_confidence)

@@ -1,0 +1,255 @@
+"""The knowledge graph of a vault: entities (with aspects and attributes), typed dependencies between them with
+a strength, a confidence and the reason for it, mentions that tie entities to the chunks they appear in, Leiden
+communities, learned path values, and the append-only ledger of every weight change.
+
+Every row carries its own `vault_id`: the same name in two vaults is two entities, the permission filter works
+in SQL, and feedback in one vault never moves another vault's weights. Nothing here is edited by hand: weights
+change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
+
+import pgtrigger
+from django.db import models
+
+from apps.notes.models import Chunk, Note
+from apps.vaults.models import Vault
+
+STRENGTH_MIN, STRENGTH_MAX = 0.05, 0.95  # never dead, never unweakenable
+
+
+class EntityKind(models.TextChoices):
+    NOTE = "note"  # a note's own subject (its title)
+    PERSON = "person"  # a speaker or someone named as one
+    THING = "thing"  # a named thing: project, place, product…
+    TERM = "term"  # a key phrase
+    TAG = "tag"
+    PRINCIPLE = "principle"
+    COMMUNITY = "community"
+
+
+class Tier(models.TextChoices):
+    HOT = "hot"
+    COLD = "cold"
+
+
+class Entity(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=300)
+    key = models.CharField(max_length=300)  # normalised name: one entity per key and vault
+    kind = models.CharField(max_length=16, choices=EntityKind.choices)
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)
+    strength = models.FloatField(default=0.5)  # the node's weight: `not useful` weakens it
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "key"], name="graph_entity_one_per_key"),
+            models.CheckConstraint(
+                condition=models.Q(strength__gte=STRENGTH_MIN, strength__lte=STRENGTH_MAX),
+                name="graph_entity_strength_clamped",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class Aspect(models.Model):
+    """A facet of an entity (a heading of its note, a frontmatter field)."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="aspects")
+    name = models.CharField(max_length=300)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entity", "name"], name="graph_aspect_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AttributeKind(models.TextChoices):
+    FACT = "fact"
+    CONSTRAINT = "constraint"  # always surfaces when its entity is walked
+
+
+class Attribute(models.Model):
+    """A fact about an entity, with the chunk it came from (its citation)."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="attributes")
+    aspect = models.ForeignKey(Aspect, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=16, choices=AttributeKind.choices, default=AttributeKind.FACT)
+    text = models.TextField()
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["vault", "entity"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.text[:60]}"
+
+
+class Reason(models.TextChoices):
+    """The confidence ladder: where an edge's evidence comes from."""
+
+    USER_ASSERTED = "user-asserted"
+    MULTI_MEMORY = "multi-memory"
+    SINGLE_MEMORY = "single-memory"
+    PATTERN_MATCHED = "pattern-matched"
+    INFERRED = "inferred"
+    LLM_UNCERTAIN = "llm-uncertain"
+
+
+LADDER = {
+    Reason.USER_ASSERTED: 1.0,
+    Reason.MULTI_MEMORY: 0.9,
+    Reason.SINGLE_MEMORY: 0.7,
+    Reason.PATTERN_MATCHED: 0.5,
+    Reason.INFERRED: 0.4,
+    Reason.LLM_UNCERTAIN: 0.3,
+}
+
+
+class DependencyKind(models.TextChoices):
+    LINKS_TO = "links_to"  # a wikilink a person wrote
+    TAGGED = "tagged"
+    CO_MENTIONED = "co_mentioned"  # named together in one chunk
+    DEPENDS_ON = "depends_on"  # "X depends on / requires / uses Y"
+    BRIDGE = "bridge"  # two entities not linked that carry the same fact
+    MEMBER_OF = "member_of"  # entity → its Leiden community
+
+
+class Dependency(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="outgoing")
+    target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="incoming")
+    kind = models.CharField(max_length=16, choices=DependencyKind.choices)
+    strength = models.FloatField(default=0.5)
+    initial_strength = models.FloatField(default=0.5)  # strength = initial + the ledger's deltas
+    confidence = models.FloatField()
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    evidence = models.PositiveIntegerField(default=1)  # notes that support it
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_walked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "source", "target", "kind"], name="graph_dependency_unique"),
+            models.CheckConstraint(
+                condition=models.Q(strength__gte=STRENGTH_MIN, strength__lte=STRENGTH_MAX),
+                name="graph_dependency_strength_clamped",
+            ),
+        ]
+        indexes = [models.Index(fields=["vault", "source"]), models.Index(fields=["vault", "target"])]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -{self.kind}-> {self.target_id}"
+
+
+class Mention(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entity", "chunk"], name="graph_mention_unique")]
+        indexes = [models.Index(fields=["vault", "chunk"])]
+
+    def __str__(self) -> str:
+        return f"entity {self.entity_id} in chunk {self.chunk_id}"
+
+
+class Extraction(models.Model):
+    """What the extractor last did for a note: re-run only when the note or the extractor changed."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.OneToOneField(Note, on_delete=models.CASCADE, related_name="extraction")
+    content_hash = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    level = models.CharField(max_length=16)  # normal | stricter | deterministic | skipped
+    entities = models.PositiveIntegerField(default=0)
+    written_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"note {self.note_id}: {self.level}, {self.entities} entities"
+
+
+class CommunityRun(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    modularity = models.FloatField()  # with weights
+    entities = models.PositiveIntegerField()
+    edges = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"vault {self.vault_id}: modularity {self.modularity:.3f}"
+
+
+class Community(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    run = models.ForeignKey(CommunityRun, on_delete=models.CASCADE, related_name="communities")
+    entity = models.OneToOneField(Entity, on_delete=models.CASCADE, related_name="community")  # kind community
+    name = models.CharField(max_length=300)
+    cohesion = models.FloatField()  # share of its members' edge weight that stays inside
+    size = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PathValue(models.Model):
+    """How often walking this edge helped this kind of question in this vault (a Beta mean over feedback)."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    intent = models.CharField(max_length=16)
+    edge = models.ForeignKey(Dependency, on_delete=models.CASCADE, related_name="values")
+    value = models.FloatField(default=0.5)
+    helped = models.FloatField(default=0.0)
+    failed = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "intent", "edge"], name="graph_path_value_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.intent} edge {self.edge_id}: {self.value:.3f}"
+
+
+class LedgerSource(models.TextChoices):
+    FEEDBACK = "feedback"  # a person's deliberate signal
+    AUTOMATIC = "automatic"  # co-occurrence, later searches
+    DECAY = "decay"  # paths not walked fade
+    SYSTEM = "system"  # promotion and the like
+
+
+class WeightChange(models.Model):
+    """Append-only: PostgreSQL refuses UPDATE, DELETE and TRUNCATE on this table."""
+
+    vault_id = models.BigIntegerField(db_index=True)  # no FK: the ledger outlives what it mentions
+    source = models.CharField(max_length=16, choices=LedgerSource.choices)
+    target = models.CharField(max_length=24)  # edge_strength | edge_confidence | entity_strength | path_value
+    target_id = models.BigIntegerField()
+    intent = models.CharField(max_length=16, blank=True)  # for path values
+    old = models.FloatField()
+    new = models.FloatField()
+    delta = models.FloatField()
+    reason = models.CharField(max_length=300)
+    feedback_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["target", "target_id"])]
+        triggers = [
+            pgtrigger.Protect(name="ledger_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="ledger_no_truncate",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                level=pgtrigger.Statement,
+                func="RAISE EXCEPTION 'the weight ledger is append-only: TRUNCATE refused'; RETURN NULL;",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.target} {self.target_id}: {self.old:.5f} → {self.new:.5f} ({self.source})"

@@ -1,0 +1,173 @@
+"""Writing a note's extraction into its vault's graph, idempotently: a note is re-read only when its content or
+the extractor changed; its mentions and facts are replaced, entities and edges are shared and kept (their
+learned weights are never reset by re-extraction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import connection, transaction
+
+from apps.graph.extract import SPEAKER, WORD, Extracted, NoteText, extract_model_free
+from apps.graph.models import (
+    LADDER,
+    Aspect,
+    Attribute,
+    Dependency,
+    Entity,
+    Extraction,
+    Mention,
+    Reason,
+)
+from apps.notes.models import Chunk, Note, Tier
+from apps.retrieval.relevance import STOP
+from apps.retrieval.significance import significance
+
+EXTRACTOR = "local/model-free-extractor"
+TRIVIAL_CHARS = 160  # shorter notes pass the significance check first: chatter yields no graph at all
+
+
+def note_text(note: Note, chunks: list[Chunk]) -> NoteText:
+    links = list(note.outgoing_links.values_list("target_text", flat=True))
+    return NoteText(note.title, note.provenance, links, list(note.tags), [(c.heading, c.text) for c in chunks])
+
+
+def _trivial(note: Note) -> bool:
+    """Chatter: a short note of a few content words that reads as casual ("haha nice, thanks!")."""
+    body = note.body.strip()
+    if len(body) >= TRIVIAL_CHARS:
+        return False
+    text = SPEAKER.sub("", body.splitlines()[-1] if body else "").strip()
+    words = [w for w in WORD.findall(text) if w.lower() not in STOP]
+    return len(words) <= 1 or (len(words) <= 4 and not significance(text).significant)
+
+
+def graph_extract_note(*, note: Note, force: bool = False) -> Extraction:
+    """Extract one note into its vault's graph (skipped when nothing changed, unless `force`)."""
+    done = Extraction.objects.filter(note=note).first()
+    if done and not force and done.content_hash == note.content_hash and done.model == EXTRACTOR:
+        return done
+    chunks = list(Chunk.objects.filter(note=note, tier=Tier.HOT).order_by("ordinal"))
+    trivial = note.tier != Tier.HOT or _trivial(note)
+    extracted = Extracted(level="skipped") if trivial else extract_model_free(note_text(note, chunks))
+    with transaction.atomic():
+        Mention.objects.filter(note=note).delete()
+        Attribute.objects.filter(note=note).delete()
+        ids = _entities(note.vault_id, extracted)
+        _write(note, chunks, extracted, ids)
+        row, _ = Extraction.objects.update_or_create(
+            note=note,
+            defaults={
+                "vault_id": note.vault_id,
+                "content_hash": note.content_hash,
+                "model": EXTRACTOR,
+                "level": extracted.level,
+                "entities": len(extracted.entities),
+            },
+        )
+    return row
+
+
+def _entities(vault_id: int, extracted: Extracted) -> dict[str, int]:
+    rows = [Entity(vault_id=vault_id, name=f.name[:300], key=key, kind=f.kind) for key, f in extracted.entities.items()]
+    Entity.objects.bulk_create(rows, ignore_conflicts=True)
+    found = Entity.objects.filter(vault_id=vault_id, key__in=list(extracted.entities))
+    return dict(found.values_list("key", "id"))
+
+
+def _write(note: Note, chunks: list[Chunk], extracted: Extracted, ids: dict[str, int]) -> None:
+    vault_id = note.vault_id
+    for key, name in extracted.aspects:
+        Aspect.objects.get_or_create(vault_id=vault_id, entity_id=ids[key], name=name)
+    Mention.objects.bulk_create(
+        [Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i]) for k, i in extracted.mentions],
+        ignore_conflicts=True,
+    )
+    facts = [
+        Attribute(vault_id=vault_id, entity_id=ids[k], kind=kind, text=text, note=note, chunk=chunks[i])
+        for k, kind, text, i in extracted.facts
+    ]
+    Attribute.objects.bulk_create(facts)
+    edges = {}
+    for source, target, kind, reason in extracted.edges:
+        a, b = ids[source], ids[target]
+        if a == b:
+            continue
+        if kind == "co_mentioned" and a > b:  # undirected: one row per pair
+            a, b = b, a
+        edges[(a, b, kind)] = reason
+    _upsert_edges(vault_id, edges)
+    _bridges(vault_id, facts)
+
+
+def _upsert_edges(vault_id: int, edges: dict[tuple[int, int, str], str]) -> None:
+    """New edges enter at the ladder's confidence for their reason; an edge seen in a second note climbs from
+    single- to multi-memory (unless feedback has already moved it)."""
+    Dependency.objects.bulk_create(
+        [
+            Dependency(vault_id=vault_id, source_id=a, target_id=b, kind=kind, reason=r, confidence=LADDER[Reason(r)])
+            for (a, b, kind), r in edges.items()
+        ],
+        ignore_conflicts=True,
+    )
+    pairs = [(a, b) for (a, b, kind) in edges if kind == "co_mentioned"]
+    if not pairs:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE graph_dependency d SET evidence = ev.notes,
+                reason = CASE WHEN ev.notes > 1 AND d.reason = 'single-memory' THEN 'multi-memory' ELSE d.reason END,
+                confidence = CASE WHEN ev.notes > 1 AND d.reason = 'single-memory' THEN 0.9 ELSE d.confidence END
+            FROM (
+                SELECT p.a, p.b, count(DISTINCT m1.note_id) AS notes
+                FROM unnest(%(a)s::bigint[], %(b)s::bigint[]) AS p(a, b)
+                JOIN graph_mention m1 ON m1.entity_id = p.a AND m1.vault_id = %(vault)s
+                JOIN graph_mention m2 ON m2.entity_id = p.b AND m2.chunk_id = m1.chunk_id
+                GROUP BY p.a, p.b
+            ) ev
+            WHERE d.vault_id = %(vault)s AND d.kind = 'co_mentioned' AND d.source_id = ev.a AND d.target_id = ev.b
+            """,
+            {"a": [p[0] for p in pairs], "b": [p[1] for p in pairs], "vault": vault_id},
+        )
+
+
+def _bridges(vault_id: int, facts: list[Attribute]) -> None:
+    """A new fact that another, unlinked entity already carries: record the bridge between them (inferred)."""
+    if not facts:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO graph_dependency
+                (vault_id, source_id, target_id, kind, strength, initial_strength, confidence, reason, evidence,
+                 created_at)
+            SELECT DISTINCT %(vault)s, LEAST(n.entity_id, o.entity_id), GREATEST(n.entity_id, o.entity_id),
+                   'bridge', 0.5, 0.5, 0.4, 'inferred', 1, now()
+            FROM graph_attribute n
+            JOIN graph_attribute o ON o.vault_id = %(vault)s AND md5(lower(o.text)) = md5(lower(n.text))
+                 AND o.entity_id <> n.entity_id AND o.note_id <> n.note_id
+            WHERE n.id = ANY(%(new)s) AND NOT EXISTS (
+                SELECT 1 FROM graph_dependency d WHERE d.vault_id = %(vault)s
+                  AND ((d.source_id = n.entity_id AND d.target_id = o.entity_id)
+                    OR (d.source_id = o.entity_id AND d.target_id = n.entity_id)))
+            ON CONFLICT DO NOTHING
+            """,
+            {"vault": vault_id, "new": [f.pk for f in facts if f.pk]},
+        )
+
+
+def graph_extract_pending(
+    *, vault_id: int, force: bool = False, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Extract every hot note of a vault whose extraction is missing or stale; counts by level."""
+    current = dict(Extraction.objects.filter(vault_id=vault_id, model=EXTRACTOR).values_list("note_id", "content_hash"))
+    notes = Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).order_by("id")
+    todo = [n for n in notes if force or current.get(n.pk) != n.content_hash]
+    counts: dict[str, int] = {}
+    for done, note in enumerate(todo, start=1):
+        level = graph_extract_note(note=note, force=force).level
+        counts[level] = counts.get(level, 0) + 1
+        if progress:
+            progress(done, len(todo))
+    return counts

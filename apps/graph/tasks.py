@@ -1,0 +1,27 @@
+from celery import shared_task
+
+
+@shared_task(name="apps.graph.tasks.extract_pending", time_limit=3600, soft_time_limit=3300)
+def extract_pending(vault_id: int | None = None) -> dict[str, int]:
+    """Extract the notes of one vault (or every vault) whose graph material is missing or stale."""
+    from apps.graph.services import graph_extract_pending
+    from apps.vaults.models import Vault
+
+    ids = [vault_id] if vault_id is not None else list(Vault.objects.values_list("pk", flat=True))
+    counts: dict[str, int] = {}
+    for vid in ids:
+        for level, n in graph_extract_pending(vault_id=vid).items():
+            counts[level] = counts.get(level, 0) + n
+    return counts
+
+
+@shared_task(name="apps.graph.tasks.detect_communities", time_limit=1800, soft_time_limit=1700)
+def detect_communities(vault_id: int | None = None) -> int:
+    """Leiden over one vault (or every vault with a graph); the number of runs stored."""
+    from apps.graph.communities import communities_detect
+    from apps.graph.models import Entity
+
+    ids = [vault_id] if vault_id is not None else sorted(set(Entity.objects.values_list("vault_id", flat=True)))
+    for vid in ids:
+        communities_detect(vault_id=vid)
+    return len(ids)

@@ -1,0 +1,68 @@
+"""The model-free extractor turns a vault into a graph: bounded per note, wikilinks as user-asserted edges,
+constraints kept as such, chatter left out, and re-running changes nothing."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from apps.graph.extract import MAX_ENTITIES
+from apps.graph.models import Attribute, Dependency, Entity, Extraction, Mention
+from apps.graph.services import graph_extract_note, graph_extract_pending
+from apps.notes.services.notes import note_update
+from tests.factories import make_note
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_sample_vault_becomes_a_bounded_graph(sample):
+    counts = graph_extract_pending(vault_id=sample.pk)
+    per_note = list(Extraction.objects.filter(vault=sample).values_list("entities", flat=True))
+    print(f"sample vault: {len(per_note)} notes, levels {counts}, entities per note mean "
+          f"{statistics.mean(per_note):.1f} max {max(per_note)}; {Entity.objects.filter(vault=sample).count()} "
+          f"entities, {Dependency.objects.filter(vault=sample).count()} edges")  # fmt: skip
+    assert max(per_note) <= MAX_ENTITIES
+
+    ptw = Entity.objects.get(vault=sample, key="permit to work")
+    link = Dependency.objects.get(source=ptw, target__key="server room rack inventory", kind="links_to")
+    assert (link.reason, link.confidence) == ("user-asserted", 1.0)
+    constraints = Attribute.objects.filter(entity__vault=sample, kind="constraint", note__title="Permit to Work")
+    assert constraints.filter(text__icontains="at least one working day ahead").exists()
+    brandt = Entity.objects.get(vault=sample, key="herr brandt")
+    assert Mention.objects.filter(entity=brandt, note__title="Permit to Work").exists()
+
+    assert graph_extract_pending(vault_id=sample.pk) == {}  # nothing changed, nothing re-read
+
+
+def test_chatter_yields_no_graph_and_an_edit_replaces_the_note_s_facts(vault):
+    chatter = make_note(vault, "Daily.md", "haha nice, thanks!\n")
+    assert graph_extract_note(note=chatter).level == "skipped"
+    assert not Mention.objects.filter(note=chatter).exists()
+
+    note = make_note(vault, "Ovens.md", "# Ovens\nThe Rational oven must be descaled every week by Priya.\n")
+    graph_extract_note(note=note)
+    assert Attribute.objects.filter(note=note, kind="constraint", entity__key="rational").exists()
+    note = note_update(actor=vault.owner, note=note, body="# Ovens\nThe Rational oven was sold to Tobias.\n")
+    graph_extract_note(note=note)
+    texts = list(Attribute.objects.filter(note=note).values_list("text", flat=True))
+    assert texts and all("descaled" not in t for t in texts)
+    assert Entity.objects.filter(vault=vault, key="tobias").exists()
+
+
+def test_a_note_about_too_many_things_is_cut_to_the_bound_by_escalation(vault):
+    people = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio", "Giulia", "Hugo"]
+    people += ["Irene", "Jonas", "Karla", "Luca", "Marta", "Nico", "Olga", "Paolo"]
+    names = " ".join(f"Then {p} met {p}s friend in {p}ville." for p in people)
+    note = make_note(vault, "Crowd.md", f"# Crowd\n{names}\n")
+    done = graph_extract_note(note=note)
+    assert done.level in ("stricter", "deterministic") and done.entities <= MAX_ENTITIES
+
+
+def test_a_co_mention_in_a_second_note_climbs_the_ladder(vault):
+    make_note(vault, "A.md", "# A\nYesterday Priya and Tobias rebuilt the oven together.\n")
+    make_note(vault, "B.md", "# B\nLater Priya asked Tobias about the starter.\n")
+    graph_extract_pending(vault_id=vault.pk)
+    edge = Dependency.objects.get(vault=vault, kind="co_mentioned", source__key__in=["priya", "tobias"],
+                                  target__key__in=["priya", "tobias"])  # fmt: skip
+    assert (edge.evidence, edge.reason, edge.confidence) == (2, "multi-memory", 0.9)
