@@ -277,3 +277,39 @@ def test_filed_notes_and_daily_logs_stay_with_their_owner(tmp_path):
             assert note.pk not in [hit["note"] for hit in hits]
             asked = client.post("/api/chat/", {"message": f"What does {note.title} say?"}, format="json").json()
             assert note.pk not in [item["note"] for item in asked["candidates"]]
+
+
+def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into_the_walk():
+    """The same name in two vaults is two entities; a walk from the readable one never reaches the other's
+    edges, facts or constraints, whatever the graph of the unreadable vault holds."""
+    from apps.graph.context import graph_context
+    from apps.graph.models import Dependency
+    from apps.graph.services import graph_extract_pending
+    from apps.graph.traversal import entry_entities, walk
+
+    reader, stranger = make_user("graph-reader"), make_user("graph-stranger")
+    mine, theirs = make_vault(reader, "Mine"), make_vault(stranger, "Theirs")
+    make_note(mine, "Redis.md", "# Redis\nRedis runs on the Hetzner box and Celery uses Redis as its broker.\n")
+    make_note(mine, "Celery.md", "# Celery\nCelery workers read from Redis. Tobias restarts Celery on Mondays.\n")
+    for i in range(4):
+        make_note(
+            theirs,
+            f"Secret {i}.md",
+            f"# Secret {i}\nRedis must never be restarted without zebracode{i}. Celery and Redis and Tobias "
+            f"share the zebracode{i} rota.\n",
+        )
+    graph_extract_pending(vault_id=mine.pk)
+    graph_extract_pending(vault_id=theirs.pk)
+    theirs_edges = set(Dependency.objects.filter(vault=theirs).values_list("pk", flat=True))
+    assert theirs_edges  # the other vault has a graph of its own under the same names
+
+    result = graph_context(user=reader, question="What does Tobias do with Redis and Celery?", vault_ids=None)
+    shown = " ".join(r.candidate.text for r in result.rated)
+    assert "zebracode" not in shown and {r.candidate.vault for r in result.rated} == {mine.pk}
+    assert not {e for r in result.rated for e in (r.candidate.trace or {}).get("edges", [])} & theirs_edges
+
+    entry, _ = entry_entities([c.pk for n in mine.notes.all() for c in n.chunks.all()], [mine.pk])
+    paths, _ = walk(entry=entry, scope=[mine.pk], intent="what", words=["redis"])
+    assert not {s.edge for p in paths for s in p.steps} & theirs_edges
+    stolen = [c.pk for n in theirs.notes.all() for c in n.chunks.all()]
+    assert entry_entities(stolen, [mine.pk]) == ([], {})  # chunk ids from elsewhere open no door

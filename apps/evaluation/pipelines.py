@@ -2,9 +2,9 @@
 
 Flat pipelines inject their top 10 (`hybrid-top6` its top 6, the gate's token yardstick). `gate` is hybrid
 search followed by the relevance gate (local scorer unless
-the scoring slot names a model); `full` is whatever the product does end to end today: the significance check
-(casual messages get nothing), then `gate` (graph traversal plugs in here later). Gated pipelines are scored on
-what they inject, in the gate's order.
+the scoring slot names a model); `full` is what the product does end to end: the significance check (casual
+messages get nothing), then the graph walk and the gate over what search and the walk found. Gated pipelines
+are scored on what they inject, in the gate's order.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from apps.graph.context import graph_context
 from apps.retrieval.context import gated_context
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
@@ -46,7 +47,8 @@ def _gate(user: object, vault_id: int, query: str) -> Retrieved:
 def _full(user: object, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
-    return _gate(user, vault_id, query)
+    survivors = [r.candidate.chunk for r in graph_context(user=user, question=query, vault_ids=[vault_id]).survivors]
+    return Retrieved(ranking=survivors, injected=survivors)
 
 
 def _research(user: object, vault_id: int, query: str) -> Retrieved:

@@ -20,9 +20,9 @@ MAX_ENTITIES = 20  # per note
 MAX_FACTS_PER_ENTITY = 3  # per chunk
 MAX_PER_CHUNK = 8  # entities co-mentioned in one chunk that get an edge between each pair
 SPEAKER = re.compile(r"^(?:[^:\n]{1,40}:\s)?([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", re.M)
-CONSTRAINT = re.compile(
-    r"\b(must|must not|never|always|required|requires?|only if|do not|don't|mandatory|forbidden|at least|"
-    r"at most|no more than|before any|needs? to)\b",
+CONSTRAINT = re.compile(  # prescriptive rules, not "I always loved painting"
+    r"\b(must( not)?|mandatory|required|forbidden|not allowed|prohibited|only (if|when|after)|at least|at most|"
+    r"no more than|never without|is valid for)\b",
     re.I,
 )
 DEPENDS = re.compile(r"\b(depends on|requires|needs|uses|runs on|is part of|blocks|relies on|is built on)\b", re.I)

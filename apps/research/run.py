@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from apps.graph.context import graph_context
 from apps.llm.embeddings import embed_query
 from apps.notes.models import Note
 from apps.research.planning import judge, sub_questions
 from apps.retrieval.candidates import load_candidates
-from apps.retrieval.context import CANDIDATES, gated_context
+from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, gate
 from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
 
@@ -87,7 +88,7 @@ def context_steps(
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Generator[tuple[str, dict[str, Any]], None, tuple[GateResult, Research]]:
     """The context for a question, as chat and the harness both get it: deep research when allowed and judged
-    useful, otherwise (or when skipped) the ordinary gated search. Yields research progress."""
+    useful, otherwise (or when skipped) the graph walk and the gate. Yields research progress."""
     models = models or {}
     run = Research(ran=False, reason=OFF)
     if deep_research:
@@ -95,7 +96,7 @@ def context_steps(
             user=user, question=question, vault_ids=vault_ids, threshold=threshold, models=models,
             cancelled=cancelled,
         )  # fmt: skip
-    result = run.result or gated_context(
+    result = run.result or graph_context(
         user=user, question=question, vault_ids=vault_ids, threshold=threshold, model=models.get("scoring")
     )
     return result, run

@@ -34,23 +34,29 @@ class Candidate:
     provenance: str
     rank: int  # 0-based position in the search's ranking
     similarity: float  # cosine between the message and the chunk (0 when no vector)
+    trace: dict[str, Any] | None = None  # the graph path that brought it, for feedback on paths
 
 
 def load_candidates(
     *, hits: list[SearchHit], query_vector: list[float] | None, vault_ids: list[int]
 ) -> list[Candidate]:
     """The hits' chunks, in the search's order, read only from `vault_ids` (the caller's readable scope)."""
-    if not hits or not vault_ids:
+    return load_chunks(chunks=[hit.chunk for hit in hits], query_vector=query_vector, vault_ids=vault_ids)
+
+
+def load_chunks(*, chunks: list[int], query_vector: list[float] | None, vault_ids: list[int]) -> list[Candidate]:
+    """Chunks as candidates, in the given order (their rank), read only from `vault_ids`."""
+    if not chunks or not vault_ids:
         return []
     params = {
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "vaults": vault_ids,
-        "chunks": [hit.chunk for hit in hits],
+        "chunks": chunks,
     }
     with connection.cursor() as cursor:
         cursor.execute(_CANDIDATES, params)
         rows = {row[0]: row for row in cursor.fetchall()}
-    found = [rows[hit.chunk] for hit in hits if hit.chunk in rows]
+    found = [rows[chunk] for chunk in chunks if chunk in rows]
     return [_candidate(row, rank) for rank, row in enumerate(found)]
 
 

@@ -73,6 +73,14 @@ def local_ratings(question: str, candidates: Sequence[Candidate]) -> list[Rated]
     return rated
 
 
+def boosted(rated: Rated, factor: float) -> Rated:
+    if factor == 1.0 or rated.probability is None:
+        return rated
+    probability = min(1.0, rated.probability * factor)
+    floored = rated.score < score_of(rated.probability)  # the absolute floor holds whatever was learned
+    return Rated(rated.candidate, rated.score if floored else score_of(probability), probability)
+
+
 def score_of(probability: float) -> int:
     return 1 + sum(probability >= cut for cut in CUTS)
 
@@ -139,13 +147,26 @@ def gate(
     user: Any = None,
     vault_id: int | None = None,
     budget_top: int = BUDGET_TOP,
+    boosts: dict[int, float] | None = None,
 ) -> GateResult:
-    """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject."""
+    """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
+    `boosts` (chunk → factor, from learned paths) scale the local scorer's probabilities; a model's 1–5 stands
+    and the boost only orders candidates within a score."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id)
-    ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
+    if boosts:
+        rated = [boosted(r, boosts.get(r.candidate.chunk, 1.0)) for r in rated]
+    lift = boosts or {}
+    ordered = sorted(
+        rated,
+        key=lambda r: (
+            -r.score,
+            -(r.probability if r.probability is not None else lift.get(r.candidate.chunk, 1.0)),
+            r.candidate.rank,
+        ),
+    )
     budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
     survivors: list[Rated] = []
     used = 0

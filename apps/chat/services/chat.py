@@ -91,6 +91,7 @@ def _store_context(message: Message, result: GateResult) -> list[ContextItem]:
                 citation=number if survived else None,
                 survived=survived,
                 provenance=c.provenance,
+                trace=c.trace or {},
             )
         )
     return ContextItem.objects.bulk_create(items)

@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404
 
 from apps.chat.models import ContextItem, Feedback, Signal
+from apps.graph.feedback import paths_learn
 from apps.vaults.permissions import vault_ids_for
 
 
@@ -27,4 +29,10 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
     ).first()
     if item is None:
         raise Http404("No context item matches the given query.")
-    return Feedback.objects.get_or_create(user=user, context_item=item, signal=signal, defaults={"text": text})
+    with transaction.atomic():
+        vote, created = Feedback.objects.get_or_create(
+            user=user, context_item=item, signal=signal, defaults={"text": text}
+        )
+        if created:  # one vote per user, item and signal: pressing twice moves nothing twice
+            paths_learn(vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk)
+    return vote, created

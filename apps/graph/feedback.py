@@ -1,0 +1,49 @@
+"""Feedback lands on the path that produced a context unit (DESIGN, "Learning"):
+
+- `not_relevant`: routing failed — the edges that carried it weaken (0.01) and their learned value counts a miss;
+- `not_useful`: the content is bad — the node it came from weakens;
+- `confirm` / `used`: the path strengthens and its learned value counts a hit; a confirm may lift each edge one
+  step up the confidence ladder;
+- `reject` / `correct`: the path weakens, one step down the ladder.
+Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apps.graph.learning import DELIBERATE, Moved, confidence_step, path_value_record, weight_adjust
+from apps.graph.models import Dependency, Entity
+
+UP = {"confirm", "used"}
+DOWN = {"not_relevant", "reject", "correct"}
+
+
+def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_id: int | None, weight: float = 1.0,
+                source: str = "feedback") -> list[Moved]:  # fmt: skip
+    """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
+    (1.0 for a person's signal; automatic signals pass a smaller one)."""
+    intent = str(trace.get("intent") or "what")
+    edges = list(
+        Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=vault_id).values_list("pk", flat=True)
+    )
+    step = DELIBERATE * weight
+    moved: list[Moved | None] = []
+    reason = f"{signal} on a context unit"
+    if signal in UP or signal in DOWN:
+        helped = signal in UP
+        for edge in edges:
+            moved.append(weight_adjust(target="edge_strength", target_id=edge, delta=step if helped else -step,
+                                       source=source, reason=reason, feedback_id=feedback_id))  # fmt: skip
+            moved.append(path_value_record(vault_id=vault_id, intent=intent, edge_id=edge, helped=helped,
+                                           weight=weight, source=source, reason=reason,
+                                           feedback_id=feedback_id))  # fmt: skip
+            if signal in ("confirm", "reject", "correct") and source == "feedback":
+                moved.append(confidence_step(edge_id=edge, up=helped, source=source, reason=reason,
+                                             feedback_id=feedback_id))  # fmt: skip
+    elif signal == "not_useful":
+        entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
+        node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
+        if node is not None:
+            moved.append(weight_adjust(target="entity_strength", target_id=node, delta=-step, source=source,
+                                       reason=reason, feedback_id=feedback_id))  # fmt: skip
+    return [m for m in moved if m is not None]

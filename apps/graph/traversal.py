@@ -1,0 +1,202 @@
+"""Bounded walks from the entities a message is about (answer path steps 2–6).
+
+Entry: the entities mentioned in the search's best chunks. From each, at most 4 edges are followed (by confidence
+× strength × learned value), to depth 3, ignoring edges below confidence 0.5; single-hop paths are not scored, at
+most 50 paths are, within a 50 ms budget. Path score = prior (confidence × strength along the path) × learned
+value (vault, intent, edge). Each scored path then gathers facts: the chunks its entities are mentioned in that
+are closest to the message. Every read filters by the requester's vaults inside the SQL."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from apps.retrieval.search import vector_literal
+
+EDGES_PER_ENTITY = 4
+MAX_DEPTH = 3
+MAX_PATHS = 50
+MIN_CONFIDENCE = 0.5
+ENTRY_CHUNKS = 10
+ENTRY_ENTITIES = 5
+FACTS_PER_ENTITY = 2
+BUDGET_SECONDS = 0.050
+
+_ENTRY = """
+SELECT m.entity_id, m.chunk_id FROM graph_mention m
+JOIN graph_entity e ON e.id = m.entity_id AND e.tier = 'hot' AND e.vault_id = ANY(%(scope)s)
+WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
+"""
+
+_EDGES = """
+WITH e AS MATERIALIZED (
+    SELECT d.id, d.vault_id, d.source_id AS here, d.target_id AS there, d.confidence, d.strength, d.evidence
+    FROM graph_dependency d
+    WHERE d.vault_id = ANY(%(scope)s) AND d.source_id = ANY(%(frontier)s) AND d.confidence >= %(min)s
+      AND d.kind <> 'member_of'
+    UNION ALL
+    SELECT d.id, d.vault_id, d.target_id, d.source_id, d.confidence, d.strength, d.evidence
+    FROM graph_dependency d
+    WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(frontier)s) AND d.confidence >= %(min)s
+      AND d.kind <> 'member_of'
+), ranked AS (
+    SELECT e.id, e.here, e.there, e.confidence, e.strength, COALESCE(v.value, 0.5) AS value,
+           ROW_NUMBER() OVER (PARTITION BY e.here ORDER BY e.confidence * e.strength * COALESCE(v.value, 0.5) DESC,
+                              (t.key = ANY(%(words)s)) DESC, e.evidence DESC, e.id) AS n
+    FROM e
+    JOIN graph_entity t ON t.id = e.there AND t.tier = 'hot' AND t.vault_id = ANY(%(scope)s)
+    LEFT JOIN graph_pathvalue v ON v.edge_id = e.id AND v.intent = %(intent)s AND v.vault_id = e.vault_id
+)
+SELECT id, here, there, confidence, strength, value FROM ranked WHERE n <= %(per)s
+"""
+
+_FACTS = """
+SELECT f.entity_id, f.chunk_id, f.similarity FROM unnest(%(entities)s::bigint[]) AS x(entity_id)
+CROSS JOIN LATERAL (
+    SELECT m.entity_id, m.chunk_id, 1 - (c.embedding <=> %(qvec)s::vector) AS similarity
+    FROM graph_mention m
+    JOIN notes_chunk c ON c.id = m.chunk_id AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
+    WHERE m.entity_id = x.entity_id AND m.vault_id = ANY(%(scope)s) AND c.embedding IS NOT NULL
+    ORDER BY c.embedding <=> %(qvec)s::vector
+    LIMIT %(per)s
+) f
+"""
+
+
+@dataclass(frozen=True)
+class Step:
+    edge: int
+    source: int
+    target: int
+    confidence: float
+    strength: float
+    value: float  # learned, for this intent
+
+    @property
+    def prior(self) -> float:
+        return self.confidence * self.strength
+
+
+@dataclass
+class Path:
+    entities: list[int]
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def prior(self) -> float:
+        return math.prod(s.prior for s in self.steps)
+
+    @property
+    def learned(self) -> float:
+        """Relative to an unlearned path (every value 0.5 → 1.0)."""
+        return math.prod(2 * s.value for s in self.steps)
+
+    @property
+    def score(self) -> float:
+        return self.prior * self.learned
+
+    def trace(self, intent: str) -> dict[str, object]:
+        return {
+            "intent": intent,
+            "entities": self.entities,
+            "edges": [s.edge for s in self.steps],
+            "prior": round(self.prior, 6),
+            "learned": round(self.learned, 6),
+        }
+
+
+@dataclass
+class Walk:
+    intent: str
+    entry: list[int]
+    paths: list[Path]  # scored, best first
+    facts: dict[int, tuple[Path | None, float]]  # chunk → (best path reaching it, similarity)
+    elapsed_ms: float
+    truncated: bool  # the budget ran out before the walk finished
+
+
+def entry_entities(chunks: list[int], scope: list[int]) -> tuple[list[int], dict[int, list[int]]]:
+    """The entities mentioned in the best chunks, weighted by the chunks' ranks; also chunk → its entities."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ENTRY, {"chunks": chunks[:ENTRY_CHUNKS], "scope": scope})
+        rows = cursor.fetchall()
+    rank = {c: i for i, c in enumerate(chunks)}
+    weight: dict[int, float] = {}
+    by_chunk: dict[int, list[int]] = {}
+    for entity, chunk in rows:
+        weight[entity] = weight.get(entity, 0.0) + 1.0 / (1 + rank[chunk])
+        by_chunk.setdefault(chunk, []).append(entity)
+    best = sorted(weight, key=lambda e: (-weight[e], e))[:ENTRY_ENTITIES]
+    return best, by_chunk
+
+
+def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str]) -> list[Step]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _EDGES,
+            {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "intent": intent, "words": words,
+             "per": EDGES_PER_ENTITY},
+        )  # fmt: skip
+        return [Step(*row) for row in cursor.fetchall()]
+
+
+def walk(*, entry: list[int], scope: list[int], intent: str, words: list[str]) -> tuple[list[Path], bool]:
+    """Breadth-first to depth 3 from the entry entities; the best 50 paths of two or more hops."""
+    started = time.perf_counter()
+    frontier_paths = [Path([e]) for e in entry]
+    scored: list[Path] = []
+    truncated = False
+    for _depth in range(MAX_DEPTH):
+        if not frontier_paths:
+            break
+        if time.perf_counter() - started > BUDGET_SECONDS:
+            truncated = True
+            break
+        ends = sorted({p.entities[-1] for p in frontier_paths})
+        steps: dict[int, list[Step]] = {}
+        for step in _edges(ends, scope, intent, words):
+            steps.setdefault(step.source, []).append(step)
+        grown = []
+        for path in frontier_paths:
+            for step in steps.get(path.entities[-1], []):
+                if step.target not in path.entities:
+                    grown.append(Path([*path.entities, step.target], [*path.steps, step]))
+        grown.sort(key=lambda p: -p.score)
+        frontier_paths = grown[: MAX_PATHS * 2]
+        scored += [p for p in frontier_paths if len(p.steps) >= 2]
+    scored.sort(key=lambda p: -p.score)
+    return scored[:MAX_PATHS], truncated
+
+
+def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) -> dict[int, tuple[Path | None, float]]:
+    """For every entity on the scored paths, its chunks closest to the message; each chunk keeps the best path
+    that reached it."""
+    entities = sorted({e for p in paths for e in p.entities[1:]})
+    if not entities:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _FACTS,
+            {"entities": entities, "scope": scope, "qvec": vector_literal(query_vector), "per": FACTS_PER_ENTITY},
+        )
+        rows = cursor.fetchall()
+    chunks_of: dict[int, list[tuple[int, float]]] = {}
+    for entity, chunk, similarity in rows:
+        chunks_of.setdefault(entity, []).append((chunk, float(similarity)))
+    facts: dict[int, tuple[Path | None, float]] = {}
+    for path in paths:  # best first: a chunk keeps the best path that reached it
+        for entity in path.entities[1:]:
+            for chunk, similarity in chunks_of.get(entity, []):
+                facts.setdefault(chunk, (path, similarity))
+    return facts
+
+
+def traverse(*, chunks: list[int], scope: list[int], intent: str, words: list[str], query_vector: list[float]) -> Walk:
+    started = time.perf_counter()
+    entry, _ = entry_entities(chunks, scope)
+    paths, truncated = walk(entry=entry, scope=scope, intent=intent, words=words) if entry else ([], False)
+    facts = gather(paths=paths, scope=scope, query_vector=query_vector)
+    return Walk(intent, entry, paths, facts, (time.perf_counter() - started) * 1000, truncated)
