@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from apps.evaluation import corpus, locomo
-from apps.evaluation.runner import Tick, _eval_user
+from apps.evaluation.runner import Tick, eval_user
 from apps.llm.embeddings import embed_query
 from apps.llm.gateway import tokens_of
 from apps.retrieval.candidates import load_candidates
@@ -36,7 +36,7 @@ class Question:
 
 
 def collect(data: Path, tick: Tick | None = None) -> list[Question]:
-    user = _eval_user()
+    user = eval_user()
     out: list[Question] = []
     try:
         for conv in locomo.load(data):

@@ -23,6 +23,7 @@ from apps.evaluation.metrics import (
     reciprocal_rank,
 )
 from apps.evaluation.pipelines import PIPELINES, Retrieved
+from apps.graph.models import Extraction
 from apps.llm.models import ModelUsage
 
 Tick = Callable[[int], None]
@@ -32,7 +33,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _eval_user() -> Any:
+def eval_user() -> Any:
     return user_create(actor=None, username=f"evaluator-{secrets.token_hex(4)}", password=secrets.token_urlsafe(24))
 
 
@@ -79,6 +80,16 @@ class _Tally:
         }
 
 
+def graph_figures(extractions: list[tuple[str, int]]) -> dict[str, Any]:
+    """Entities per extracted note (chatter skipped) and how often each escalation level was needed."""
+    counts = [n for level, n in extractions if level != "skipped"]
+    levels: dict[str, int] = defaultdict(int)
+    for level, _ in extractions:
+        levels[level] += 1
+    mean = round(sum(counts) / len(counts), 2) if counts else 0.0
+    return {"entities_per_note": {"mean": mean, "max": max(counts, default=0)}, "levels": dict(levels)}
+
+
 def _injected_keys(means: dict[str, float]) -> dict[str, float]:
     return {
         "items_per_question": means.get("items", 0.0),
@@ -94,12 +105,14 @@ def run_locomo(
     conversations = locomo.load(data)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
     tallies = {name: _Tally() for name in pipelines}
-    user = _eval_user()
+    user = eval_user()
     ingested_notes = ingested_chunks = 0
+    extractions: list[tuple[str, int]] = []
     try:
         for conv in conversations:
             vault = corpus.ingest_conversation(user, conv, unit)
             ingested_notes, ingested_chunks = ingested_notes + vault.notes, ingested_chunks + vault.chunks
+            extractions += list(Extraction.objects.filter(vault=vault.vault).values_list("level", "entities"))
             for question in conv.questions:
                 evidence = set(question.evidence)
                 for name in pipelines:
@@ -132,6 +145,7 @@ def run_locomo(
         "conversations": len(conversations),
         "questions": sum(len(c.questions) for c in conversations),
         "ingested": {"notes": ingested_notes, "chunks": ingested_chunks},
+        "graph": graph_figures(extractions),
         "pipelines": {name: tally.report() for name, tally in tallies.items()},
     }
 
@@ -141,7 +155,7 @@ def run_vault(
 ) -> dict[str, Any]:
     rows = read_jsonl(queries)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
-    user = _eval_user()
+    user = eval_user()
     report: dict[str, Any] = {"dataset": f"vault:{Path(notes).name}", "questions": len(rows), "pipelines": {}}
     try:
         vault = corpus.ingest_folder(user, f"eval {Path(notes).name}", Path(notes))

@@ -12,8 +12,10 @@ from dataclasses import replace
 from typing import Any
 
 from django.db import connection
+from django.utils import timezone
 
 from apps.graph.intent import intent_of
+from apps.graph.models import Dependency
 from apps.graph.traversal import Path, Walk, traverse
 from apps.llm.embeddings import embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
@@ -57,11 +59,19 @@ def graph_context(
     """Gated context units for a question from the vaults `user` may read (404 for an unreadable one)."""
     text = validate_query(question)
     scope = search_scope(user=user, vault_ids=vault_ids)
-    vector = embed_query(text)
+    return context_for(text=text, vector=embed_query(text), scope=scope, user=user, threshold=threshold, model=model)
+
+
+def context_for(
+    *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
+) -> GateResult:
+    """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
+    walked_edges = {s.edge for p in found.paths for s in p.steps}
+    Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
     searched = [h.chunk for h in hits]
     walked = sorted(
         (c for c in found.facts if c not in set(searched)),

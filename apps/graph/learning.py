@@ -7,8 +7,11 @@ plus the ledger's deltas is its strength."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Q
 
 from apps.graph.models import LADDER, STRENGTH_MAX, STRENGTH_MIN, Reason, WeightChange
 
@@ -121,3 +124,28 @@ def confidence_step(
             feedback_id=feedback_id,
         )  # fmt: skip
     return Moved("edge_confidence", edge_id, old, new_confidence)
+
+
+DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
+DECAY_AFTER_DAYS = 14
+DECAY_BATCH = 10_000
+
+
+def edges_decay(*, now: Any = None) -> int:
+    """Paths not walked fade slowly: every edge not walked for two weeks (or never, and older than that) loses
+    0.001 of strength, down to the floor, each move on the ledger as `decay`. Returns the edges moved."""
+    from django.utils import timezone
+
+    from apps.graph.models import Dependency
+
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=DECAY_AFTER_DAYS)
+    stale = Dependency.objects.filter(strength__gt=STRENGTH_MIN).filter(
+        Q(last_walked_at__lt=cutoff) | Q(last_walked_at__isnull=True, created_at__lt=cutoff)
+    )
+    moved = 0
+    for edge_id in stale.order_by("id").values_list("pk", flat=True)[:DECAY_BATCH]:
+        if weight_adjust(target="edge_strength", target_id=edge_id, delta=-DECAY_STEP, source="decay",
+                         reason=f"not walked for {DECAY_AFTER_DAYS} days"):  # fmt: skip
+            moved += 1
+    return moved

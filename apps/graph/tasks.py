@@ -25,3 +25,11 @@ def detect_communities(vault_id: int | None = None) -> int:
     for vid in ids:
         communities_detect(vault_id=vid)
     return len(ids)
+
+
+@shared_task(name="apps.graph.tasks.decay", time_limit=1800, soft_time_limit=1700)
+def decay() -> int:
+    """Daily: edges nobody walked fade a little (ledger source `decay`)."""
+    from apps.graph.learning import edges_decay
+
+    return edges_decay()

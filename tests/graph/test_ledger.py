@@ -112,3 +112,23 @@ def test_concurrent_feedback_on_one_edge_loses_no_update():
     assert _strength(edge) == pytest.approx(0.9)  # 40 votes of 0.01 from 0.5, none lost
     olds = sorted(WeightChange.objects.filter(target_id=edge.pk).values_list("old", flat=True))
     assert olds == pytest.approx([0.5 + 0.01 * i for i in range(40)])  # each moved from the previous value
+
+
+def test_edges_nobody_walks_fade_slowly_on_the_ledger(vault):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.graph.learning import DECAY_STEP, edges_decay
+
+    idle = _edge(vault)
+    walked = Dependency.objects.create(
+        vault=vault, source=idle.target, target=idle.source, kind="links_to", confidence=1.0,
+        reason="user-asserted", last_walked_at=timezone.now(),
+    )  # fmt: skip
+    month_ago = timezone.now() - timedelta(days=30)
+    Dependency.objects.filter(pk__in=[idle.pk, walked.pk]).update(created_at=month_ago)
+
+    assert edges_decay() == 1
+    assert _strength(idle) == pytest.approx(0.5 - DECAY_STEP) and _strength(walked) == 0.5
+    assert WeightChange.objects.get(target_id=idle.pk).source == "decay"

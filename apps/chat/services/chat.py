@@ -21,7 +21,7 @@ from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import context_steps
-from apps.retrieval.gate import GateResult
+from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
@@ -69,9 +69,14 @@ def _earlier_questions(message: Message) -> list[str]:
 
 
 def _store_context(message: Message, result: GateResult) -> list[ContextItem]:
-    survivors = {id(r) for r in result.survivors}
+    return context_items_store(message, result.rated, result.survivors)
+
+
+def context_items_store(message: Message, rated_all: list[Rated], shown: list[Rated]) -> list[ContextItem]:
+    """Every rated candidate as a context item of `message`; those `shown` are numbered for citation."""
+    survivors = {id(r) for r in shown}
     items, number = [], 0
-    for position, rated in enumerate(result.rated):
+    for position, rated in enumerate(rated_all):
         c = rated.candidate
         survived = id(rated) in survivors
         number += survived

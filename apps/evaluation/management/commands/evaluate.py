@@ -25,6 +25,12 @@ class Command(BaseCommand):
         conv.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
         conv.add_argument("--unit", choices=["turns", "sessions"], default="turns")
         conv.add_argument("--k", type=int, default=10, help="flat pipelines inject their top k (reported at 10)")
+        conv.add_argument(
+            "--learn",
+            action="store_true",
+            help="also replay half of each conversation's questions with simulated feedback and measure the other "
+            "half before and after (`learning` in the JSON)",
+        )
         self._common(conv)
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
         cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
@@ -37,6 +43,26 @@ class Command(BaseCommand):
         parser.add_argument("--pipeline", action="append", choices=sorted(PIPELINES), dest="pipelines")
         parser.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
         parser.add_argument("--json", type=Path, dest="json_out")
+
+    def _learning(self, data: Path, unit: str) -> dict[str, Any]:
+        from apps.evaluation import corpus
+        from apps.evaluation.learning import run_learning
+        from apps.evaluation.runner import eval_user
+
+        conversations = locomo.load(data)
+        user = eval_user()
+        try:
+            with tqdm(total=len(conversations), unit="conversation", desc="learning") as bar:
+                figures = run_learning(user=user, conversations=conversations, unit=unit, tick=bar.update)
+        finally:
+            corpus.teardown(user)
+        before, after = figures["before"], figures["after"]
+        self.stdout.write(
+            f"learning: MRR {before.get('mrr')} → {after.get('mrr')} (change {figures['mrr_change']}), "
+            f"recall@10 {before.get('recall@10')} → {after.get('recall@10')}; unshared MRR "
+            f"{figures['unshared']['before'].get('mrr')} → {figures['unshared']['after'].get('mrr')}"
+        )
+        return figures
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
@@ -58,6 +84,8 @@ class Command(BaseCommand):
                 report = run_locomo(
                     data=options["data"], unit=options["unit"], pipelines=pipelines, chatter=chatter, tick=bar.update
                 )
+            if options["learn"]:
+                report["learning"] = self._learning(options["data"], options["unit"])
         else:
             if not options["notes"].is_dir() or not options["queries"].exists():
                 raise CommandError("--notes must be a folder and --queries a .jsonl file")

@@ -1,0 +1,147 @@
+"""Benchmark: the graph context path (search → entry entities → bounded walk → facts → local gate) at 5k and 50k
+entities, against the same process's search + local gate without the walk (the baseline).
+
+Synthetic graph in a throwaway database (`desirepath_bench`, dropped at the end): one vault, one chunk per
+entity with clustered vectors, each chunk mentioning its entity and two of the same cluster, six edges per entity
+mostly inside its cluster, and a few hubs with hundreds of edges (the speaker of a long conversation).
+Usage: .venv/bin/python bench/traversal.py [--sizes 5000 50000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+from django.conf import settings
+from django.db import connection
+
+from apps.graph.context import context_for
+from apps.retrieval.candidates import load_candidates
+from apps.retrieval.context import CANDIDATES
+from apps.retrieval.gate import gate
+from apps.retrieval.search import hybrid_search_vector
+from bench.search import HNSW_SQL, QUERY_NOISE, ROOT, drop_database, fresh_database, summary
+from tests.factories import make_user, make_vault
+from tests.retrieval.synthetic import WORDS, populate
+
+WARMUP, HUBS, DEGREE = 20, 5, 6
+LADDER = [(1.0, "user-asserted"), (0.9, "multi-memory"), (0.7, "single-memory"), (0.5, "pattern-matched")]
+
+
+def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Generator) -> None:
+    clusters = np.argmax(vectors @ vectors[rng.choice(len(vectors), 64, replace=False)].T, axis=1)
+    by_cluster: dict[int, list[int]] = {}
+    for i, c in enumerate(clusters):
+        by_cluster.setdefault(int(c), []).append(i)
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        with raw.copy("COPY graph_entity (vault_id, name, key, kind, tier, strength, created_at) FROM STDIN") as copy:
+            for i in range(size):
+                copy.write_row((vault_id, f"entity {i}", f"entity {i}", "thing", "hot", 0.5, "now"))
+        cursor.execute("SELECT id FROM graph_entity WHERE vault_id = %s ORDER BY id", [vault_id])
+        entities = [r[0] for r in cursor.fetchall()]
+        cursor.execute("SELECT id, note_id FROM notes_chunk WHERE vault_id = %s ORDER BY id", [vault_id])
+        chunks = cursor.fetchall()
+        with raw.copy("COPY graph_mention (vault_id, entity_id, note_id, chunk_id) FROM STDIN") as copy:
+            for i, (chunk, note) in enumerate(chunks):
+                mates = by_cluster[int(clusters[i])]
+                named = {i, *(int(m) for m in rng.choice(mates, size=min(2, len(mates)))), int(rng.integers(HUBS))}
+                for e in named:
+                    copy.write_row((vault_id, entities[e], note, chunk))
+        seen: set[tuple[int, int]] = set()
+        with raw.copy(
+            "COPY graph_dependency (vault_id, source_id, target_id, kind, strength, initial_strength, confidence,"
+            " reason, evidence, created_at) FROM STDIN"
+        ) as copy:
+            for i in range(size):
+                mates = by_cluster[int(clusters[i])]
+                for _ in range(DEGREE // 2):
+                    j = int(rng.choice(mates)) if rng.random() < 0.8 else int(rng.integers(size))
+                    pair = (min(i, j), max(i, j))
+                    if i == j or pair in seen:
+                        continue
+                    seen.add(pair)
+                    confidence, reason = LADDER[int(rng.integers(len(LADDER)))]
+                    copy.write_row((vault_id, entities[pair[0]], entities[pair[1]], "co_mentioned", 0.5, 0.5,
+                                    confidence, reason, 1, "now"))  # fmt: skip
+        cursor.execute("ANALYZE graph_entity")
+        cursor.execute("ANALYZE graph_mention")
+        cursor.execute("ANALYZE graph_dependency")
+
+
+def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, Any]:
+    fresh_database()
+    owner = make_user("bench-owner")
+    vault = make_vault(owner, "bench graph")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX chunk_embedding_hnsw")
+        vectors = populate([vault], size, int(settings.EMBEDDING_DIMENSIONS))
+        cursor.execute(HNSW_SQL)
+        cursor.execute("VACUUM ANALYZE notes_chunk")
+    build_graph(vault.pk, size, vectors, rng)
+    picks = []
+    for index in rng.integers(0, size, WARMUP + queries):
+        q = vectors[index] + rng.normal(scale=QUERY_NOISE, size=vectors.shape[1])
+        picks.append((" ".join(rng.choice(WORDS, 3)), (q / np.linalg.norm(q)).astype(float).tolist()))
+    scope = [vault.pk]
+    product, baseline, walk_ms, paths = [], [], [], []
+    for n, (text, vector) in enumerate(picks):
+        started = time.perf_counter()
+        result = context_for(text=text, vector=vector, scope=scope, user=owner)
+        product_ms = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
+        gate(text, load_candidates(hits=hits, query_vector=vector, vault_ids=scope), user=owner, vault_id=vault.pk)
+        baseline_ms = (time.perf_counter() - started) * 1000
+        if n >= WARMUP:
+            product.append(product_ms)
+            baseline.append(baseline_ms)
+            traces = [r.candidate.trace or {} for r in result.rated]
+            walk_ms.append(max((t.get("walk_ms", 0.0) for t in traces), default=0.0))
+            paths.append(sum(bool(t.get("edges")) for t in traces))
+    p, b = summary(product), summary(baseline)
+    return {
+        "entities": size,
+        "product_ms": p,
+        "baseline_ms": b,
+        "ratio_p50": p["p50"] / b["p50"],
+        "walk_ms": summary(walk_ms),
+        "walked_units_mean": float(np.mean(paths)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5_000, 50_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "traversal.json")
+    args = parser.parse_args()
+    rng = np.random.default_rng(5)
+    started, load = time.perf_counter(), os.getloadavg()
+    try:
+        sizes = [bench_size(size, args.queries, rng) for size in args.sizes]
+    finally:
+        drop_database()
+    report = {"meta": {"cpus": os.cpu_count(), "loadavg_start": load, "queries": args.queries,
+                       "total_s": time.perf_counter() - started}, "sizes": sizes}  # fmt: skip
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2))
+    print("| entities | graph context p50 / p95 ms | search + gate p50 / p95 ms | ratio p50 | walk p50 / p95 ms |")
+    print("|---:|---:|---:|---:|---:|")
+    for s in sizes:
+        p, b, w = s["product_ms"], s["baseline_ms"], s["walk_ms"]
+        print(f"| {s['entities']:,} | {p['p50']:.1f} / {p['p95']:.1f} | {b['p50']:.1f} / {b['p95']:.1f} | "
+              f"{s['ratio_p50']:.2f} | {w['p50']:.1f} / {w['p95']:.1f} |")  # fmt: skip
+    print(f"Figures written to {args.json}")
+
+
+if __name__ == "__main__":
+    main()
