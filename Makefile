@@ -41,6 +41,7 @@ test: lint typecheck pytest
 
 bench: install
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/traversal.py
 
 clean-test-data:
 	rm -rf .data-test

@@ -7,6 +7,7 @@ mostly inside its cluster, and a few hubs with hundreds of edges (the speaker of
 Usage: .venv/bin/python bench/traversal.py [--sizes 5000 50000] [--queries 200]
 """
 
+# isort: skip_file
 from __future__ import annotations
 
 import argparse
@@ -19,6 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.search import HNSW_SQL, QUERY_NOISE, ROOT, drop_database, fresh_database, summary  # sets Django up
+
 import numpy as np
 from django.conf import settings
 from django.db import connection
@@ -28,7 +31,6 @@ from apps.retrieval.candidates import load_candidates
 from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import gate
 from apps.retrieval.search import hybrid_search_vector
-from bench.search import HNSW_SQL, QUERY_NOISE, ROOT, drop_database, fresh_database, summary
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import WORDS, populate
 
