@@ -41,11 +41,43 @@ def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9][a-z0-9'-]+", text.lower()) if w not in STOP]
 
 
-def _boost(path: Path | None, strengths: bool = True) -> float:
-    """What learning has done to a path, relative to an unlearned one (1.0): learned values and strengths."""
+def _boost(path: Path | None, fact_value: float = 0.5) -> float:
+    """What learning has done to a unit, relative to an unlearned one (1.0): the learned values and strengths
+    along its path and the learned value of its last hop (the fact through that entity's mention)."""
+    lift = 2 * fact_value
     if path is None:
-        return 1.0
-    return path.learned * (math.prod(2 * s.strength for s in path.steps) if strengths else 1.0)
+        return lift
+    return lift * path.learned * math.prod(2 * s.strength for s in path.steps)
+
+
+_LAST_HOPS = """
+SELECT m.chunk_id, m.id, m.entity_id, f.value
+FROM graph_mention m
+LEFT JOIN graph_factvalue f ON f.mention_id = m.id AND f.intent = %(intent)s AND f.vault_id = m.vault_id
+WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
+"""
+
+
+def _last_hops(found: Walk, chunks: list[int], scope: list[int]) -> dict[int, tuple[int, float]]:
+    """chunk → (the mention that brought it — the walk's entity for walked facts, else the best entry entity it
+    mentions — and what its facts have learned for this intent: every mention of the chunk that was rated, as
+    one value whose lift is the product of theirs)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_LAST_HOPS, {"chunks": chunks, "scope": scope, "intent": found.intent})
+        rows = cursor.fetchall()
+    lift: dict[int, float] = {}
+    mention_of: dict[tuple[int, int], int] = {}
+    for chunk, mention, entity, value in rows:
+        mention_of[(chunk, entity)] = mention
+        if value is not None:
+            lift[chunk] = lift.get(chunk, 1.0) * 2 * float(value)
+    hops = {}
+    for chunk in chunks:
+        entry = found.by_chunk.get(chunk) or []
+        entity = found.facts[chunk].entity if chunk in found.facts else (entry[0] if entry else None)
+        if entity is not None and (chunk, entity) in mention_of:
+            hops[chunk] = (mention_of[(chunk, entity)], lift.get(chunk, 1.0) / 2)
+    return hops
 
 
 def graph_context(
@@ -75,12 +107,18 @@ def context_for(
     searched = [h.chunk for h in hits]
     walked = sorted(
         (c for c in found.facts if c not in set(searched)),
-        key=lambda c: -(found.facts[c][1] * _boost(found.facts[c][0])),
+        key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
     )[:WALKED]
+    hops = _last_hops(found, searched + walked, scope)
     candidates = [
-        _traced(c, found) for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
+        _traced(c, found, hops.get(c.chunk))
+        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
-    boosts = {c.chunk: _boost(found.facts[c.chunk][0]) for c in candidates if c.chunk in found.facts}
+    boosts = {
+        c.chunk: _boost(found.facts[c.chunk].path if c.chunk in found.facts else None, hops[c.chunk][1])
+        for c in candidates
+        if c.chunk in hops or c.chunk in found.facts
+    }
     usage_vault = scope[0] if len(scope) == 1 else None
     result = gate(text, candidates, threshold=threshold, model=model, user=user, vault_id=usage_vault, boosts=boosts)
     constraints = _constraints(found, scope, words, {r.candidate.chunk for r in result.survivors})
@@ -89,10 +127,13 @@ def context_for(
     return result
 
 
-def _traced(candidate: Candidate, found: Walk) -> Candidate:
-    path = found.facts.get(candidate.chunk, (None, 0.0))[0]
+def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None) -> Candidate:
+    fact = found.facts.get(candidate.chunk)
+    path = fact.path if fact else None
     trace = path.trace(found.intent) if path else {"intent": found.intent, "entities": [], "edges": []}
-    return replace(candidate, trace={**trace, "walk_ms": round(found.elapsed_ms, 1)})
+    return replace(
+        candidate, trace={**trace, "mention": hop[0] if hop else None, "walk_ms": round(found.elapsed_ms, 1)}
+    )
 
 
 def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int]) -> list[Rated]:

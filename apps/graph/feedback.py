@@ -4,6 +4,8 @@
 - `not_useful`: the content is bad — the node it came from weakens;
 - `confirm` / `used`: the path strengthens and its learned value counts a hit; a confirm may lift each edge one
   step up the confidence ladder;
+- the last hop (the fact reached through an entity's mention) learns its own value the same way, so a path can
+  learn which of its entity's facts help;
 - `reject` / `correct`: the path weakens, one step down the ladder.
 Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
 
@@ -11,8 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.graph.learning import DELIBERATE, Moved, confidence_step, path_value_record, weight_adjust
-from apps.graph.models import Dependency, Entity
+from apps.graph.learning import (
+    DELIBERATE,
+    Moved,
+    confidence_step,
+    fact_value_record,
+    path_value_record,
+    weight_adjust,
+)
+from apps.graph.models import Dependency, Entity, Mention
 
 UP = {"confirm", "used"}
 DOWN = {"not_relevant", "reject", "correct"}
@@ -40,6 +49,11 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             if signal in ("confirm", "reject", "correct") and source == "feedback":
                 moved.append(confidence_step(edge_id=edge, up=helped, source=source, reason=reason,
                                              feedback_id=feedback_id))  # fmt: skip
+        mention = Mention.objects.filter(pk=trace.get("mention") or 0, vault_id=vault_id).values_list("pk", flat=True)
+        for hop in mention:  # the last hop: this fact, reached through this entity
+            moved.append(fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, helped=helped,
+                                           weight=weight, source=source, reason=reason,
+                                           feedback_id=feedback_id))  # fmt: skip
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()

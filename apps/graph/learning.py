@@ -60,44 +60,56 @@ def weight_adjust(
     return Moved(target, target_id, old, new)
 
 
+MISS_WEIGHT = 0.25  # a miss counts a quarter of a hit: one question's noise is often another's answer
+_VALUES = {"path_value": ("graph_pathvalue", "edge_id"), "fact_value": ("graph_factvalue", "mention_id")}
+
+
 def path_value_record(
     *, vault_id: int, intent: str, edge_id: int, helped: bool, weight: float, source: str, reason: str,
     feedback_id: int | None = None,
 ) -> Moved:  # fmt: skip
-    """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes."""
+    """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes
+    (a miss weighs a quarter of a hit)."""
+    return _value_record("path_value", vault_id, intent, edge_id, helped, weight, source, reason, feedback_id)
+
+
+def fact_value_record(
+    *, vault_id: int, intent: str, mention_id: int, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None = None,
+) -> Moved:  # fmt: skip
+    """The same for the last hop: a fact reached through an entity's mention."""
+    return _value_record("fact_value", vault_id, intent, mention_id, helped, weight, source, reason, feedback_id)
+
+
+def _value_record(
+    target: str, vault_id: int, intent: str, key: int, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None,
+) -> Moved:  # fmt: skip
+    table, column = _VALUES[target]
+    params: dict[str, Any] = {"vault": vault_id, "intent": intent, "key": key}
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            """
-            INSERT INTO graph_pathvalue (vault_id, intent, edge_id, value, helped, failed)
-            VALUES (%(vault)s, %(intent)s, %(edge)s, 0.5, 0, 0)
-            ON CONFLICT (vault_id, intent, edge_id) DO NOTHING
-            """,
-            {"vault": vault_id, "intent": intent, "edge": edge_id},
+            f"""INSERT INTO {table} (vault_id, intent, {column}, value, helped, failed)
+            VALUES (%(vault)s, %(intent)s, %(key)s, 0.5, 0, 0)
+            ON CONFLICT (vault_id, intent, {column}) DO NOTHING""",  # noqa: S608 - names from the fixed map
+            params,
         )
         cursor.execute(
-            """
-            UPDATE graph_pathvalue AS p
+            f"""UPDATE {table} AS p
             SET helped = old.helped + %(up)s, failed = old.failed + %(down)s,
                 value = (1 + old.helped + %(up)s) / (2 + old.helped + %(up)s + old.failed + %(down)s)
-            FROM (SELECT id, helped, failed, value FROM graph_pathvalue
-                  WHERE vault_id = %(vault)s AND intent = %(intent)s AND edge_id = %(edge)s FOR UPDATE) AS old
+            FROM (SELECT id, helped, failed, value FROM {table}
+                  WHERE vault_id = %(vault)s AND intent = %(intent)s AND {column} = %(key)s FOR UPDATE) AS old
             WHERE p.id = old.id
-            RETURNING p.id, old.value, p.value
-            """,
-            {
-                "up": weight if helped else 0.0,
-                "down": 0.0 if helped else weight,
-                "vault": vault_id,
-                "intent": intent,
-                "edge": edge_id,
-            },
+            RETURNING p.id, old.value, p.value""",  # noqa: S608 - names from the fixed map
+            {**params, "up": weight if helped else 0.0, "down": 0.0 if helped else weight * MISS_WEIGHT},
         )
         row_id, old, new = cursor.fetchone()
         WeightChange.objects.create(
-            vault_id=vault_id, source=source, target="path_value", target_id=row_id, intent=intent,
+            vault_id=vault_id, source=source, target=target, target_id=row_id, intent=intent,
             old=old, new=new, delta=new - old, reason=reason[:300], feedback_id=feedback_id,
         )  # fmt: skip
-    return Moved("path_value", row_id, old, new)
+    return Moved(target, row_id, old, new)
 
 
 def confidence_step(

@@ -215,6 +215,24 @@ class PathValue(models.Model):
         return f"{self.intent} edge {self.edge_id}: {self.value:.3f}"
 
 
+class FactValue(models.Model):
+    """How often a fact reached through this entity (a mention) helped this kind of question in this vault: the
+    last hop of a path, from an entity to the chunk it is mentioned in."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    intent = models.CharField(max_length=16)
+    mention = models.ForeignKey(Mention, on_delete=models.CASCADE, related_name="values")
+    value = models.FloatField(default=0.5)
+    helped = models.FloatField(default=0.0)
+    failed = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "intent", "mention"], name="graph_fact_value_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.intent} mention {self.mention_id}: {self.value:.3f}"
+
+
 class LedgerSource(models.TextChoices):
     FEEDBACK = "feedback"  # a person's deliberate signal
     AUTOMATIC = "automatic"  # co-occurrence, later searches

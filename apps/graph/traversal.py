@@ -108,27 +108,39 @@ class Path:
         }
 
 
+@dataclass(frozen=True)
+class Fact:
+    path: Path | None
+    similarity: float
+    entity: int  # whose mention brought it: the last hop
+
+
 @dataclass
 class Walk:
     intent: str
     entry: list[int]
     paths: list[Path]  # scored, best first
-    facts: dict[int, tuple[Path | None, float]]  # chunk → (best path reaching it, similarity)
+    facts: dict[int, Fact]  # chunk → the best path reaching it
+    by_chunk: dict[int, list[int]]  # chunk → the entry entities it mentions, best first
     elapsed_ms: float
     truncated: bool  # the budget ran out before the walk finished
 
 
 def entry_entities(chunks: list[int], scope: list[int]) -> tuple[list[int], dict[int, list[int]]]:
-    """The entities mentioned in the best chunks, weighted by the chunks' ranks; also chunk → its entities."""
+    """The entities mentioned in the best chunks, weighted by the chunks' ranks; also chunk → its entities (for
+    every chunk given, best entity first)."""
     with connection.cursor() as cursor:
-        cursor.execute(_ENTRY, {"chunks": chunks[:ENTRY_CHUNKS], "scope": scope})
+        cursor.execute(_ENTRY, {"chunks": chunks, "scope": scope})
         rows = cursor.fetchall()
     rank = {c: i for i, c in enumerate(chunks)}
     weight: dict[int, float] = {}
     by_chunk: dict[int, list[int]] = {}
     for entity, chunk in rows:
-        weight[entity] = weight.get(entity, 0.0) + 1.0 / (1 + rank[chunk])
+        if rank[chunk] < ENTRY_CHUNKS:
+            weight[entity] = weight.get(entity, 0.0) + 1.0 / (1 + rank[chunk])
         by_chunk.setdefault(chunk, []).append(entity)
+    for entities in by_chunk.values():
+        entities.sort(key=lambda e: (-weight.get(e, 0.0), e))
     best = sorted(weight, key=lambda e: (-weight[e], e))[:ENTRY_ENTITIES]
     return best, by_chunk
 
@@ -171,7 +183,7 @@ def walk(*, entry: list[int], scope: list[int], intent: str, words: list[str]) -
     return scored[:MAX_PATHS], truncated
 
 
-def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) -> dict[int, tuple[Path | None, float]]:
+def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) -> dict[int, Fact]:
     """For every entity on the scored paths, its chunks closest to the message; each chunk keeps the best path
     that reached it."""
     entities = sorted({e for p in paths for e in p.entities[1:]})
@@ -186,17 +198,17 @@ def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) ->
     chunks_of: dict[int, list[tuple[int, float]]] = {}
     for entity, chunk, similarity in rows:
         chunks_of.setdefault(entity, []).append((chunk, float(similarity)))
-    facts: dict[int, tuple[Path | None, float]] = {}
+    facts: dict[int, Fact] = {}
     for path in paths:  # best first: a chunk keeps the best path that reached it
         for entity in path.entities[1:]:
             for chunk, similarity in chunks_of.get(entity, []):
-                facts.setdefault(chunk, (path, similarity))
+                facts.setdefault(chunk, Fact(path, similarity, entity))
     return facts
 
 
 def traverse(*, chunks: list[int], scope: list[int], intent: str, words: list[str], query_vector: list[float]) -> Walk:
     started = time.perf_counter()
-    entry, _ = entry_entities(chunks, scope)
+    entry, by_chunk = entry_entities(chunks, scope)
     paths, truncated = walk(entry=entry, scope=scope, intent=intent, words=words) if entry else ([], False)
     facts = gather(paths=paths, scope=scope, query_vector=query_vector)
-    return Walk(intent, entry, paths, facts, (time.perf_counter() - started) * 1000, truncated)
+    return Walk(intent, entry, paths, facts, by_chunk, (time.perf_counter() - started) * 1000, truncated)

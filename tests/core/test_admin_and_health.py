@@ -49,3 +49,28 @@ def test_openapi_schema_and_docs_are_served_offline(db):
     assert schema.status_code == 200 and b"/api/search/" in schema.content
     docs = Client().get("/api/docs/")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content and b"cdn" not in docs.content.lower()
+
+
+def test_admins_observe_the_graph_and_its_ledger_but_set_no_weight(admin_client, sample):
+    from apps.graph.learning import weight_adjust
+    from apps.graph.models import Dependency, WeightChange
+    from apps.graph.services import graph_extract_pending
+
+    graph_extract_pending(vault_id=sample.pk)
+    edge = Dependency.objects.filter(vault=sample).first()
+    assert edge is not None
+    for delta in (0.01, -0.01):  # pulled both ways
+        weight_adjust(target="edge_strength", target_id=edge.pk, delta=delta, source="feedback", reason="test")
+    change = WeightChange.objects.filter(target_id=edge.pk).first()
+
+    for page in ("/admin/graph/entity/", "/admin/graph/dependency/", "/admin/graph/weightchange/",
+                 "/admin/graph/pathvalue/", "/admin/graph/factvalue/", "/admin/graph/community/"):  # fmt: skip
+        assert admin_client.get(page).status_code == 200, page
+    oscillating = admin_client.get("/admin/graph/dependency/?oscillating=yes")
+    assert (
+        oscillating.status_code == 200 and f"/admin/graph/dependency/{edge.pk}/change/".encode() in oscillating.content
+    )
+    before = Dependency.objects.get(pk=edge.pk).strength
+    assert admin_client.post(f"/admin/graph/dependency/{edge.pk}/change/", {"strength": "0.95"}).status_code == 403
+    assert admin_client.post(f"/admin/graph/weightchange/{change.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert Dependency.objects.get(pk=edge.pk).strength == before

@@ -101,6 +101,28 @@ def test_feedback_moves_exactly_the_edges_of_the_unit_s_path(sample):
     ledger = WeightChange.objects.filter(feedback_id=vote.json()["id"], target="edge_strength")
     assert set(ledger.values_list("target_id", flat=True)) == changed
 
+    hop = WeightChange.objects.get(feedback_id=vote.json()["id"], target="fact_value")
+    assert hop.new < hop.old and walked.trace["mention"]  # the last hop (this fact via this entity) learned too
+
     again = client.post("/api/feedback/", {"context_item": walked.pk, "signal": "not_relevant"}, format="json")
     assert again.status_code == 200  # the same vote again moves nothing
     assert dict(Dependency.objects.filter(vault=sample).values_list("pk", "strength")) == after
+
+
+def test_a_confirmed_fact_is_served_higher_when_the_question_comes_again(sample):
+    graph_extract_pending(vault_id=sample.pk)
+    client = api(sample.owner)
+    question = {"vaults": [sample.pk], "message": "What happened in the Redis outage?"}
+    first = client.post("/api/chat/", question, format="json").json()
+    items = list(ContextItem.objects.filter(message_id=first["message"]).order_by("position"))
+    chosen = next(i for i in items[3:] if i.trace.get("mention") and i.probability)
+    for signal in ("confirm", "used"):
+        assert (
+            client.post("/api/feedback/", {"context_item": chosen.pk, "signal": signal}, format="json").status_code
+            == 201
+        )
+
+    again = client.post("/api/chat/", question, format="json").json()
+    rated = list(ContextItem.objects.filter(message_id=again["message"]).order_by("position"))
+    same = next(i for i in rated if i.chunk_id == chosen.chunk_id)
+    assert same.probability > chosen.probability and same.position < chosen.position

@@ -1,0 +1,97 @@
+"""Admin observability for the graph, read-only for every weight: entities, edges (with the ones pulled both
+ways), communities and their runs, learned values, and the weight ledger."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
+
+from apps.core.admin import ReadOnlyAdmin
+from apps.graph.models import (
+    Community,
+    CommunityRun,
+    Dependency,
+    Entity,
+    Extraction,
+    FactValue,
+    PathValue,
+    WeightChange,
+)
+
+
+@admin.register(Entity)
+class EntityAdmin(ReadOnlyAdmin):
+    list_display = ["name", "kind", "vault", "tier", "strength"]
+    list_filter = ["kind", "tier"]
+    search_fields = ["name"]
+
+
+class Oscillating(admin.SimpleListFilter):
+    title = "pulled both ways"
+    parameter_name = "oscillating"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "strengthened and weakened by feedback")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() != "yes":
+            return queryset
+        moves = WeightChange.objects.filter(target="edge_strength", source="feedback").values("target_id")
+        pulled = moves.annotate(up=Count("id", filter=Q(delta__gt=0)), down=Count("id", filter=Q(delta__lt=0))).filter(
+            up__gt=0, down__gt=0
+        )
+        return queryset.filter(pk__in=pulled.values("target_id"))
+
+
+@admin.register(Dependency)
+class DependencyAdmin(ReadOnlyAdmin):
+    list_display = [
+        "source",
+        "kind",
+        "target",
+        "vault",
+        "strength",
+        "confidence",
+        "reason",
+        "evidence",
+        "last_walked_at",
+    ]
+    list_filter = ["kind", "reason", Oscillating]
+    list_select_related = ["source", "target", "vault"]
+
+
+@admin.register(CommunityRun)
+class CommunityRunAdmin(ReadOnlyAdmin):
+    list_display = ["vault", "modularity", "entities", "edges", "created_at"]
+
+
+@admin.register(Community)
+class CommunityAdmin(ReadOnlyAdmin):
+    list_display = ["name", "vault", "size", "cohesion", "run"]
+
+
+@admin.register(PathValue)
+class PathValueAdmin(ReadOnlyAdmin):
+    list_display = ["edge", "intent", "vault", "value", "helped", "failed"]
+    list_filter = ["intent"]
+
+
+@admin.register(FactValue)
+class FactValueAdmin(ReadOnlyAdmin):
+    list_display = ["mention", "intent", "vault", "value", "helped", "failed"]
+    list_filter = ["intent"]
+
+
+@admin.register(Extraction)
+class ExtractionAdmin(ReadOnlyAdmin):
+    list_display = ["note", "vault", "level", "entities", "model", "written_at"]
+    list_filter = ["level", "model"]
+
+
+@admin.register(WeightChange)
+class WeightChangeAdmin(ReadOnlyAdmin):
+    """The ledger: append-only (PostgreSQL refuses changes too)."""
+
+    list_display = ["at", "source", "target", "target_id", "intent", "old", "new", "delta", "reason", "feedback_id"]
+    list_filter = ["source", "target", "intent"]
