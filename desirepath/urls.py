@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/", include("apps.llm.urls")),
     path("api/", include("apps.chat.urls")),
     path("api/", include("apps.librarian.urls")),
+    path("api/", include("apps.graph.urls")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
 ]

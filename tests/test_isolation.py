@@ -119,6 +119,9 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
         "job_id": _world_ids(ImportJob, world),
         "team_id": [t.pk for t in world.teams],
         "conversation_id": list(Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)),
+        "item_id": list(
+            ContextItem.objects.filter(message__conversation__owner__in=world.users).values_list("pk", flat=True)
+        ),
     }
     names = re.findall(r"{(\w+)}", path)
     unknown = [n for n in names if n not in ids]
@@ -127,6 +130,8 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
     for param in operation.get("parameters", []):
         if param.get("in") == "query" and "enum" in param.get("schema", {}):
             queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
+    if path == "/api/vaults/{vault_id}/impact/":
+        queries = ["?entity=Code", "?entity=Plain", "?entity=Secret"]
     if path == "/api/search/":
         queries = [f"?q={m}" for m in world.markers.values()]
         queries += [f"?q={m}&vault={vid}&include_cold=true" for vid, m in world.markers.items()]

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.auth import actor
+from apps.graph.selectors import expansion, impact
+
+
+class ImpactApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("entity", str, required=True, description="the entity's name")],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="What depends on an entity, grouped by depth (edges of confidence ≥ 0.7)",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        name = (request.query_params.get("entity") or "").strip()
+        if not name or len(name) > 300 or "\x00" in name:
+            raise ValidationError({"entity": ["name an entity (at most 300 characters)"]})
+        return Response(impact(user=actor(request), vault_id=vault_id, name=name))
+
+
+class ExpandApi(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="A context unit's sources and the path behind it")
+    def get(self, request: Request, item_id: int) -> Response:
+        return Response(expansion(user=actor(request), item_id=item_id))

@@ -1,0 +1,94 @@
+"""Reads of the graph for people, filtered by the requester's vaults inside the SQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+from django.http import Http404
+
+from apps.chat.models import ContextItem
+from apps.graph.extract import key_of
+from apps.graph.models import Dependency, Entity
+from apps.notes.models import Chunk
+from apps.vaults.permissions import vault_ids_for
+
+IMPACT_CONFIDENCE = 0.7
+IMPACT_DEPTH = 3
+
+_DEPENDENTS = """
+SELECT d.source_id, d.target_id, d.kind, e.name, e.kind
+FROM graph_dependency d
+JOIN graph_entity e ON e.id = d.source_id AND e.vault_id = ANY(%(scope)s) AND e.tier = 'hot'
+WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(targets)s) AND d.confidence >= %(min)s
+  AND d.kind IN ('depends_on', 'links_to')
+"""
+
+
+def impact(*, user: Any, vault_id: int, name: str) -> dict[str, Any]:
+    """What depends on the entity called `name` in a readable vault, grouped by depth (edges of confidence
+    ≥ 0.7: a dependency or a link a person wrote); 404 for an unreadable vault or an unknown entity."""
+    scope = [v for v in vault_ids_for(user, "read") if v == vault_id]
+    root = Entity.objects.filter(vault_id__in=scope, key=key_of(name), tier="hot").first()
+    if root is None:
+        raise Http404("No entity of that name in a vault you can read.")
+    seen, frontier, levels = {root.pk}, [root.pk], []
+    for depth in range(1, IMPACT_DEPTH + 1):
+        with connection.cursor() as cursor:
+            cursor.execute(_DEPENDENTS, {"scope": scope, "targets": frontier, "min": IMPACT_CONFIDENCE})
+            rows = [r for r in cursor.fetchall() if r[0] not in seen]
+        if not rows:
+            break
+        found = {source: {"id": source, "name": name_, "kind": kind_, "via": {"kind": kind, "to": target}}
+                 for source, target, kind, name_, kind_ in rows}  # fmt: skip
+        seen |= set(found)
+        frontier = list(found)
+        levels.append({"depth": depth, "entities": sorted(found.values(), key=lambda e: e["name"])})
+    return {"entity": {"id": root.pk, "name": root.name, "kind": root.kind, "vault": root.vault_id}, "levels": levels}
+
+
+def expansion(*, user: Any, item_id: int) -> dict[str, Any]:
+    """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
+    for the conversation's owner while they can still read the unit's vault; else 404."""
+    readable = vault_ids_for(user, "read")
+    item = ContextItem.objects.filter(
+        pk=item_id, message__conversation__owner=user, vault_id__in=readable
+    ).first()  # fmt: skip
+    if item is None:
+        raise Http404("No context item matches the given query.")
+    chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]
+    chunks = Chunk.objects.filter(pk__in=chunk_ids, vault_id=item.vault_id).select_related("note")
+    trace = item.trace or {}
+    entities = Entity.objects.filter(pk__in=trace.get("entities") or [], vault_id=item.vault_id)
+    edges = Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=item.vault_id)
+    names = {e.pk: e.name for e in entities}
+    return {
+        "item": item.pk,
+        "sources": [
+            {
+                "note": c.note_id,
+                "chunk": c.pk,
+                "vault": c.vault_id,
+                "path": c.note.path,
+                "heading": c.heading,
+                "text": c.text,
+            }
+            for c in chunks
+        ],
+        "path": {
+            "intent": trace.get("intent"),
+            "entities": [{"id": pk, "name": names[pk]} for pk in trace.get("entities") or [] if pk in names],
+            "edges": [
+                {
+                    "id": e.pk,
+                    "kind": e.kind,
+                    "source": e.source_id,
+                    "target": e.target_id,
+                    "strength": e.strength,
+                    "confidence": e.confidence,
+                    "reason": e.reason,
+                }
+                for e in edges
+            ],
+        },
+    }

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from apps.graph import apis
+
+urlpatterns = [
+    path("vaults/<int:vault_id>/impact/", apis.ImpactApi.as_view(), name="graph-impact"),
+    path("context-items/<int:item_id>/expand/", apis.ExpandApi.as_view(), name="context-item-expand"),
+]
