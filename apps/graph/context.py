@@ -138,14 +138,14 @@ def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None) ->
 
 def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int]) -> list[Rated]:
     """Constraints of the message's own entities (things and notes: a person's "must" is conversation, not a
-    rule) that share a word with it, past the gate (at most 3)."""
+    rule), past the gate (at most 3) when the rule shares two content words with the message."""
     if not found.entry:
         return []
     with connection.cursor() as cursor:
         cursor.execute(_CONSTRAINTS, {"scope": scope, "entities": found.entry})
         rows = cursor.fetchall()
     wanted = set(words)
-    picked = [(e, c, t) for _, e, c, t in rows if c not in shown and wanted & set(_words(t))]
+    picked = [(e, c, t) for _, e, c, t in rows if c not in shown and len(wanted & set(_words(t))) >= 2]
     chunks = load_chunks(chunks=[c for _, c, _ in picked], query_vector=None, vault_ids=scope)
     by_chunk = {c.chunk: c for c in chunks}
     out: list[Rated] = []
