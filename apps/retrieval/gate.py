@@ -73,12 +73,11 @@ def local_ratings(question: str, candidates: Sequence[Candidate]) -> list[Rated]
     return rated
 
 
-def boosted(rated: Rated, factor: float) -> Rated:
+def lifted(rated: Rated, factor: float) -> Rated:
+    """The local probability scaled by what learning did to the candidate's path (its score stands)."""
     if factor == 1.0 or rated.probability is None:
         return rated
-    probability = min(1.0, rated.probability * factor)
-    floored = rated.score < score_of(rated.probability)  # the absolute floor holds whatever was learned
-    return Rated(rated.candidate, rated.score if floored else score_of(probability), probability)
+    return Rated(rated.candidate, rated.score, min(1.0, rated.probability * factor))
 
 
 def score_of(probability: float) -> int:
@@ -150,23 +149,13 @@ def gate(
     boosts: dict[int, float] | None = None,
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
-    `boosts` (chunk → factor, from learned paths) scale the local scorer's probabilities; a model's 1–5 stands
-    and the boost only orders candidates within a score."""
+    `boosts` (chunk → factor, from learned paths) never decide what passes — relevance does — they order what
+    passed (and the list of every candidate) by the local probability times the factor; a model's 1–5 stands."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id)
-    if boosts:
-        rated = [boosted(r, boosts.get(r.candidate.chunk, 1.0)) for r in rated]
-    lift = boosts or {}
-    ordered = sorted(
-        rated,
-        key=lambda r: (
-            -r.score,
-            -(r.probability if r.probability is not None else lift.get(r.candidate.chunk, 1.0)),
-            r.candidate.rank,
-        ),
-    )
+    ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
     survivors: list[Rated] = []
     used = 0
@@ -176,4 +165,9 @@ def gate(
             break
         survivors.append(item)
         used += cost
+    if boosts:
+        lift = {id(r): lifted(r, boosts.get(r.candidate.chunk, 1.0)) for r in ordered}
+        by_learning = lambda r: -(r.probability if r.probability is not None else boosts.get(r.candidate.chunk, 1.0))  # noqa: E731
+        survivors = sorted((lift[id(r)] for r in survivors), key=by_learning)
+        ordered = sorted((lift[id(r)] for r in ordered), key=lambda r: (-r.score, by_learning(r), r.candidate.rank))
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
