@@ -27,10 +27,7 @@ from django.conf import settings
 from django.db import connection
 
 from apps.graph.context import context_for
-from apps.retrieval.candidates import load_candidates
-from apps.retrieval.context import CANDIDATES
-from apps.retrieval.gate import gate
-from apps.retrieval.search import hybrid_search_vector
+from apps.retrieval.context import gate_for
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import WORDS, populate
 
@@ -100,8 +97,7 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
         result = context_for(text=text, vector=vector, scope=scope, user=owner)
         product_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
-        gate(text, load_candidates(hits=hits, query_vector=vector, vault_ids=scope), user=owner, vault_id=vault.pk)
+        gate_for(text=text, vector=vector, scope=scope, user=owner)
         baseline_ms = (time.perf_counter() - started) * 1000
         if n >= WARMUP:
             product.append(product_ms)

@@ -1,6 +1,7 @@
-import pgtrigger
 from django.conf import settings
 from django.db import models
+
+from apps.core.triggers import append_only
 
 
 class AuditEvent(models.Model):
@@ -20,16 +21,7 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-id"]
-        triggers = [
-            pgtrigger.Protect(name="audit_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
-            pgtrigger.Trigger(
-                name="audit_no_truncate",
-                when=pgtrigger.Before,
-                operation=pgtrigger.Truncate,
-                level=pgtrigger.Statement,
-                func="RAISE EXCEPTION 'the audit log is append-only: TRUNCATE refused'; RETURN NULL;",
-            ),
-        ]
+        triggers = append_only("audit", "the audit log")
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.object_type}:{self.object_id}"

@@ -17,12 +17,11 @@ from django.utils import timezone
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
 from apps.graph.traversal import Path, Walk, traverse
-from apps.llm.embeddings import embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
-from apps.retrieval.context import CANDIDATES
+from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
 from apps.retrieval.relevance import STOP
-from apps.retrieval.search import hybrid_search_vector, search_scope, validate_query
+from apps.retrieval.search import hybrid_search_vector
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
 MAX_CONSTRAINTS = 3
@@ -89,9 +88,8 @@ def graph_context(
     model: str | None = None,
 ) -> GateResult:
     """Gated context units for a question from the vaults `user` may read (404 for an unreadable one)."""
-    text = validate_query(question)
-    scope = search_scope(user=user, vault_ids=vault_ids)
-    return context_for(text=text, vector=embed_query(text), scope=scope, user=user, threshold=threshold, model=model)
+    text, scope, vector = asked(user=user, question=question, vault_ids=vault_ids)
+    return context_for(text=text, vector=vector, scope=scope, user=user, threshold=threshold, model=model)
 
 
 def context_for(

@@ -12,8 +12,9 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 
-from apps.graph.models import LADDER, STRENGTH_MAX, STRENGTH_MIN, Reason, WeightChange
+from apps.graph.models import LADDER, STRENGTH_MAX, STRENGTH_MIN, Dependency, Reason, WeightChange
 
 DELIBERATE = 0.01  # a person's signal
 AUTOMATIC = 0.00001  # co-occurrence, a later search
@@ -116,8 +117,6 @@ def confidence_step(
     *, edge_id: int, up: bool, source: str, reason: str, feedback_id: int | None = None
 ) -> Moved | None:
     """Move an edge one step up or down the reason ladder (user-asserted stays where it is)."""
-    from apps.graph.models import Dependency
-
     ladder = sorted(LADDER.items(), key=lambda kv: kv[1])
     with transaction.atomic():
         edge = Dependency.objects.select_for_update().filter(pk=edge_id).first()
@@ -146,10 +145,6 @@ DECAY_BATCH = 10_000
 def edges_decay(*, now: Any = None) -> int:
     """Paths not walked fade slowly: every edge not walked for two weeks (or never, and older than that) loses
     0.001 of strength, down to the floor, each move on the ledger as `decay`. Returns the edges moved."""
-    from django.utils import timezone
-
-    from apps.graph.models import Dependency
-
     now = now or timezone.now()
     cutoff = now - timedelta(days=DECAY_AFTER_DAYS)
     stale = Dependency.objects.filter(strength__gt=STRENGTH_MIN).filter(

@@ -6,9 +6,9 @@ Every row carries its own `vault_id`: the same name in two vaults is two entitie
 in SQL, and feedback in one vault never moves another vault's weights. Nothing here is edited by hand: weights
 change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
 
-import pgtrigger
 from django.db import models
 
+from apps.core.triggers import append_only
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
 
@@ -198,15 +198,24 @@ class Community(models.Model):
         return self.name
 
 
-class PathValue(models.Model):
-    """How often walking this edge helped this kind of question in this vault (a Beta mean over feedback)."""
+class LearnedValue(models.Model):
+    """How often walking this kind of step helped this kind of question in this vault: the Beta(1, 1) mean of
+    the outcomes (see `apps.graph.learning`)."""
 
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     intent = models.CharField(max_length=16)
-    edge = models.ForeignKey(Dependency, on_delete=models.CASCADE, related_name="values")
     value = models.FloatField(default=0.5)
     helped = models.FloatField(default=0.0)
     failed = models.FloatField(default=0.0)
+
+    class Meta:
+        abstract = True
+
+
+class PathValue(LearnedValue):
+    """The learned value of an edge, for an intent."""
+
+    edge = models.ForeignKey(Dependency, on_delete=models.CASCADE, related_name="values")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["vault", "intent", "edge"], name="graph_path_value_unique")]
@@ -215,16 +224,10 @@ class PathValue(models.Model):
         return f"{self.intent} edge {self.edge_id}: {self.value:.3f}"
 
 
-class FactValue(models.Model):
-    """How often a fact reached through this entity (a mention) helped this kind of question in this vault: the
-    last hop of a path, from an entity to the chunk it is mentioned in."""
+class FactValue(LearnedValue):
+    """The learned value of a path's last hop: a fact reached through this entity (a mention), for an intent."""
 
-    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
-    intent = models.CharField(max_length=16)
     mention = models.ForeignKey(Mention, on_delete=models.CASCADE, related_name="values")
-    value = models.FloatField(default=0.5)
-    helped = models.FloatField(default=0.0)
-    failed = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["vault", "intent", "mention"], name="graph_fact_value_unique")]
@@ -258,16 +261,7 @@ class WeightChange(models.Model):
     class Meta:
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["target", "target_id"])]
-        triggers = [
-            pgtrigger.Protect(name="ledger_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
-            pgtrigger.Trigger(
-                name="ledger_no_truncate",
-                when=pgtrigger.Before,
-                operation=pgtrigger.Truncate,
-                level=pgtrigger.Statement,
-                func="RAISE EXCEPTION 'the weight ledger is append-only: TRUNCATE refused'; RETURN NULL;",
-            ),
-        ]
+        triggers = append_only("ledger", "the weight ledger")
 
     def __str__(self) -> str:
         return f"{self.target} {self.target_id}: {self.old:.5f} → {self.new:.5f} ({self.source})"

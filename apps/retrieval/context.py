@@ -13,6 +13,13 @@ from apps.retrieval.search import hybrid_search_vector, search_scope, validate_q
 CANDIDATES = 30  # what the gate sees: the search's top 30 notes (best chunk each)
 
 
+def asked(*, user: Any, question: str, vault_ids: list[int] | None) -> tuple[str, list[int], list[float]]:
+    """A question made ready for retrieval: validated (400), its scope resolved (404 for an unreadable vault
+    asked for), embedded."""
+    text = validate_query(question)
+    return text, search_scope(user=user, vault_ids=vault_ids), embed_query(text)
+
+
 def gated_context(
     *,
     user: Any,
@@ -22,9 +29,14 @@ def gated_context(
     model: str | None = None,
 ) -> GateResult:
     """Candidates from the vaults `user` may read (404 for an unreadable one asked for), rated and cut."""
-    text = validate_query(question)
-    scope = search_scope(user=user, vault_ids=vault_ids)
-    vector = embed_query(text)
+    text, scope, vector = asked(user=user, question=question, vault_ids=vault_ids)
+    return gate_for(text=text, vector=vector, scope=scope, user=user, threshold=threshold, model=model)
+
+
+def gate_for(
+    *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
+) -> GateResult:
+    """Search and the gate, for an embedded question and a resolved scope (the caller's readable vaults)."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
     candidates = load_candidates(hits=hits, query_vector=vector, vault_ids=scope)
     usage_vault = scope[0] if len(scope) == 1 else None

@@ -167,7 +167,10 @@ def gate(
         used += cost
     if boosts:
         lift = {id(r): lifted(r, boosts.get(r.candidate.chunk, 1.0)) for r in ordered}
-        by_learning = lambda r: -(r.probability if r.probability is not None else boosts.get(r.candidate.chunk, 1.0))  # noqa: E731
-        survivors = sorted((lift[id(r)] for r in survivors), key=by_learning)
-        ordered = sorted((lift[id(r)] for r in ordered), key=lambda r: (-r.score, by_learning(r), r.candidate.rank))
+
+        def learned(r: Rated) -> float:
+            return -(r.probability if r.probability is not None else boosts.get(r.candidate.chunk, 1.0))
+
+        survivors = sorted((lift[id(r)] for r in survivors), key=learned)
+        ordered = sorted((lift[id(r)] for r in ordered), key=lambda r: (-r.score, learned(r), r.candidate.rank))
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
