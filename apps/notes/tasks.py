@@ -6,8 +6,7 @@ from apps.notes.services.ingest import import_job_run
 
 @shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300)
 def import_run(job_id: int) -> str:
-    job = import_job_run(job_id=job_id)
-    _extract_later(job.vault_id)
+    job = import_job_run(job_id=job_id)  # extracts the graph as its last step
     return str(job.status)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ MISSING_FROM_SOURCE = "missing-from-source"
 IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
 MAX_COMPRESSION_RATIO = 200
 IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the vault id)
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -331,9 +334,21 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
         raise
     job.status, job.finished_at, job.archive = ImportStatus.SUCCEEDED, timezone.now(), None
     job.save(update_fields=["status", "finished_at", "archive"])
+    _extract_graph(job.vault_id)
     if progress:
         progress(job)
     return job
+
+
+def _extract_graph(vault_id: int) -> None:
+    """The last step of every import (worker, command, bootstrap): the vault's graph material for what changed.
+    The import stands whatever happens here; the periodic sweep retries."""
+    from apps.graph.services import graph_extract_pending
+
+    try:
+        graph_extract_pending(vault_id=vault_id)
+    except Exception:  # noqa: BLE001 - the notes are imported; the graph catches up on the next sweep
+        logger.warning("graph extraction for vault %s left to the periodic sweep", vault_id, exc_info=True)
 
 
 def _run(job: ImportJob, progress: Progress | None) -> None:
