@@ -27,7 +27,7 @@ from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
 from apps.chat.models import ContextItem, Conversation
 from apps.librarian.services import reenrich
-from apps.notes.models import ImportJob, Note
+from apps.notes.models import Correction, ImportJob, Note
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
 from tests.factories import api, import_folder, make_note, make_team, make_user, make_vault, share
@@ -103,6 +103,12 @@ def build_world(seed: int, tmp_path: Path) -> World:
     for user in users:  # conversations whose context comes from the vaults each user reads
         for question in ("What is the code word?", "What is the plain note about gardening?"):
             api(user).post("/api/chat/", {"message": question}, format="json")
+    for user in users:  # a correction of a passage each user was shown: applied or proposed, with its marker
+        item = ContextItem.objects.filter(message__conversation__owner=user).order_by("pk").first()
+        if item is not None:
+            text = f"Correction from {user.username}: the code word of {world.markers[item.vault_id]} changed."
+            body = {"context_item": item.pk, "signal": "correct", "text": text}
+            assert api(user).post("/api/feedback/", body, format="json").status_code == 201
     return world
 
 
@@ -119,6 +125,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
         "job_id": _world_ids(ImportJob, world),
         "team_id": [t.pk for t in world.teams],
         "conversation_id": list(Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)),
+        "correction_id": list(Correction.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)),
         "item_id": list(
             ContextItem.objects.filter(message__conversation__owner__in=world.users).values_list("pk", flat=True)
         ),

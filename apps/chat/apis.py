@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from apps.chat.models import Conversation, Message, Role, Signal, Status
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
-from apps.chat.services.feedback import feedback_record
+from apps.chat.services.feedback import correction_of, feedback_record
 from apps.chat.services.relay import follow, queue_answer
 from apps.core.auth import actor
 from apps.vaults.permissions import vault_ids_for
@@ -97,6 +97,13 @@ class FeedbackApi(APIView):
             text=data.validated_data["text"],
         )
         body = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal, "created": created}
+        correction = correction_of(vote)
+        if correction is not None:
+            body["correction"] = {
+                "id": correction.pk,
+                "status": correction.status,
+                "successor": correction.successor_id,
+            }
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

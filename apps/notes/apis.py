@@ -12,6 +12,9 @@ from apps.core.auth import actor
 from apps.notes import selectors
 from apps.notes.models import Note
 from apps.notes.serializers import (
+    CorrectionActionIn,
+    CorrectionListQuery,
+    CorrectionOut,
     ImportIn,
     JobOut,
     NoteCreateIn,
@@ -21,6 +24,7 @@ from apps.notes.serializers import (
     NoteUpdateIn,
 )
 from apps.notes.services import notes as note_services
+from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
 from apps.vaults.selectors import vault_get
 
@@ -29,6 +33,7 @@ def note_out(note: Note) -> dict:
     note.link_rows = list(selectors.note_links(note=note))  # type: ignore[attr-defined]
     note.backlink_rows = list(selectors.note_backlinks(note=note))  # type: ignore[attr-defined]
     note.metadata_row = selectors.note_metadata(note=note)  # type: ignore[attr-defined]
+    note.superseded_rows = selectors.note_superseded(note=note)  # type: ignore[attr-defined]
     return dict(NoteOut(note).data)
 
 
@@ -122,3 +127,31 @@ class JobDetailApi(APIView):
     @extend_schema(responses={200: JobOut}, summary="An import job: status, progress, per-file outcomes")
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobOut(selectors.import_job_get(user=actor(request), job_id=job_id)).data)
+
+
+class VaultCorrectionsApi(APIView):
+    @extend_schema(
+        parameters=[CorrectionListQuery],
+        responses={200: CorrectionOut(many=True)},
+        summary="Corrections of a vault, newest first (contributors: readers' proposals wait here)",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
+        query = CorrectionListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = selectors.correction_list(vault=vault, status=query.validated_data.get("status"))[:200]
+        return Response(CorrectionOut(rows, many=True).data)
+
+
+class CorrectionApi(APIView):
+    @extend_schema(
+        request=CorrectionActionIn,
+        responses={200: CorrectionOut},
+        summary="Apply a proposed correction (an authored note supersedes the passage) or decline it (contributors)",
+    )
+    def post(self, request: Request, correction_id: int) -> Response:
+        correction = selectors.correction_get(user=actor(request), correction_id=correction_id)
+        data = CorrectionActionIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        act = correction_apply if data.validated_data["action"] == "apply" else correction_decline
+        return Response(CorrectionOut(act(actor=actor(request), correction=correction)).data)

@@ -30,8 +30,12 @@ END IF;
 RETURN NEW;
 """
 
+# A passage superseded by an applied correction stays cold whatever happens to its note.
 _TIER_TO_CHUNKS = """
-UPDATE notes_chunk SET tier = NEW.tier WHERE note_id = NEW.id;
+UPDATE notes_chunk c SET tier = NEW.tier WHERE c.note_id = NEW.id AND NOT EXISTS (
+    SELECT 1 FROM notes_correction k
+    WHERE k.note_id = NEW.id AND k.content_hash = c.content_hash AND k.status = 'applied'
+);
 RETURN NULL;
 """
 
@@ -147,6 +151,40 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.ordinal} of note {self.note_id}"
+
+
+class CorrectionStatus(models.TextChoices):
+    PROPOSED = "proposed"  # a reader's: waits for a contributor
+    APPLIED = "applied"  # an authored note supersedes the passage, which is cold
+    DECLINED = "declined"
+
+
+class Correction(models.Model):
+    """A correction of one passage. Applied, the passage (identified by its note and content hash, so it stays
+    superseded when the note is re-chunked) moves to the cold tier and `successor` points to the authored note that
+    replaces it; nothing is deleted."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="corrections")
+    content_hash = models.CharField(max_length=64)  # the corrected passage (chunk) of `note`
+    passage = models.TextField()  # its text when corrected, for the reviewer
+    text = models.TextField()  # the correction
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    feedback_id = models.BigIntegerField(null=True, blank=True)  # the `correct` vote it came from
+    status = models.CharField(max_length=16, choices=CorrectionStatus.choices, default=CorrectionStatus.PROPOSED)
+    successor = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["vault", "status"]), models.Index(fields=["note", "status"])]
+
+    def __str__(self) -> str:
+        return f"correction of note {self.note_id} ({self.status})"
 
 
 class ImportStatus(models.TextChoices):

@@ -4,7 +4,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
 from django.http import Http404
 
-from apps.notes.models import ImportJob, Note, NoteLink, Tier
+from apps.notes.models import Correction, CorrectionStatus, ImportJob, Note, NoteLink, Tier
 from apps.vaults.models import Vault
 from apps.vaults.permissions import vaults_for
 
@@ -50,3 +50,29 @@ def note_metadata(*, note: Note) -> object | None:
         return note.metadata  # type: ignore[attr-defined]
     except ObjectDoesNotExist:
         return None
+
+
+def correction_list(*, vault: Vault, status: str | None = None) -> QuerySet[Correction]:
+    """Corrections of a vault the caller resolved with `vault_get(action="contribute")`."""
+    rows = Correction.objects.filter(vault=vault).select_related("note", "successor", "proposed_by", "decided_by")
+    return rows.filter(status=status) if status else rows
+
+
+def correction_get(*, user: object, correction_id: object) -> Correction:
+    """A correction in a vault the user may read (acting on it needs `contribute`); 404 otherwise."""
+    try:
+        return Correction.objects.select_related("note__vault").get(
+            pk=int(str(correction_id)), vault__in=vaults_for(user, "read")
+        )
+    except (Correction.DoesNotExist, ValueError) as exc:
+        raise Http404("No correction matches the given query.") from exc
+
+
+def note_superseded(*, note: Note) -> list[dict[str, object]]:
+    """The note's passages that applied corrections replaced, each with its successor (same vault)."""
+    rows = Correction.objects.filter(note=note, vault_id=note.vault_id, status=CorrectionStatus.APPLIED)
+    return [
+        {"correction": c.pk, "passage": c.passage, "successor": {"id": c.successor_id, "path": c.successor.path}}
+        for c in rows.select_related("successor")
+        if c.successor is not None
+    ]

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from apps.notes.models import Tier
+from apps.notes.models import CorrectionStatus, Tier
 
 
 class NoteCreateIn(serializers.Serializer):
@@ -61,6 +61,7 @@ class NoteOut(NoteListOut):
     links = LinkOut(many=True, source="link_rows")
     backlinks = BacklinkOut(many=True, source="backlink_rows")
     metadata = MetadataOut(source="metadata_row", allow_null=True)
+    superseded = serializers.ListField(child=serializers.DictField(), source="superseded_rows")
 
 
 class NoteListQuery(serializers.Serializer):
@@ -97,3 +98,26 @@ class JobOut(serializers.Serializer):
     def get_progress(self, job: object) -> float:
         total = getattr(job, "total", 0)
         return round(getattr(job, "processed", 0) / total, 4) if total else 0.0
+
+
+class CorrectionOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    vault = serializers.IntegerField(source="vault_id")
+    note = serializers.IntegerField(source="note_id")
+    note_path = serializers.CharField(source="note.path")
+    passage = serializers.CharField()
+    text = serializers.CharField()
+    status = serializers.CharField()
+    proposed_by = serializers.CharField(source="proposed_by.username", default=None)
+    decided_by = serializers.CharField(source="decided_by.username", default=None)
+    successor = serializers.IntegerField(source="successor_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class CorrectionListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=CorrectionStatus.values, required=False)
+
+
+class CorrectionActionIn(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["apply", "decline"])

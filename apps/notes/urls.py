@@ -9,5 +9,7 @@ urlpatterns = [
     path("notes/<int:note_id>/", apis.NoteDetailApi.as_view(), name="note-detail"),
     path("notes/<int:note_id>/restore/", apis.NoteRestoreApi.as_view(), name="note-restore"),
     path("notes/<int:note_id>/purge/", apis.NotePurgeApi.as_view(), name="note-purge"),
+    path("vaults/<int:vault_id>/corrections/", apis.VaultCorrectionsApi.as_view(), name="vault-corrections"),
+    path("corrections/<int:correction_id>/", apis.CorrectionApi.as_view(), name="correction"),
     path("jobs/<int:job_id>/", apis.JobDetailApi.as_view(), name="job-detail"),
 ]

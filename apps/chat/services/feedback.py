@@ -1,6 +1,7 @@
 """Feedback on a context item the user was shown: one vote per user, item and signal (pressing twice changes
 nothing). Only the conversation's owner can rate its items, and only while they can still read the item's vault;
-anyone else gets a 404, as if the item did not exist."""
+anyone else gets a 404, as if the item did not exist. A `correct` vote also records the correction: applied at once
+from a contributor, proposed to the vault's contributors from a reader."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from django.http import Http404
 
 from apps.chat.models import ContextItem, Feedback, Signal
 from apps.graph.feedback import paths_learn
+from apps.notes.models import Correction
+from apps.notes.services.corrections import correction_submit
 from apps.vaults.permissions import vault_ids_for
 
 
@@ -35,4 +38,11 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
         )
         if created:  # one vote per user, item and signal: pressing twice moves nothing twice
             paths_learn(vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk)
+            if signal == Signal.CORRECT and item.chunk is not None:
+                correction_submit(user=user, chunk=item.chunk, text=text, feedback_id=vote.pk)
     return vote, created
+
+
+def correction_of(vote: Feedback) -> Correction | None:
+    """The correction a `correct` vote recorded (applied for a contributor, proposed for a reader)."""
+    return Correction.objects.filter(feedback_id=vote.pk).first() if vote.signal == Signal.CORRECT else None

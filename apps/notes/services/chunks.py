@@ -9,7 +9,7 @@ from django.db import connection
 
 from apps.llm.embeddings import current_model, embed_texts
 from apps.notes.markdown import ChunkDraft, chunk_note, embed_input
-from apps.notes.models import Chunk, Note
+from apps.notes.models import Chunk, Correction, CorrectionStatus, Note, Tier
 
 
 def drafts_for(note: Note) -> list[ChunkDraft]:
@@ -41,6 +41,11 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
     if embed and missing:
         vectors = embed_texts(list(missing.values()))
         known.update(zip(missing.keys(), vectors, strict=True))
+    superseded = set(
+        Correction.objects.filter(
+            note_id__in=[note.pk for note, _ in notes], status=CorrectionStatus.APPLIED
+        ).values_list("note_id", "content_hash")
+    )  # passages an applied correction replaced stay cold when their note is re-chunked
     Chunk.objects.filter(note_id__in=[note.pk for note, _ in notes]).delete()
     rows = [
         Chunk(
@@ -52,7 +57,7 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
             content_hash=draft.content_hash,
             embedding=known.get(draft.content_hash),
             embedding_model=model if draft.content_hash in known else "",
-            tier=note.tier,
+            tier=Tier.COLD if (note.pk, draft.content_hash) in superseded else note.tier,
         )
         for note, drafts in notes
         for draft in drafts

@@ -75,7 +75,7 @@ def _embed_later(vault_id: int) -> None:
     queue_after_commit(embed_pending, vault_id, fallback="the periodic sweep embeds it")
 
 
-def _require(actor: User, action: str, vault: Vault) -> None:
+def require(actor: User, action: str, vault: Vault) -> None:
     if not user_may(actor, action, vault):  # type: ignore[arg-type]
         raise PermissionDenied(f"your role on this vault does not allow '{action}'")
 
@@ -85,7 +85,7 @@ def note_create(
     *, actor: User, vault: Vault, path: str, body: str, provenance: str = Provenance.AUTHORED, source: str = ""
 ) -> Note:
     """Write a new note (contributors); its chunks are embedded by a Celery task after commit."""
-    _require(actor, "contribute", vault)
+    require(actor, "contribute", vault)
     clean = normalize_path(path)
     existing = Note.objects.filter(vault=vault, path=clean).first()
     if existing is not None:
@@ -114,7 +114,7 @@ def note_create(
 @transaction.atomic
 def note_update(*, actor: User, note: Note, body: str, path: str | None = None) -> Note:
     """Rewrite a note. An imported note edited here leaves its import source, so re-imports never undo it."""
-    _require(actor, "contribute", note.vault)
+    require(actor, "contribute", note.vault)
     if note.tier == Tier.COLD:
         raise ValidationError({"detail": ["this note is in the cold tier; a manager can restore it first"]})
     clean = normalize_path(path) if path else note.path
@@ -152,7 +152,7 @@ def note_set_tier(*, note: Note, tier: str, reason: str) -> None:
 @transaction.atomic
 def note_delete(*, actor: User, note: Note) -> Note:
     """DELETE never destroys: the note moves to the cold tier, where a manager can restore or purge it."""
-    _require(actor, "contribute", note.vault)
+    require(actor, "contribute", note.vault)
     if note.tier != Tier.COLD:
         note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
         links_resolve(vault_id=note.vault_id)
@@ -169,7 +169,7 @@ def note_delete(*, actor: User, note: Note) -> Note:
 
 @transaction.atomic
 def note_restore(*, actor: User, note: Note) -> Note:
-    _require(actor, "manage", note.vault)
+    require(actor, "manage", note.vault)
     if note.tier != Tier.HOT:
         note_set_tier(note=note, tier=Tier.HOT, reason="")
         links_resolve(vault_id=note.vault_id)
@@ -187,7 +187,7 @@ def note_restore(*, actor: User, note: Note) -> Note:
 @transaction.atomic
 def note_purge(*, actor: User, note: Note) -> None:
     """Remove a cold note for good (managers only; logged). Live notes must be deleted first."""
-    _require(actor, "manage", note.vault)
+    require(actor, "manage", note.vault)
     if note.tier != Tier.COLD:
         raise ValidationError({"detail": ["only a note in the cold tier can be purged; delete it first"]})
     audit_record(

@@ -1,0 +1,96 @@
+"""Corrections of a passage someone was shown (the `correct` signal, DESIGN "Learning").
+
+From a contributor the correction is applied at once: it becomes an authored note that supersedes the passage,
+and the passage moves to the cold tier (no longer served; kept, with a pointer to its successor). From a reader it
+waits as a proposal that the vault's contributors see and apply or decline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.audit.services import audit_record
+from apps.notes.models import Chunk, Correction, CorrectionStatus, Note, Tier
+from apps.notes.services.notes import note_create, require
+from apps.vaults.permissions import user_may
+
+
+def correction_submit(*, user: Any, chunk: Chunk, text: str, feedback_id: int | None = None) -> Correction:
+    """Record a correction of `chunk`: applied when `user` contributes to its vault, else proposed."""
+    text = text.strip()
+    if not text:
+        raise ValidationError({"text": ["a correction needs the corrected text"]})
+    with transaction.atomic():
+        correction = Correction.objects.create(
+            vault_id=chunk.vault_id, note_id=chunk.note_id, content_hash=chunk.content_hash, passage=chunk.text,
+            text=text, proposed_by=user, feedback_id=feedback_id,
+        )  # fmt: skip
+        if user_may(user, "contribute", chunk.note.vault):
+            return correction_apply(actor=user, correction=correction)
+        audit_record(actor=user, action="correction.propose", object_type="correction", object_id=correction.pk,
+                     vault_id=chunk.vault_id, changes={"note": chunk.note_id})  # fmt: skip
+    return correction
+
+
+def _successor_path(note: Note, correction: Correction) -> str:
+    stem = PurePosixPath(note.path).stem[:120]
+    return f"corrections/{stem} (correction {correction.pk}).md"
+
+
+def _successor_body(note: Note, correction: Correction, actor: Any) -> str:
+    who = {"corrected_by": actor.get_username()}
+    if correction.proposed_by_id and correction.proposed_by_id != actor.pk:
+        who["proposed_by"] = correction.proposed_by.get_username()  # type: ignore[union-attr]
+    front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in {"supersedes": note.path, **who}.items())
+    target = note.path.removesuffix(".md")
+    return (
+        f"---\n{front}\n---\n# Correction: {note.title}\n\n{correction.text}\n\n"
+        f"This replaces a passage of [[{target}]], which is kept in the cold tier.\n"
+    )
+
+
+@transaction.atomic
+def correction_apply(*, actor: Any, correction: Correction) -> Correction:
+    """Write the successor note (authored by `actor`, a contributor) and move the passage to the cold tier."""
+    correction = (
+        Correction.objects.select_for_update(of=("self",))
+        .select_related("note__vault", "proposed_by")
+        .get(pk=correction.pk)
+    )
+    require(actor, "contribute", correction.note.vault)
+    if correction.status != CorrectionStatus.PROPOSED:
+        raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
+    note = correction.note
+    successor = note_create(
+        actor=actor, vault=note.vault, path=_successor_path(note, correction),
+        body=_successor_body(note, correction, actor),
+    )  # fmt: skip
+    Chunk.objects.filter(note_id=note.pk, content_hash=correction.content_hash).update(tier=Tier.COLD)
+    correction.status = CorrectionStatus.APPLIED
+    correction.successor = successor
+    correction.decided_by = actor
+    correction.decided_at = timezone.now()
+    correction.save(update_fields=["status", "successor", "decided_by", "decided_at"])
+    audit_record(actor=actor, action="correction.apply", object_type="correction", object_id=correction.pk,
+                 vault_id=note.vault_id, changes={"note": note.pk, "successor": successor.pk})  # fmt: skip
+    return correction
+
+
+@transaction.atomic
+def correction_decline(*, actor: Any, correction: Correction) -> Correction:
+    correction = Correction.objects.select_for_update(of=("self",)).select_related("note__vault").get(pk=correction.pk)
+    require(actor, "contribute", correction.note.vault)
+    if correction.status != CorrectionStatus.PROPOSED:
+        raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
+    correction.status = CorrectionStatus.DECLINED
+    correction.decided_by = actor
+    correction.decided_at = timezone.now()
+    correction.save(update_fields=["status", "decided_by", "decided_at"])
+    audit_record(actor=actor, action="correction.decline", object_type="correction", object_id=correction.pk,
+                 vault_id=correction.vault_id, changes={"note": correction.note_id})  # fmt: skip
+    return correction
