@@ -1,6 +1,7 @@
 """Context through the graph (answer path steps 2–7): hybrid search finds the doors, the message's intent picks
-the walk, the walk's paths bring facts the search did not rank and carry learned values onto what they reach,
-the relevance gate rates everything, and constraints on the message's own entities surface regardless (at most 3).
+the walk, the walk's paths bring facts the search did not rank and carry learned values onto what they reach, the
+desire paths from the question's doors (its specific terms) carry what feedback taught, the relevance gate rates
+everything, and constraints on the message's own entities surface regardless (at most 3).
 
 Every context unit keeps the path that produced it (`Candidate.trace`), so feedback lands on the path."""
 
@@ -14,6 +15,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from apps.graph.doors import door_lifts, doors_of
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
 from apps.graph.traversal import Path, Walk, traverse
@@ -108,14 +110,16 @@ def context_for(
         key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
     )[:WALKED]
     hops = _last_hops(found, searched + walked, scope)
+    doors = doors_of(words, scope)
     candidates = [
-        _traced(c, found, hops.get(c.chunk))
+        _traced(c, found, hops.get(c.chunk), doors)
         for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
+    desire = door_lifts(doors, [c.chunk for c in candidates], scope)
     boosts = {
-        c.chunk: _boost(found.facts[c.chunk].path if c.chunk in found.facts else None, hops[c.chunk][1])
+        c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk), hops.get(c.chunk, (0, 0.5))[1])
         for c in candidates
-        if c.chunk in hops or c.chunk in found.facts
+        if c.chunk in hops or c.chunk in found.facts or c.chunk in desire
     }
     usage_vault = scope[0] if len(scope) == 1 else None
     result = gate(text, candidates, threshold=threshold, model=model, user=user, vault_id=usage_vault, boosts=boosts)
@@ -125,13 +129,15 @@ def context_for(
     return result
 
 
-def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None) -> Candidate:
-    fact = found.facts.get(candidate.chunk)
-    path = fact.path if fact else None
+def _path_of(found: Walk, chunk: int) -> Path | None:
+    return found.facts[chunk].path if chunk in found.facts else None
+
+
+def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, doors: list[str]) -> Candidate:
+    path = _path_of(found, candidate.chunk)
     trace = path.trace(found.intent) if path else {"intent": found.intent, "entities": [], "edges": []}
-    return replace(
-        candidate, trace={**trace, "mention": hop[0] if hop else None, "walk_ms": round(found.elapsed_ms, 1)}
-    )
+    extra = {"mention": hop[0] if hop else None, "doors": doors, "walk_ms": round(found.elapsed_ms, 1)}
+    return replace(candidate, trace={**trace, **extra})
 
 
 def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int]) -> list[Rated]:

@@ -129,8 +129,9 @@ def extract_model_free(note: NoteText) -> Extracted:
 
 def _facts(out: Extracted, present: list[str], title: str, text: str, index: int) -> None:
     per_entity: Counter[str] = Counter()
+    spoken = SPEAKER.search(text) is not None  # a turn of a conversation: a "must" there is talk, not a rule
     for sentence in sentences(text):
-        kind = "constraint" if CONSTRAINT.search(sentence) else "fact"
+        kind = "constraint" if CONSTRAINT.search(sentence) and not spoken else "fact"
         holders = [k for k in present if k != title and _present(k, sentence)] or [title]
         for key in holders:
             if per_entity[key] < MAX_FACTS_PER_ENTITY or kind == "constraint":

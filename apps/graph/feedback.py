@@ -5,7 +5,8 @@
 - `confirm` / `used`: the path strengthens and its learned value counts a hit; a confirm may lift each edge one
   step up the confidence ladder;
 - the last hop (the fact reached through an entity's mention) learns its own value the same way, so a path can
-  learn which of its entity's facts help;
+  learn which of its entity's facts help; so does the desire path from each of the question's doors (its
+  specific terms, `apps.graph.doors`) straight to the fact;
 - `reject` / `correct`: the path weakens, one step down the ladder.
 Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
 
@@ -13,22 +14,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.graph.doors import MAX_DOORS
 from apps.graph.learning import (
     DELIBERATE,
     Moved,
     confidence_step,
+    door_value_record,
     fact_value_record,
     path_value_record,
     weight_adjust,
 )
 from apps.graph.models import Dependency, Entity, Mention
+from apps.notes.models import Chunk
 
 UP = {"confirm", "used"}
 DOWN = {"not_relevant", "reject", "correct"}
 
 
 def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_id: int | None, weight: float = 1.0,
-                source: str = "feedback") -> list[Moved]:  # fmt: skip
+                source: str = "feedback", chunk_id: int | None = None) -> list[Moved]:  # fmt: skip
     """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
     (1.0 for a person's signal; automatic signals pass a smaller one)."""
     intent = str(trace.get("intent") or "what")
@@ -54,6 +58,12 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             moved.append(fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, helped=helped,
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
+        fact = Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("pk", flat=True)
+        for chunk in fact:  # the desire paths: from each of the question's doors straight to this fact
+            for door in _doors(trace):
+                moved.append(door_value_record(vault_id=vault_id, door=door, chunk_id=chunk, helped=helped,
+                                               weight=weight, source=source, reason=reason,
+                                               feedback_id=feedback_id))  # fmt: skip
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
@@ -61,3 +71,10 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             moved.append(weight_adjust(target="entity_strength", target_id=node, delta=-step, source=source,
                                        reason=reason, feedback_id=feedback_id))  # fmt: skip
     return [m for m in moved if m is not None]
+
+
+def _doors(trace: dict[str, Any]) -> list[str]:
+    doors = trace.get("doors")
+    if not isinstance(doors, list):
+        return []
+    return sorted({d for d in doors if isinstance(d, str) and 0 < len(d) <= 100})[:MAX_DOORS]

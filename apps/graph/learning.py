@@ -62,7 +62,12 @@ def weight_adjust(
 
 
 MISS_WEIGHT = 0.25  # a miss counts a quarter of a hit: one question's noise is often another's answer
-_VALUES = {"path_value": ("graph_pathvalue", "edge_id"), "fact_value": ("graph_factvalue", "mention_id")}
+ANY_INTENT = "any"  # doors learn across intents
+_VALUES = {
+    "path_value": ("graph_pathvalue", ("edge_id",)),
+    "fact_value": ("graph_factvalue", ("mention_id",)),
+    "door_value": ("graph_doorvalue", ("door", "chunk_id")),
+}
 
 
 def path_value_record(
@@ -71,7 +76,7 @@ def path_value_record(
 ) -> Moved:  # fmt: skip
     """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes
     (a miss weighs a quarter of a hit)."""
-    return _value_record("path_value", vault_id, intent, edge_id, helped, weight, source, reason, feedback_id)
+    return _value_record("path_value", vault_id, intent, (edge_id,), helped, weight, source, reason, feedback_id)
 
 
 def fact_value_record(
@@ -79,20 +84,32 @@ def fact_value_record(
     feedback_id: int | None = None,
 ) -> Moved:  # fmt: skip
     """The same for the last hop: a fact reached through an entity's mention."""
-    return _value_record("fact_value", vault_id, intent, mention_id, helped, weight, source, reason, feedback_id)
+    return _value_record("fact_value", vault_id, intent, (mention_id,), helped, weight, source, reason, feedback_id)
+
+
+def door_value_record(
+    *, vault_id: int, door: str, chunk_id: int, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None = None,
+) -> Moved:  # fmt: skip
+    """The same for a desire path from a question's door (a specific term) straight to a fact."""
+    key = (door, chunk_id)
+    return _value_record("door_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
 
 
 def _value_record(
-    target: str, vault_id: int, intent: str, key: int, helped: bool, weight: float, source: str, reason: str,
-    feedback_id: int | None,
+    target: str, vault_id: int, intent: str, key: tuple[object, ...], helped: bool, weight: float, source: str,
+    reason: str, feedback_id: int | None,
 ) -> Moved:  # fmt: skip
-    table, column = _VALUES[target]
-    params: dict[str, Any] = {"vault": vault_id, "intent": intent, "key": key}
+    table, columns = _VALUES[target]
+    params: dict[str, Any] = {"vault": vault_id, "intent": intent, **{f"k{i}": v for i, v in enumerate(key)}}
+    names = ", ".join(columns)
+    values = ", ".join(f"%(k{i})s" for i in range(len(columns)))
+    match = " AND ".join(f"{c} = %(k{i})s" for i, c in enumerate(columns))
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            f"""INSERT INTO {table} (vault_id, intent, {column}, value, helped, failed)
-            VALUES (%(vault)s, %(intent)s, %(key)s, 0.5, 0, 0)
-            ON CONFLICT (vault_id, intent, {column}) DO NOTHING""",  # noqa: S608 - names from the fixed map
+            f"""INSERT INTO {table} (vault_id, intent, {names}, value, helped, failed)
+            VALUES (%(vault)s, %(intent)s, {values}, 0.5, 0, 0)
+            ON CONFLICT (vault_id, intent, {names}) DO NOTHING""",  # noqa: S608 - names from the fixed map
             params,
         )
         cursor.execute(
@@ -100,7 +117,7 @@ def _value_record(
             SET helped = old.helped + %(up)s, failed = old.failed + %(down)s,
                 value = (1 + old.helped + %(up)s) / (2 + old.helped + %(up)s + old.failed + %(down)s)
             FROM (SELECT id, helped, failed, value FROM {table}
-                  WHERE vault_id = %(vault)s AND intent = %(intent)s AND {column} = %(key)s FOR UPDATE) AS old
+                  WHERE vault_id = %(vault)s AND intent = %(intent)s AND {match} FOR UPDATE) AS old
             WHERE p.id = old.id
             RETURNING p.id, old.value, p.value""",  # noqa: S608 - names from the fixed map
             {**params, "up": weight if helped else 0.0, "down": 0.0 if helped else weight * MISS_WEIGHT},

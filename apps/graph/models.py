@@ -236,6 +236,24 @@ class FactValue(LearnedValue):
         return f"{self.intent} mention {self.mention_id}: {self.value:.3f}"
 
 
+class DoorValue(LearnedValue):
+    """A desire path from a door — a specific term of the question, one that few of the vault's passages carry — to
+    the fact (chunk) it led to: how often that fact helped questions through that door. Doors learn across intents
+    (`intent` is "any"): on LoCoMo dev, keyed by intent too they learned less (MRR +0.018 vs +0.028, simulated)."""
+
+    door = models.CharField(max_length=100)
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "intent", "door", "chunk"], name="graph_door_value_unique")
+        ]
+        indexes = [models.Index(fields=["vault", "chunk"])]
+
+    def __str__(self) -> str:
+        return f"door {self.door!r} → chunk {self.chunk_id}: {self.value:.3f}"
+
+
 class LedgerSource(models.TextChoices):
     FEEDBACK = "feedback"  # a person's deliberate signal
     AUTOMATIC = "automatic"  # co-occurrence, later searches
@@ -248,7 +266,7 @@ class WeightChange(models.Model):
 
     vault_id = models.BigIntegerField(db_index=True)  # no FK: the ledger outlives what it mentions
     source = models.CharField(max_length=16, choices=LedgerSource.choices)
-    target = models.CharField(max_length=24)  # edge_strength | edge_confidence | entity_strength | path_value
+    target = models.CharField(max_length=24)  # edge_strength | edge_confidence | entity_strength | *_value
     target_id = models.BigIntegerField()
     intent = models.CharField(max_length=16, blank=True)  # for path values
     old = models.FloatField()

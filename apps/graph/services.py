@@ -23,7 +23,7 @@ from apps.notes.models import Chunk, Note, Tier
 from apps.retrieval.relevance import STOP
 from apps.retrieval.significance import significance
 
-EXTRACTOR = "local/model-free-extractor"
+EXTRACTOR = "local/model-free-extractor/2"  # /2: a "must" said in a conversation turn is a fact, not a rule
 TRIVIAL_CHARS = 160  # shorter notes pass the significance check first: chatter yields no graph at all
 
 

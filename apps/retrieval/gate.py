@@ -171,6 +171,10 @@ def gate(
         def learned(r: Rated) -> float:
             return -(r.probability if r.probability is not None else boosts.get(r.candidate.chunk, 1.0))
 
+        kept = {id(r) for r in survivors}
         survivors = sorted((lift[id(r)] for r in survivors), key=learned)
-        ordered = sorted((lift[id(r)] for r in ordered), key=lambda r: (-r.score, learned(r), r.candidate.rank))
+        rest = sorted(
+            (lift[id(r)] for r in ordered if id(r) not in kept), key=lambda r: (-r.score, learned(r), r.candidate.rank)
+        )
+        ordered = survivors + rest  # what reaches the answer first, in the order it is cited
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)

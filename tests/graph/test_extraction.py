@@ -49,6 +49,11 @@ def test_chatter_yields_no_graph_and_an_edit_replaces_the_note_s_facts(vault):
     assert texts and all("descaled" not in t for t in texts)
     assert Entity.objects.filter(vault=vault, key="tobias").exists()
 
+    turn = make_note(vault, "Chat.md", "Priya: The Rational oven in the Leeds kitchen must be descaled by hand before the lunch service.\n")
+    graph_extract_note(note=turn)
+    said = Attribute.objects.filter(note=turn, entity__key="leeds")
+    assert said.exists() and not said.filter(kind="constraint").exists()  # a "must" in conversation is talk
+
 
 def test_a_note_about_too_many_things_is_cut_to_the_bound_by_escalation(vault):
     people = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio", "Giulia", "Hugo"]

@@ -37,7 +37,10 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
             user=user, context_item=item, signal=signal, defaults={"text": text}
         )
         if created:  # one vote per user, item and signal: pressing twice moves nothing twice
-            paths_learn(vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk)
+            paths_learn(
+                vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk,
+                chunk_id=item.chunk_id,
+            )  # fmt: skip
             if signal == Signal.CORRECT and item.chunk is not None:
                 correction_submit(user=user, chunk=item.chunk, text=text, feedback_id=vote.pk)
     return vote, created

@@ -1,0 +1,77 @@
+"""Desire paths: feedback on a unit teaches the path from each of the question's doors (its specific terms) to the
+unit's fact, so a different question through the same door is served that fact first."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.chat.models import ContextItem
+from apps.graph.doors import door_lifts, doors_of
+from apps.graph.models import WeightChange
+from apps.graph.services import graph_extract_pending
+from apps.notes.models import Chunk
+from tests.factories import api, make_note, make_vault
+
+pytestmark = pytest.mark.django_db
+
+TOPICS = [
+    "parking permits", "the coffee machine", "holiday requests", "the printer queue", "badge access",
+    "desk booking", "expense claims", "the library shelves", "bike storage", "the quiet room", "recycling bins",
+    "visitor passes", "the kitchen rota", "plant watering", "lost property", "the mail room", "first aid kits",
+    "meeting rooms", "the lockers", "fire drills", "laptop loans", "the notice board",
+]  # fmt: skip
+
+
+def _vault(owner, name="Ops"):
+    vault = make_vault(owner, name)
+    for i, topic in enumerate(TOPICS):
+        make_note(vault, f"office/{i:02d}.md", f"# Office {i}\n\nThe team handles {topic} every week.\n")
+    make_note(vault, "grafana-dashboards.md", "# Dashboards\n\nGrafana dashboards show the queue latency per hour.\n")
+    make_note(vault, "grafana-alerts.md", "# Alerts\n\nGrafana alerts page the on-call engineer when disks fill.\n")
+    graph_extract_pending(vault_id=vault.pk)
+    return vault
+
+
+def _order(owner, vault, question):
+    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    items = ContextItem.objects.filter(message_id=reply["message"]).order_by("position")
+    return {i.path: i for i in items}
+
+
+def test_a_door_is_a_specific_term_of_the_question(owner):
+    vault = _vault(owner)
+    words = ["grafana", "team", "week", "nonexistentword"]
+    assert doors_of(words, [vault.pk]) == ["grafana"]  # "team" opens every note; a word no note has opens nothing
+
+
+def test_a_confirm_through_one_question_serves_the_fact_first_to_another_through_the_same_door(owner):
+    vault = _vault(owner)
+    later = "What is Grafana used for?"
+    before = _order(owner, vault, later)
+    low, high = sorted(["grafana-dashboards.md", "grafana-alerts.md"], key=lambda p: -before[p].position)
+    assert before[low].position > before[high].position
+
+    first = _order(owner, vault, "Which Grafana panel should I open?")
+    item = first[low]
+    assert "grafana" in item.trace["doors"] and "team" not in item.trace["doors"]
+    votes = [
+        api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": signal}, format="json")
+        for signal in ("confirm", "used")
+    ]
+    assert [v.status_code for v in votes] == [201, 201]
+    learned = [WeightChange.objects.get(feedback_id=v.json()["id"], target="door_value") for v in votes]
+    assert [(w.old, w.new) for w in learned] == [(0.5, pytest.approx(2 / 3)), (pytest.approx(2 / 3), 0.75)]
+
+    after = _order(owner, vault, later)
+    assert after[low].position < after[high].position  # the desire path carried it past the other
+    assert {p: i.survived for p, i in after.items()} == {p: i.survived for p, i in before.items()}  # never admits
+
+
+def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
+    mine, theirs = _vault(owner, "Mine"), _vault(owner, "Theirs")
+    item = _order(owner, mine, "Which Grafana panel should I open?")["grafana-alerts.md"]
+    api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
+    their_chunks = list(Chunk.objects.filter(vault=theirs).values_list("pk", flat=True))
+    assert door_lifts(["grafana"], [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
+    assert door_lifts(["grafana"], [item.chunk_id], [theirs.pk]) == {}  # the value lives in its own vault only
+    assert door_lifts(["grafana"], their_chunks, [theirs.pk, mine.pk]) == {}
