@@ -9,7 +9,8 @@ import zipfile
 import pytest
 from django.conf import settings
 
-from apps.chat.models import Message
+from apps.chat.models import ContextItem, Message
+from apps.graph.models import WeightChange
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
 from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
@@ -73,6 +74,19 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     filed = Note.objects.filter(vault=personal, path__startswith="Librarian/")
     _wait_for(filed.exists, what="the Librarian's filing")
     assert filed.get().provenance == "summary"
+
+    # Automatic signals run in the worker: a used unit's neighbours, then a later search for a delivered term.
+    outage = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What happened in the Redis outage?"},
+                         format="json")  # fmt: skip
+    shown = ContextItem.objects.filter(message_id=outage.json()["message"], survived=True).order_by("position")
+    vote = client.post("/api/feedback/", {"context_item": shown[0].pk, "signal": "used"}, format="json")
+    assert vote.status_code == 201
+    automatic = WeightChange.objects.filter(source="automatic")
+    assert shown.count() > 1
+    _wait_for(lambda: automatic.filter(reason__startswith="delivered beside").exists(), what="co-occurrence")
+    assert client.get("/api/search/", {"q": "sourdough"}).status_code == 200
+    _wait_for(lambda: automatic.filter(reason="a later search for 'sourdough'").exists(), what="the later search")
+    assert not automatic.filter(delta__gt=0.001).exists()  # a thousandth of a person's step, never more
 
 
 @pytest.mark.worker

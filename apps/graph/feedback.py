@@ -32,7 +32,8 @@ DOWN = {"not_relevant", "reject", "correct"}
 
 
 def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_id: int | None, weight: float = 1.0,
-                source: str = "feedback", chunk_id: int | None = None) -> list[Moved]:  # fmt: skip
+                source: str = "feedback", chunk_id: int | None = None,
+                reason: str | None = None) -> list[Moved]:  # fmt: skip
     """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
     (1.0 for a person's signal; automatic signals pass a smaller one)."""
     intent = str(trace.get("intent") or "what")
@@ -41,7 +42,7 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
     )
     step = DELIBERATE * weight
     moved: list[Moved | None] = []
-    reason = f"{signal} on a context unit"
+    reason = reason or f"{signal} on a context unit"
     if signal in UP or signal in DOWN:
         helped = signal in UP
         for edge in edges:

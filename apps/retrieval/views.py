@@ -13,7 +13,9 @@ from django.shortcuts import redirect, render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from apps.chat.tasks import later_search
 from apps.core.exceptions import messages_of
+from apps.core.queue import queue_after_commit
 from apps.core.validation import is_id
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
@@ -41,6 +43,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 {**hit.__dict__, "vault_name": names.get(hit.vault, ""), "snippet_html": _highlight(hit.snippet)}
                 for hit in result.hits
             ]
+            queue_after_commit(later_search, request.user.pk, query, fallback="one automatic signal is lost")
         except ValidationError as exc:
             error = messages_of(exc)
         except Http404:

@@ -17,6 +17,7 @@ from django.http import Http404
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
+from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
@@ -56,6 +57,7 @@ def chat_start(*, user: Any, vault_ids: list[int], text: str, conversation_id: i
         else:
             conversation = Conversation.objects.create(owner=user, title=text[:80])
         question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=scope)
+        queue_after_commit(later_search, user.pk, text, question.pk, fallback="one automatic signal is lost")
         return Message.objects.create(
             conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=scope
         )

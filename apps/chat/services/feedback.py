@@ -12,6 +12,8 @@ from django.db import transaction
 from django.http import Http404
 
 from apps.chat.models import ContextItem, Feedback, Signal
+from apps.chat.tasks import co_occurrence
+from apps.core.queue import queue_after_commit
 from apps.graph.feedback import paths_learn
 from apps.notes.models import Correction
 from apps.notes.services.corrections import correction_submit
@@ -41,6 +43,8 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
                 vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk,
                 chunk_id=item.chunk_id,
             )  # fmt: skip
+            if signal == Signal.USED:
+                queue_after_commit(co_occurrence, item.pk, fallback="its neighbours miss one automatic signal")
             if signal == Signal.CORRECT and item.chunk is not None:
                 correction_submit(user=user, chunk=item.chunk, text=text, feedback_id=vote.pk)
     return vote, created
