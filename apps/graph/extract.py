@@ -100,7 +100,7 @@ def _bounded(found: list[Found], counts: Counter[str]) -> tuple[str, dict[str, F
     return "deterministic", dict(list(unique([f for f in ordered if f.source != "phrase"]).items())[:MAX_ENTITIES])
 
 
-def _present(key: str, text: str) -> bool:
+def mentions_key(key: str, text: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", text.lower()) is not None
 
 
@@ -118,7 +118,7 @@ def extract_model_free(note: NoteText) -> Extracted:
     for index, (heading, text) in enumerate(note.chunks):
         if heading and title in entities:
             out.aspects.append((title, heading[:300]))
-        present = [k for k in entities if k == title or _present(k, text)]
+        present = [k for k in entities if k == title or mentions_key(k, text)]
         out.mentions += [(k, index) for k in present]
         _facts(out, present, title, text, index)
         named = [k for k in present if k != title][:MAX_PER_CHUNK]
@@ -132,7 +132,7 @@ def _facts(out: Extracted, present: list[str], title: str, text: str, index: int
     spoken = SPEAKER.search(text) is not None  # a turn of a conversation: a "must" there is talk, not a rule
     for sentence in sentences(text):
         kind = "constraint" if CONSTRAINT.search(sentence) and not spoken else "fact"
-        holders = [k for k in present if k != title and _present(k, sentence)] or [title]
+        holders = [k for k in present if k != title and mentions_key(k, sentence)] or [title]
         for key in holders:
             if per_entity[key] < MAX_FACTS_PER_ENTITY or kind == "constraint":
                 out.facts.append((key, kind, sentence[:1000], index))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django.db import connection, transaction
 
 from apps.graph.extract import SPEAKER, WORD, Extracted, NoteText, extract_model_free
+from apps.graph.extract_model import extract_with_model
 from apps.graph.models import (
     LADDER,
     Aspect,
@@ -19,12 +20,23 @@ from apps.graph.models import (
     Mention,
     Reason,
 )
+from apps.llm.gateway import is_local
 from apps.notes.models import Chunk, Note, Tier
 from apps.retrieval.relevance import STOP
 from apps.retrieval.significance import significance
+from apps.vaults.chat_settings import parse
+from apps.vaults.models import Vault
 
 EXTRACTOR = "local/model-free-extractor/2"  # /2: a "must" said in a conversation turn is a fact, not a rule
+MODEL_NOTES_PER_RUN = 200
 TRIVIAL_CHARS = 160  # shorter notes pass the significance check first: chatter yields no graph at all
+
+
+def extractor_for(vault: Vault) -> str:
+    """The vault's reasoning model when it names one and the Librarian is on, else the model-free extractor."""
+    cfg = parse(vault.chat_settings)
+    model = cfg.model_for("reasoning")
+    return EXTRACTOR if is_local(model) or not cfg.switches["librarian"] else model
 
 
 def note_text(note: Note, chunks: list[Chunk]) -> NoteText:
@@ -45,11 +57,16 @@ def _trivial(note: Note) -> bool:
 def graph_extract_note(*, note: Note, force: bool = False) -> Extraction:
     """Extract one note into its vault's graph (skipped when nothing changed, unless `force`)."""
     done = Extraction.objects.filter(note=note).first()
-    if done and not force and done.content_hash == note.content_hash and done.model == EXTRACTOR:
+    writer = extractor_for(note.vault)
+    if done and not force and done.content_hash == note.content_hash and done.model == writer:
         return done
     chunks = list(Chunk.objects.filter(note=note, tier=Tier.HOT).order_by("ordinal"))
     trivial = note.tier != Tier.HOT or _trivial(note)
-    extracted = Extracted(level="skipped") if trivial else extract_model_free(note_text(note, chunks))
+    extracted: Extracted | None = Extracted(level="skipped") if trivial else None
+    if extracted is None and writer != EXTRACTOR:
+        extracted = extract_with_model(note_text(note, chunks), model=writer, vault_id=note.vault_id)
+    if extracted is None:  # local, or the model's reply was malformed or never came: model-free, and says so
+        extracted, writer = extract_model_free(note_text(note, chunks)), EXTRACTOR
     with transaction.atomic():
         Mention.objects.filter(note=note).delete()
         Attribute.objects.filter(note=note).delete()
@@ -60,7 +77,7 @@ def graph_extract_note(*, note: Note, force: bool = False) -> Extraction:
             defaults={
                 "vault_id": note.vault_id,
                 "content_hash": note.content_hash,
-                "model": EXTRACTOR,
+                "model": writer,
                 "level": extracted.level,
                 "entities": len(extracted.entities),
             },
@@ -161,9 +178,12 @@ def graph_extract_pending(
     *, vault_id: int, force: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> dict[str, int]:
     """Extract every hot note of a vault whose extraction is missing or stale; counts by level."""
-    current = dict(Extraction.objects.filter(vault_id=vault_id, model=EXTRACTOR).values_list("note_id", "content_hash"))
-    notes = Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).order_by("id")
+    writer = extractor_for(Vault.objects.get(pk=vault_id))
+    current = dict(Extraction.objects.filter(vault_id=vault_id, model=writer).values_list("note_id", "content_hash"))
+    notes = Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).select_related("vault").order_by("id")
     todo = [n for n in notes if force or current.get(n.pk) != n.content_hash]
+    if writer != EXTRACTOR and not force:  # a model's calls are paced: the sweep every 15 minutes does the rest
+        todo = todo[:MODEL_NOTES_PER_RUN]
     counts: dict[str, int] = {}
     for done, note in enumerate(todo, start=1):
         level = graph_extract_note(note=note, force=force).level
