@@ -4,7 +4,8 @@ Entry: the entities mentioned in the search's best chunks. From each, at most 4 
 × strength × learned value), to depth 3, ignoring edges below confidence 0.5; single-hop paths are not scored, at
 most 50 paths are, within a 50 ms budget. Path score = prior (confidence × strength along the path) × learned
 value (vault, intent, edge). Each scored path then gathers facts: the chunks its entities are mentioned in that
-are closest to the message. Every read filters by the requester's vaults inside the SQL."""
+are closest to the message. Every read filters by the requester's vaults inside the SQL; the same name in two
+vaults of that scope links their entities for this walk only."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ ENTRY_CHUNKS = 10
 ENTRY_ENTITIES = 5
 FACTS_PER_ENTITY = 2
 BUDGET_SECONDS = 0.050
+# The same name in two vaults of the requester's scope: a link the walk may cross (pattern-matched), computed per
+# request from the scope, so it exists only for someone who reads both; edge id 0, never stored, never learned.
+SAME_NAME = 0.5
 
 _ENTRY = """
 SELECT m.entity_id, m.chunk_id FROM graph_mention m
@@ -42,6 +46,11 @@ WITH e AS MATERIALIZED (
     FROM graph_dependency d
     WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(frontier)s) AND d.confidence >= %(min)s
       AND d.kind <> 'member_of'
+    UNION ALL
+    SELECT 0, s.vault_id, s.id, o.id, %(same)s, %(same)s, 1
+    FROM graph_entity s
+    JOIN graph_entity o ON o.key = s.key AND o.vault_id <> s.vault_id AND o.vault_id = ANY(%(scope)s)
+    WHERE s.id = ANY(%(frontier)s) AND s.vault_id = ANY(%(scope)s) AND cardinality(%(scope)s::bigint[]) > 1
 ), ranked AS (
     SELECT e.id, e.here, e.there, e.confidence, e.strength, COALESCE(v.value, 0.5) AS value,
            ROW_NUMBER() OVER (PARTITION BY e.here ORDER BY e.confidence * e.strength * COALESCE(v.value, 0.5) DESC,
@@ -150,7 +159,7 @@ def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str])
         cursor.execute(
             _EDGES,
             {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "intent": intent, "words": words,
-             "per": EDGES_PER_ENTITY},
+             "per": EDGES_PER_ENTITY, "same": SAME_NAME},
         )  # fmt: skip
         return [Step(*row) for row in cursor.fetchall()]
 

@@ -10,8 +10,10 @@ from apps.graph.intent import intent_of
 from apps.graph.learning import path_value_record
 from apps.graph.models import Dependency, Entity, WeightChange
 from apps.graph.services import graph_extract_pending
-from apps.graph.traversal import EDGES_PER_ENTITY, MAX_PATHS, walk
-from tests.factories import api
+from apps.graph.traversal import EDGES_PER_ENTITY, MAX_PATHS, gather, walk
+from apps.llm.embeddings import embed_query
+from apps.notes.models import Chunk
+from tests.factories import api, make_note, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -126,3 +128,25 @@ def test_a_confirmed_fact_is_served_higher_when_the_question_comes_again(sample)
     rated = list(ContextItem.objects.filter(message_id=again["message"]).order_by("position"))
     same = next(i for i in rated if i.chunk_id == chosen.chunk_id)
     assert same.probability > chosen.probability and same.position < chosen.position
+
+
+def test_the_same_name_links_two_vaults_only_for_someone_walking_both(owner):
+    ours, ops = make_vault(owner, "Ours"), make_vault(owner, "Ops")
+    make_note(ours, "Redis.md", "# Redis\nRedis runs on the Hetzner box in Falkenstein for the billing team.\n")
+    make_note(ops, "Rota.md", "# Rota\nKafka and Redis share the ops rota run by Priya Raman every week.\n")
+    for vault in (ours, ops):
+        graph_extract_pending(vault_id=vault.pk)
+    redis_ours = Entity.objects.get(vault=ours, key="redis")
+    redis_ops = Entity.objects.get(vault=ops, key="redis")
+
+    both, _ = walk(entry=[redis_ours.pk], scope=[ours.pk, ops.pk], intent="what", words=["redis"])
+    crossing = [p for p in both if p.steps[0].edge == 0]
+    assert crossing and all(p.steps[0].target == redis_ops.pk for p in crossing)  # through the same name
+    reached = {e for p in crossing for e in p.entities[2:]}
+    assert reached and set(Entity.objects.filter(pk__in=reached).values_list("vault_id", flat=True)) == {ops.pk}
+    facts = gather(paths=crossing, scope=[ours.pk, ops.pk], query_vector=embed_query("Who runs the rota?"))
+    assert {Chunk.objects.get(pk=c).vault_id for c in facts} == {ops.pk}
+
+    alone, _ = walk(entry=[redis_ours.pk], scope=[ours.pk], intent="what", words=["redis"])
+    assert not [p for p in alone if any(s.edge == 0 for s in p.steps)]  # asked of one vault: no crossing
+    assert {e.vault_id for e in Entity.objects.filter(pk__in={x for p in alone for x in p.entities})} <= {ours.pk}
