@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from apps.notes.models import ImportJob, Note
+from apps.notes.services.corrections import correction_submit
 from apps.notes.services.ingest import import_job_create
 from apps.notes.services.notes import note_delete
 from tests.factories import api, make_note, make_team, make_user, make_vault, share
@@ -29,6 +30,7 @@ class World:
     note_id: int
     cold_note_id: int
     job_id: int
+    correction_id: int
     target_user: User
     users: dict[str, User]
 
@@ -50,7 +52,8 @@ def world(db) -> World:
     job = import_job_create(actor=owner, vault=vault, archive=_zip(), source="z")
     target = make_user()
     share(vault, "reader", user=target)
-    return World(vault.pk, note.pk, cold.pk, job.pk, target, users)
+    proposed = correction_submit(user=users["reader"], chunk=note.chunks.get(), text="The body is wrong.")
+    return World(vault.pk, note.pk, cold.pk, job.pk, proposed.pk, target, users)
 
 
 def _zip() -> bytes:
@@ -62,8 +65,9 @@ def _zip() -> bytes:
 
 def _request(world: World, user: User | None, method: str, url: str, body: dict | None = None):
     url = url.format(
-        vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id, target=world.target_user.pk
-    )
+        vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id,
+        correction=world.correction_id, target=world.target_user.pk,
+    )  # fmt: skip
     client = api(user)
     if method == "import":
         upload = io.BytesIO(_zip())
@@ -92,6 +96,8 @@ VAULT_MATRIX = [
     ("get", "/api/usage/?vault={vault}", None, (404, 403, 403, 403, 200)),
     ("get", "/api/vaults/{vault}/settings/", None, (404, 200, 200, 200, 200)),
     ("put", "/api/vaults/{vault}/settings/", {"gate_threshold": 4}, (404, 403, 403, 403, 200)),
+    ("get", "/api/vaults/{vault}/corrections/", None, (404, 403, 200, 200, 200)),
+    ("post", "/api/corrections/{correction}/", {"action": "decline"}, (404, 403, 200, 200, 200)),
 ]
 
 
