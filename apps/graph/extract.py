@@ -19,7 +19,8 @@ from apps.retrieval.relevance import NAME, STOP
 MAX_ENTITIES = 20  # per note
 MAX_FACTS_PER_ENTITY = 3  # per chunk
 MAX_PER_CHUNK = 8  # entities co-mentioned in one chunk that get an edge between each pair
-SPEAKER = re.compile(r"^(?:[^:\n]{1,40}:\s)?([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", re.M)
+# "Name: …" at a line's start, after an optional stamp ("1:56 pm on 8 May, 2023: Caroline: …").
+SPEAKER = re.compile(r"^(?:[^\n]{1,40}?:\s)?([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", re.M)
 CONSTRAINT = re.compile(  # prescriptive rules, not "I always loved painting"
     r"\b(must( not)?|mandatory|required|forbidden|not allowed|prohibited|only (if|when|after)|at least|at most|"
     r"no more than|never without|is valid for)\b",

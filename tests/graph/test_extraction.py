@@ -49,7 +49,7 @@ def test_chatter_yields_no_graph_and_an_edit_replaces_the_note_s_facts(vault):
     assert texts and all("descaled" not in t for t in texts)
     assert Entity.objects.filter(vault=vault, key="tobias").exists()
 
-    line = "Priya: The Rational oven in the Leeds kitchen must be descaled by hand before the lunch service.\n"
+    line = "1:56 pm on 8 May, 2023: Priya: The oven in the Leeds kitchen must be descaled before lunch service.\n"
     turn = make_note(vault, "Chat.md", line)
     graph_extract_note(note=turn)
     said = Attribute.objects.filter(note=turn, entity__key="leeds")
