@@ -1,4 +1,5 @@
-"""The web pages: a contributor uploads a zip on the vault page and follows the import; readers cannot."""
+"""The web pages: a contributor uploads a zip on the vault page and follows the import, and applies readers'
+proposed corrections there; readers cannot."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from django.test import Client
 
 from apps.notes.models import ImportJob
+from apps.notes.services.corrections import correction_submit
 from tests.factories import make_note, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
@@ -62,3 +64,25 @@ def test_pages_need_a_login_and_hide_unreadable_vaults(vault):
     assert _browser(make_user()).get(f"/vaults/{vault.pk}/").status_code == 404
     other = make_vault(make_user())
     assert _browser(vault.owner).get(f"/vaults/{other.pk}/").status_code == 404
+
+
+def test_contributors_see_readers_proposed_corrections_and_apply_them_on_the_vault_page(vault):
+    contributor, reader = make_user(), make_user()
+    share(vault, "contributor", user=contributor)
+    share(vault, "reader", user=reader)
+    note = make_note(vault, "PTW.md", "# PTW\nThe IT helpdesk issues permits to work.", embed=False)
+    proposal = correction_submit(user=reader, chunk=note.chunks.get(), text="Facilities issue permits to work.")
+
+    assert b"Proposed corrections" not in _browser(reader).get(f"/vaults/{vault.pk}/").content
+    page = _browser(contributor).get(f"/vaults/{vault.pk}/").content.decode()
+    assert "Proposed corrections" in page and "Facilities issue permits to work." in page and reader.username in page
+    refused = _browser(reader).post(f"/vaults/{vault.pk}/", {"correction": proposal.pk, "action": "apply"})
+    assert refused.status_code == 200 and b"does not allow" in refused.content
+    applied = _browser(contributor).post(f"/vaults/{vault.pk}/", {"correction": proposal.pk, "action": "apply"})
+    assert applied.status_code == 302
+    proposal.refresh_from_db()
+    assert proposal.status == "applied" and proposal.decided_by == contributor
+
+    shown = _browser(reader).get(f"/notes/{note.pk}/").content.decode()
+    assert "superseded" in shown and f"/notes/{proposal.successor_id}/" in shown
+    assert b"Proposed corrections" not in _browser(contributor).get(f"/vaults/{vault.pk}/").content

@@ -19,6 +19,7 @@ from apps.core.queue import queue_after_commit
 from apps.core.validation import is_id
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
+from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
 from apps.retrieval.search import hybrid_search
 from apps.vaults.permissions import role_of
@@ -78,19 +79,28 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "backlinks": note_selectors.note_backlinks(note=note),
             "unresolved": [link for link in links if link.target_id is None],
             "metadata": note_selectors.note_metadata(note=note),
+            "superseded": note_selectors.note_superseded(note=note),
         },
     )
 
 
 @login_required
 def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
-    """A vault's notes and imports; contributors upload a zip here (the import runs in the worker)."""
+    """A vault's notes and imports; contributors upload a zip here (the import runs in the worker) and apply or
+    decline the corrections readers proposed."""
     vault = vault_get(user=request.user, vault_id=vault_id)
     role = role_of(request.user, vault)
     error = ""
     if request.method == "POST":
         try:
             actor = cast(User, request.user)
+            if "correction" in request.POST:  # a contributor applies or declines a reader's proposal
+                correction = note_selectors.correction_get(user=actor, correction_id=request.POST["correction"])
+                if correction.vault_id != vault.pk:
+                    raise Http404("No correction matches the given query.")
+                act = correction_apply if request.POST.get("action") == "apply" else correction_decline
+                act(actor=actor, correction=correction)
+                return redirect("vault-page", vault_id=vault.pk)
             job = import_job_from_upload(actor=actor, vault=vault, upload=request.FILES.get("file"))
             return redirect("job-page", job_id=job.pk)
         except ValidationError as exc:
@@ -107,6 +117,9 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "notes": note_selectors.note_list(vault=vault)[:500],
             "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
             "jobs": vault.import_jobs.all()[:10],
+            "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
+            if role != "reader"
+            else [],
         },
     )
 

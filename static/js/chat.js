@@ -40,6 +40,12 @@ async function rate(button, item, signal) {
   if (response.ok) {
     button.classList.add("pressed");
     button.setAttribute("aria-pressed", "true");
+    const correction = (await response.json()).correction;
+    if (correction) {
+      button.after(el("span", { class: "small muted correction-status" }, correction.status === "applied"
+        ? " Applied: a new note supersedes this passage."
+        : " Proposed to the vault's contributors."));
+    }
   } else {
     button.title = "Not recorded: " + (await response.text());
   }
