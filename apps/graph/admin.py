@@ -1,5 +1,6 @@
 """Admin observability for the graph, read-only for every weight: entities, edges (with the ones pulled both
-ways), communities and their runs, learned values, and the weight ledger."""
+ways), communities and their runs, learned values (paths, last hops, desire paths from doors), and the weight
+ledger."""
 
 from typing import Any
 
@@ -12,6 +13,7 @@ from apps.graph.models import (
     Community,
     CommunityRun,
     Dependency,
+    DoorValue,
     Entity,
     Extraction,
     FactValue,
@@ -81,6 +83,14 @@ class PathValueAdmin(ReadOnlyAdmin):
 class FactValueAdmin(ReadOnlyAdmin):
     list_display = ["mention", "intent", "vault", "value", "helped", "failed"]
     list_filter = ["intent"]
+
+
+@admin.register(DoorValue)
+class DoorValueAdmin(ReadOnlyAdmin):
+    """Desire paths: from a question's door (a specific term) to a fact."""
+
+    list_display = ["door", "chunk", "vault", "value", "helped", "failed"]
+    search_fields = ["door"]
 
 
 @admin.register(Extraction)

@@ -3,8 +3,8 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.core.admin import ReadOnlyInline
-from apps.notes.models import ImportFileResult, ImportJob, Note
+from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
+from apps.notes.models import Correction, ImportFileResult, ImportJob, Note
 
 
 @admin.register(Note)
@@ -51,3 +51,11 @@ class ImportJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(Correction)
+class CorrectionAdmin(ReadOnlyAdmin):
+    """Corrections are applied or declined by a vault's contributors (vault page or API), never here."""
+
+    list_display = ["created_at", "vault", "note", "status", "proposed_by", "decided_by", "successor"]
+    list_filter = ["status"]
