@@ -22,4 +22,5 @@ urlpatterns = [
     path("api/", include("apps.graph.urls")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
+    path("", include("apps.graph.pages")),
 ]

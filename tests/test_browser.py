@@ -166,3 +166,43 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
     page.wait_for_url("**/notes/**")
     assert page.locator("article h1").inner_text() == "Permit to Work"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_constellation_draws_the_sample_vault_and_a_confirmed_edge_grows(live_server, page):
+    from apps.chat.models import ContextItem
+    from apps.graph.communities import communities_detect
+    from tests.factories import api
+
+    owner = make_user("stargazer")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    communities_detect(vault_id=vault.pk)
+    page.goto(f"{live_server.url}/vaults/{vault.pk}/constellation/")
+    page.fill("input[name=username]", owner.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.locator("#constellation[data-drawn]").wait_for()
+    drawn = page.evaluate("window.constellation")
+    assert drawn["nodes"] > 100 and len(drawn["edges"]) > 100
+    assert page.locator("#communities li").count() >= 2  # labelled clusters
+    assert "communities (modularity" in page.locator("#constellation-status").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#sky").screenshot(path=str(ARTIFACTS / "constellation.png"))
+    (ARTIFACTS / "constellation.json").write_text(json.dumps({"drawn_ms": drawn["ms"], "nodes": drawn["nodes"]}))
+
+    client = api(owner)
+    reply = client.post(
+        "/api/chat/", {"vaults": [vault.pk], "message": "What happened in the Redis outage?"}, format="json"
+    ).json()
+    walked = next(i for i in ContextItem.objects.filter(message_id=reply["message"]) if i.trace.get("edges"))
+    vote = client.post("/api/feedback/", {"context_item": walked.pk, "signal": "confirm"}, format="json")
+    assert vote.status_code == 201
+    page.reload()
+    page.locator("#constellation[data-drawn]").wait_for()
+    after = {e["id"]: e for e in page.evaluate("window.constellation")["edges"]}
+    before = {e["id"]: e for e in drawn["edges"]}
+    confirmed = [e for e in walked.trace["edges"] if e in before and e in after]
+    assert confirmed and all(after[e]["width"] > before[e]["width"] for e in confirmed)  # drawn stronger
+    assert all(after[e]["hot"] for e in confirmed)  # and walked this week

@@ -137,6 +137,8 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
     for param in operation.get("parameters", []):
         if param.get("in") == "query" and "enum" in param.get("schema", {}):
             queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
+    if path == "/api/graph/constellation/":
+        queries = [f"?vault={v.pk}" for v in world.vaults]
     if path == "/api/vaults/{vault_id}/impact/":
         queries = ["?entity=Code", "?entity=Plain", "?entity=Secret"]
     if path == "/api/search/":
@@ -161,6 +163,7 @@ def _pages(world: World) -> list[str]:
         [f"/notes/{n}/" for n in notes]
         + [f"/jobs/{j}/" for j in jobs]
         + [f"/vaults/{v.pk}/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )

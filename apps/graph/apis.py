@@ -8,6 +8,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
+from apps.core.validation import is_id
+from apps.graph.constellation import constellation
 from apps.graph.selectors import expansion, impact
 
 
@@ -28,3 +30,16 @@ class ExpandApi(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="A context unit's sources and the path behind it")
     def get(self, request: Request, item_id: int) -> Response:
         return Response(expansion(user=actor(request), item_id=item_id))
+
+
+class ConstellationApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("vault", int, required=True, description="a vault you can read")],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="What the constellation page draws: nodes, edges (strength, hot, cold, speculative), communities",
+    )
+    def get(self, request: Request) -> Response:
+        vault = request.query_params.get("vault") or ""
+        if not is_id(vault):
+            raise ValidationError({"vault": ["name a vault by its numeric id"]})
+        return Response(constellation(user=actor(request), vault_id=int(vault)))

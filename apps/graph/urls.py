@@ -5,4 +5,5 @@ from apps.graph import apis
 urlpatterns = [
     path("vaults/<int:vault_id>/impact/", apis.ImpactApi.as_view(), name="graph-impact"),
     path("context-items/<int:item_id>/expand/", apis.ExpandApi.as_view(), name="context-item-expand"),
+    path("graph/constellation/", apis.ConstellationApi.as_view(), name="graph-constellation"),
 ]
