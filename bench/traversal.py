@@ -1,5 +1,6 @@
 """Benchmark: the graph context path (search → entry entities → bounded walk → facts → local gate) at 5k and 50k
-entities, against the same process's search + local gate without the walk (the baseline).
+entities, against the same process's search + local gate without the walk (the baseline); and the constellation's
+data (what `GET /api/graph/constellation/` serializes) at each size.
 
 Synthetic graph in a throwaway database (`desirepath_bench`, dropped at the end): one vault, one chunk per
 entity with clustered vectors, each chunk mentioning its entity and two of the same cluster, six edges per entity
@@ -26,6 +27,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
+from apps.graph.constellation import constellation
 from apps.graph.context import context_for
 from apps.retrieval.context import gate_for
 from tests.factories import make_user, make_vault
@@ -105,8 +107,18 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
             traces = [r.candidate.trace or {} for r in result.rated]
             walk_ms.append(max((t.get("walk_ms", 0.0) for t in traces), default=0.0))
             paths.append(sum(bool(t.get("edges")) for t in traces))
+    drawn = []
+    for n in range(WARMUP + 20):
+        started = time.perf_counter()
+        data = constellation(user=owner, vault_id=vault.pk)
+        json.dumps(data)  # what the API sends
+        if n >= WARMUP:
+            drawn.append((time.perf_counter() - started) * 1000)
     p, b = summary(product), summary(baseline)
     return {
+        "constellation_ms": summary(drawn),
+        "constellation_nodes": len(data["nodes"]),
+        "constellation_edges": len(data["edges"]),
         "entities": size,
         "product_ms": p,
         "baseline_ms": b,
@@ -138,6 +150,10 @@ def main() -> None:
         p, b, w = s["product_ms"], s["baseline_ms"], s["walk_ms"]
         print(f"| {s['entities']:,} | {p['p50']:.1f} / {p['p95']:.1f} | {b['p50']:.1f} / {b['p95']:.1f} | "
               f"{s['ratio_p50']:.2f} | {w['p50']:.1f} / {w['p95']:.1f} |")  # fmt: skip
+    for s in sizes:
+        c = s["constellation_ms"]
+        print(f"constellation at {s['entities']:,} entities: {s['constellation_nodes']:,} nodes, "
+              f"{s['constellation_edges']:,} edges in p50 / p95 {c['p50']:.1f} / {c['p95']:.1f} ms")  # fmt: skip
     print(f"Figures written to {args.json}")
 
 

@@ -24,8 +24,10 @@ from apps.graph.models import (
 
 @admin.register(Entity)
 class EntityAdmin(ReadOnlyAdmin):
-    list_display = ["name", "kind", "vault", "tier", "strength"]
-    list_filter = ["kind", "tier"]
+    """Entities with their health (the daily job's verdict from the feedback through them)."""
+
+    list_display = ["name", "kind", "vault", "tier", "strength", "health", "votes_up", "votes_down", "health_at"]
+    list_filter = ["health", "kind", "tier"]
     search_fields = ["name"]
 
 

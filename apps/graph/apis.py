@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 from apps.core.auth import actor
 from apps.core.validation import is_id
 from apps.graph.constellation import constellation
-from apps.graph.selectors import expansion, impact
+from apps.graph.health import entity_revive
+from apps.graph.selectors import entity_get, expansion, impact
 
 
 class ImpactApi(APIView):
@@ -43,3 +44,12 @@ class ConstellationApi(APIView):
         if not is_id(vault):
             raise ValidationError({"vault": ["name a vault by its numeric id"]})
         return Response(constellation(user=actor(request), vault_id=int(vault)))
+
+
+class EntityReviveApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT},
+                   summary="Bring a cold (demoted) entity back to the hot tier (vault managers; audited)")  # fmt: skip
+    def post(self, request: Request, entity_id: int) -> Response:
+        entity = entity_get(user=actor(request), entity_id=entity_id)
+        entity = entity_revive(actor=actor(request), entity=entity)
+        return Response({"id": entity.pk, "name": entity.name, "tier": entity.tier, "health": entity.health})

@@ -30,6 +30,12 @@ class Tier(models.TextChoices):
     COLD = "cold"
 
 
+class Health(models.TextChoices):
+    HEALTHY = "healthy"
+    SICK = "sick"  # feedback through it is mostly down: demoted to the cold tier by the daily job
+    UNDER_MAPPED = "under_mapped"  # mentioned often, barely connected: queued for enrichment
+
+
 class Entity(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=300)
@@ -38,6 +44,11 @@ class Entity(models.Model):
     tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)
     strength = models.FloatField(default=0.5)  # the node's weight: `not useful` weakens it
     created_at = models.DateTimeField(auto_now_add=True)
+    # Written by the daily health job (`apps.graph.health`) from the feedback on units that came through it.
+    health = models.CharField(max_length=16, choices=Health.choices, default=Health.HEALTHY)
+    votes_up = models.PositiveIntegerField(default=0)
+    votes_down = models.PositiveIntegerField(default=0)
+    health_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

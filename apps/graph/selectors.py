@@ -25,6 +25,16 @@ WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(targets)s) AND d.confi
 """
 
 
+def entity_get(*, user: Any, entity_id: object) -> Entity:
+    """An entity (hot or cold) of a vault the user may read; 404 otherwise."""
+    try:
+        return Entity.objects.select_related("vault").get(
+            pk=int(str(entity_id)), vault_id__in=vault_ids_for(user, "read")
+        )
+    except (Entity.DoesNotExist, ValueError) as exc:
+        raise Http404("No entity matches the given query.") from exc
+
+
 def impact(*, user: Any, vault_id: int, name: str) -> dict[str, Any]:
     """What depends on the entity called `name` in a readable vault, grouped by depth (edges of confidence
     ≥ 0.7: a dependency or a link a person wrote); 404 for an unreadable vault or an unknown entity."""

@@ -33,3 +33,27 @@ def decay() -> int:
     from apps.graph.learning import edges_decay
 
     return edges_decay()
+
+
+@shared_task(name="apps.graph.tasks.tend_entities", time_limit=1800, soft_time_limit=1700)
+def tend_entities(vault_id: int | None = None) -> dict[str, int]:
+    """Daily: entity health per vault; the sick go to the cold tier, the under-mapped's notes are re-extracted."""
+    from apps.graph.health import entities_tend
+    from apps.graph.models import Entity
+
+    ids = [vault_id] if vault_id is not None else sorted(set(Entity.objects.values_list("vault_id", flat=True)))
+    totals: dict[str, int] = {}
+    for vid in ids:
+        for key, n in entities_tend(vault_id=vid).items():
+            totals[key] = totals.get(key, 0) + n
+    return totals
+
+
+@shared_task(name="apps.graph.tasks.reextract_notes", time_limit=1800, soft_time_limit=1700)
+def reextract_notes(note_ids: list[int]) -> int:
+    """Extract these notes again (under-mapped entities: with a reasoning model, a second look finds more)."""
+    from apps.graph.services import graph_extract_note
+    from apps.notes.models import Note
+
+    notes = Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault")
+    return sum(1 for note in notes if graph_extract_note(note=note, force=True))

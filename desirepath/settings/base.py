@@ -182,6 +182,7 @@ CELERY_BEAT_SCHEDULE = {
     "graph-extract-pending": {"task": "apps.graph.tasks.extract_pending", "schedule": 900.0},
     "graph-communities": {"task": "apps.graph.tasks.detect_communities", "schedule": 3600.0},
     "graph-decay": {"task": "apps.graph.tasks.decay", "schedule": 86400.0},
+    "graph-entity-health": {"task": "apps.graph.tasks.tend_entities", "schedule": 86400.0},
 }
 LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
 
