@@ -55,5 +55,7 @@ def reextract_notes(note_ids: list[int]) -> int:
     from apps.graph.services import graph_extract_note
     from apps.notes.models import Note
 
-    notes = Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault")
-    return sum(1 for note in notes if graph_extract_note(note=note, force=True))
+    notes = list(Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault"))
+    for note in notes:
+        graph_extract_note(note=note, force=True)
+    return len(notes)
