@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth.models import User
 
+from apps.graph.models import Entity
 from apps.notes.models import ImportJob, Note
 from apps.notes.services.corrections import correction_submit
 from apps.notes.services.ingest import import_job_create
@@ -31,6 +32,7 @@ class World:
     cold_note_id: int
     job_id: int
     correction_id: int
+    entity_id: int
     target_user: User
     users: dict[str, User]
 
@@ -53,7 +55,8 @@ def world(db) -> World:
     target = make_user()
     share(vault, "reader", user=target)
     proposed = correction_submit(user=users["reader"], chunk=note.chunks.get(), text="The body is wrong.")
-    return World(vault.pk, note.pk, cold.pk, job.pk, proposed.pk, target, users)
+    demoted = Entity.objects.create(vault=vault, name="Demoted", key="demoted", kind="thing", tier="cold")
+    return World(vault.pk, note.pk, cold.pk, job.pk, proposed.pk, demoted.pk, target, users)
 
 
 def _zip() -> bytes:
@@ -66,7 +69,7 @@ def _zip() -> bytes:
 def _request(world: World, user: User | None, method: str, url: str, body: dict | None = None):
     url = url.format(
         vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id,
-        correction=world.correction_id, target=world.target_user.pk,
+        correction=world.correction_id, entity=world.entity_id, target=world.target_user.pk,
     )  # fmt: skip
     client = api(user)
     if method == "import":
@@ -98,6 +101,8 @@ VAULT_MATRIX = [
     ("put", "/api/vaults/{vault}/settings/", {"gate_threshold": 4}, (404, 403, 403, 403, 200)),
     ("get", "/api/vaults/{vault}/corrections/", None, (404, 403, 200, 200, 200)),
     ("post", "/api/corrections/{correction}/", {"action": "decline"}, (404, 403, 200, 200, 200)),
+    ("get", "/api/graph/constellation/?vault={vault}", None, (404, 200, 200, 200, 200)),
+    ("post", "/api/entities/{entity}/revive/", None, (404, 403, 403, 403, 200)),
 ]
 
 
