@@ -14,6 +14,7 @@ from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
+from apps.graph.traversal import MIN_CONFIDENCE
 from apps.vaults.permissions import vault_ids_for
 
 MAX_NODES = 5_000
@@ -72,7 +73,7 @@ def constellation(*, user: Any, vault_id: int) -> dict[str, Any]:
     edges = [
         {"id": i, "source": a, "target": b, "kind": kind, "strength": round(strength, 5), "confidence": confidence,
          "reason": reason, "hot": bool(walked and walked >= hot_since), "cold": strength < COLD_STRENGTH,
-         "speculative": kind == "bridge"}
+         "speculative": kind == "bridge" and confidence < MIN_CONFIDENCE}
         for i, a, b, kind, strength, confidence, reason, walked in edge_rows
     ]  # fmt: skip
     communities = [

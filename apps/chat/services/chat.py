@@ -20,6 +20,8 @@ from apps.chat.services.followups import needs_context, resolve
 from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
+from apps.graph.explore import explore, explorer_quota
+from apps.llm.embeddings import embed_query
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import context_steps
 from apps.retrieval.gate import GateResult, Rated
@@ -98,6 +100,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 citation=number if survived else None,
                 survived=survived,
                 provenance=c.provenance,
+                speculative=bool((c.trace or {}).get("speculative")),
                 trace=c.trace or {},
             )
         )
@@ -142,7 +145,7 @@ def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterato
     sources = [
         answering.Source(number=i.citation or 0, path=i.path, text=i.text, provenance=i.provenance)
         for i in items
-        if i.survived
+        if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
     ]
     if not is_local(writer.model):
         if (yield from writer.stream("answer", answering.sources_prompt(question, sources))):
@@ -226,13 +229,14 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
     message.resolved_query = resolve(question.text, earlier)
     yield Event("status", {"text": f"Searching {', '.join(v.name for v in vaults)}…"})
     result = yield from _context(message, user, cfg, scope)
+    _explore(message, result, scope)
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
     yield Event("context", {"items": [item_payload(i) for i in items], "threshold": result.threshold})
     yield Event("status", {"text": "Writing the answer…"})
     message.answer_model = writer.model
-    if any(i.survived for i in items):
+    if any(i.survived and not i.speculative for i in items):
         message.grounded = True
         yield from _answer(writer, message.resolved_query, items)
     else:
@@ -269,6 +273,21 @@ def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -
     if run.cancelled:
         message.notices.append("Deep research was skipped; answered from an ordinary search.")
     return result
+
+
+def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
+    """Add this session's speculative unit while its quota lasts (shown and rated, never answered from)."""
+    taken = ContextItem.objects.filter(message__conversation_id=message.conversation_id, speculative=True).count()
+    if taken >= explorer_quota(scope) or not result.rated:
+        return
+    text, vector = message.resolved_query, embed_query(message.resolved_query)
+    searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
+    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
+    shown = {r.candidate.chunk for r in result.rated}
+    unit = explore(question=text, vector=vector, scope=scope, searched=searched, shown=shown, intent=str(intent))
+    if unit is not None:
+        result.survivors.append(unit)
+        result.rated.append(unit)
 
 
 def _finish(message: Message) -> Event:

@@ -1,0 +1,118 @@
+"""Explorer traversals (DESIGN, "Learning"): so the graph does not settle into the first routes it found, a session
+gets one or two speculative units from territory close in meaning but far in the graph — a passage near the
+question whose entities are not within two hops of the question's entry entities, cold tier included. The unit is
+tagged speculative, never feeds the answer, and carries a speculative bridge (an edge of confidence 0.3, below
+what walks follow) from the entry entity to the passage's entity. Each confirm lifts the bridge one step up the
+ladder, so a bridge that keeps being confirmed reaches 0.5 (pattern-matched) and ordinary walks take it.
+
+A vault whose graph is stale — no entity or edge added for a week — explores twice per session, else once."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from django.db import connection
+from django.utils import timezone
+
+from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, Reason
+from apps.graph.traversal import MIN_CONFIDENCE, entry_entities
+from apps.retrieval.candidates import Candidate, load_chunks
+from apps.retrieval.gate import Rated, local_ratings
+from apps.retrieval.search import vector_literal
+
+EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
+STALE_DAYS = 7
+POOL = 60  # passages near the question considered
+NEAR_HOPS = 2
+
+_POOL = """
+SELECT c.id FROM notes_chunk c
+WHERE c.vault_id = ANY(%(scope)s) AND c.embedding IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM notes_correction k  -- a corrected passage is never served again, not even to explore
+    WHERE k.note_id = c.note_id AND k.content_hash = c.content_hash AND k.status = 'applied')
+ORDER BY c.embedding <=> %(qvec)s::vector
+LIMIT %(pool)s
+"""
+
+_NEIGHBOURS = """
+SELECT CASE WHEN d.source_id = ANY(%(frontier)s) THEN d.target_id ELSE d.source_id END
+FROM graph_dependency d
+WHERE d.vault_id = ANY(%(scope)s) AND d.confidence >= %(min)s AND d.kind <> 'member_of'
+  AND (d.source_id = ANY(%(frontier)s) OR d.target_id = ANY(%(frontier)s))
+"""
+
+_MENTIONED = """
+SELECT m.chunk_id, m.id, m.entity_id, e.vault_id FROM graph_mention m
+JOIN graph_entity e ON e.id = m.entity_id AND e.vault_id = ANY(%(scope)s) AND e.kind NOT IN ('community', 'person')
+WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
+ORDER BY m.chunk_id, m.id
+"""
+
+
+def explorer_quota(scope: list[int]) -> int:
+    """Speculative units a session may get: more when nothing new entered the graph for a week."""
+    since = timezone.now() - timedelta(days=STALE_DAYS)
+    fresh = (
+        Entity.objects.filter(vault_id__in=scope, created_at__gte=since).exists()
+        or Dependency.objects.filter(vault_id__in=scope, created_at__gte=since)
+        .exclude(kind=DependencyKind.MEMBER_OF)
+        .exclude(kind=DependencyKind.BRIDGE, confidence__lt=MIN_CONFIDENCE)  # an explorer's own proposals
+        .exists()
+    )
+    return EXPLORERS if fresh else EXPLORERS_STALE
+
+
+def _near(entry: list[int], scope: list[int]) -> set[int]:
+    near, frontier = set(entry), list(entry)
+    with connection.cursor() as cursor:
+        for _ in range(NEAR_HOPS):
+            if not frontier:
+                break
+            cursor.execute(_NEIGHBOURS, {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE})
+            frontier = [e for (e,) in cursor.fetchall() if e not in near]
+            near |= set(frontier)
+    return near
+
+
+def explore(
+    *, question: str, vector: list[float], scope: list[int], searched: list[int], shown: set[int], intent: str
+) -> Rated | None:
+    """One speculative unit for this question, or None when nothing near in meaning is far in the graph."""
+    entry, _ = entry_entities(searched, scope)
+    if not entry:
+        return None
+    near = _near(entry, scope)
+    with connection.cursor() as cursor:
+        cursor.execute(_POOL, {"scope": scope, "qvec": vector_literal(vector), "pool": POOL})
+        pool = [c for (c,) in cursor.fetchall() if c not in shown and c not in searched]
+        cursor.execute(_MENTIONED, {"scope": scope, "chunks": pool})
+        mentioned: dict[int, list[tuple[int, int, int]]] = {}
+        for chunk, mention, entity, vault in cursor.fetchall():
+            mentioned.setdefault(chunk, []).append((mention, entity, vault))
+    for chunk in pool:  # nearest first
+        found = mentioned.get(chunk, [])
+        if not found or any(entity in near for _, entity, _ in found):
+            continue
+        mention, entity, vault = found[0]
+        source = Entity.objects.filter(pk__in=entry, vault_id=vault).order_by("pk").first()
+        bridge = _bridge(vault, source.pk, entity) if source else None
+        loaded = load_chunks(chunks=[chunk], query_vector=vector, vault_ids=scope)
+        if not loaded:
+            continue
+        path = {"entities": [source.pk, entity] if source else [entity], "edges": [bridge.pk] if bridge else []}
+        trace = {"intent": intent, **path, "mention": mention, "doors": [], "speculative": True}
+        candidate: Candidate = replace(loaded[0], trace=trace)
+        [rated] = local_ratings(question, [candidate])
+        return rated
+    return None
+
+
+def _bridge(vault_id: int, source: int, target: int) -> Dependency:
+    """The speculative bridge an explorer unit proposes (0.3, llm-uncertain: below what walks follow)."""
+    a, b = min(source, target), max(source, target)
+    edge, _ = Dependency.objects.get_or_create(
+        vault_id=vault_id, source_id=a, target_id=b, kind=DependencyKind.BRIDGE,
+        defaults={"reason": Reason.LLM_UNCERTAIN, "confidence": LADDER[Reason.LLM_UNCERTAIN]},
+    )  # fmt: skip
+    return edge

@@ -1,0 +1,82 @@
+"""Explorer traversals: one speculative unit per session (two when the graph is stale) from a passage near in
+meaning but far in the graph, tagged speculative and never answered from; its bridge climbs the ladder with each
+confirm until ordinary walks take it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.chat.models import ContextItem
+from apps.graph.explore import _near
+from apps.graph.models import Dependency, Entity
+from apps.graph.services import graph_extract_pending
+from apps.graph.traversal import entry_entities, walk
+from tests.factories import api, make_note, make_vault
+from tests.graph.test_doors import TOPICS
+
+pytestmark = pytest.mark.django_db
+QUESTION = "How do Celery workers get their jobs from Redis?"
+
+
+def _vault(owner):
+    vault = make_vault(owner, "Ops")
+    make_note(vault, "Redis.md", "# Redis\n\nRedis holds the job queue; Celery workers pull jobs from Redis.\n")
+    make_note(vault, "Celery.md", "# Celery\n\nCelery workers run the billing jobs and report to Redis.\n")
+    for i in range(44):
+        make_note(vault, f"office/{i:02d}.md", f"# Office {i}\n\nOn floor {i % 7} we handle {TOPICS[i % 22]}.\n")
+    graph_extract_pending(vault_id=vault.pk)
+    return vault
+
+
+def _turn(owner, vault, conversation=None):
+    body = {"vaults": [vault.pk], "message": QUESTION, **({"conversation": conversation} if conversation else {})}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+    return reply, list(ContextItem.objects.filter(message_id=reply["message"], speculative=True))
+
+
+def test_a_session_gets_one_speculative_unit_from_far_in_the_graph_and_never_answers_from_it(owner):
+    vault = _vault(owner)
+    reply, [unit] = _turn(owner, vault)
+
+    assert [c["speculative"] for c in reply["context"]].count(True) == 1  # tagged in the API
+    searched = [i.chunk_id for i in ContextItem.objects.filter(message_id=reply["message"], speculative=False)]
+    entry, _ = entry_entities(searched, [vault.pk])
+    assert unit.trace["entities"][-1] not in _near(entry, [vault.pk])  # graph-distant
+    assert f"[{unit.citation}]" not in reply["answer"]  # shown to be rated, never answered from
+    bridge = Dependency.objects.get(pk=unit.trace["edges"][0])
+    assert (bridge.kind, bridge.confidence, bridge.reason) == ("bridge", 0.3, "llm-uncertain")
+
+    again, more = _turn(owner, vault, reply["conversation"])
+    assert more == [] and not any(c["speculative"] for c in again["context"])  # one per session
+
+
+def test_a_stale_graph_explores_twice_per_session(owner):
+    vault = _vault(owner)
+    week_ago = timezone.now() - timedelta(days=8)
+    Entity.objects.filter(vault=vault).update(created_at=week_ago)
+    Dependency.objects.filter(vault=vault).update(created_at=week_ago)
+    first, units = _turn(owner, vault)
+    _, more = _turn(owner, vault, first["conversation"])
+    _, none = _turn(owner, vault, first["conversation"])
+    assert (len(units), len(more), len(none)) == (1, 1, 0)
+
+
+def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
+    vault = _vault(owner)
+    units = [_turn(owner, vault)[1][0] for _ in range(2)]  # two sessions, the same proposal
+    assert len({u.trace["edges"][0] for u in units}) == 1
+    bridge_id = units[0].trace["edges"][0]
+    far = units[0].trace["entities"][-1]  # the explored entity: few edges of its own, the bridge among them
+    assert not any(s.edge == bridge_id for p in walk(entry=[far], scope=[vault.pk], intent="what", words=[])[0]
+                   for s in p.steps)  # fmt: skip
+    for unit in units:
+        vote = api(owner).post("/api/feedback/", {"context_item": unit.pk, "signal": "confirm"}, format="json")
+        assert vote.status_code == 201
+
+    bridge = Dependency.objects.get(pk=bridge_id)
+    assert (bridge.confidence, bridge.reason) == (0.5, "pattern-matched")  # promoted: ordinary walks take it
+    paths, _ = walk(entry=[far], scope=[vault.pk], intent="what", words=[])
+    assert any(s.edge == bridge_id for p in paths for s in p.steps)
