@@ -44,9 +44,10 @@ def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Ge
         by_cluster.setdefault(int(c), []).append(i)
     with connection.cursor() as cursor:
         raw = cursor.cursor
-        with raw.copy("COPY graph_entity (vault_id, name, key, kind, tier, strength, created_at) FROM STDIN") as copy:
+        columns = "vault_id, name, key, kind, tier, strength, created_at, health, votes_up, votes_down"
+        with raw.copy(f"COPY graph_entity ({columns}) FROM STDIN") as copy:
             for i in range(size):
-                copy.write_row((vault_id, f"entity {i}", f"entity {i}", "thing", "hot", 0.5, "now"))
+                copy.write_row((vault_id, f"entity {i}", f"entity {i}", "thing", "hot", 0.5, "now", "healthy", 0, 0))
         cursor.execute("SELECT id FROM graph_entity WHERE vault_id = %s ORDER BY id", [vault_id])
         entities = [r[0] for r in cursor.fetchall()]
         cursor.execute("SELECT id, note_id FROM notes_chunk WHERE vault_id = %s ORDER BY id", [vault_id])
