@@ -1,10 +1,11 @@
 """Doors and the desire paths from them (DESIGN, answer path step 5: "learned = how often this kind of path helped
 this kind of question before").
 
-A door is a specific term of the question: one that at most a tenth of the passages in scope carry (a speaker's
-name or a word every note uses opens everything, so it says nothing about which fact helps). Feedback on a context
-unit teaches the path from each of the question's doors straight to the unit's fact (`DoorValue`); a later question
-through the same doors finds the facts that helped first. Both reads filter by the requester's vaults in SQL."""
+A door is a specific term of the question: one that at most a tenth of the passages in scope carry, and at most
+200 (a speaker's name or a word every note uses opens everything, so it says nothing about which fact helps).
+Feedback on a context unit teaches the path from each of the question's doors straight to the unit's fact
+(`DoorValue`); a later question through the same doors finds the facts that helped first. Both reads filter by
+the requester's vaults in SQL."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from django.db import connection
 from apps.graph.learning import ANY_INTENT
 
 DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 → +0.028, 0.20 → +0.028, all → +0.018
+DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either (and counting stops there)
 MAX_DOORS = 8
 
-_SCOPE_SIZE = "SELECT count(*) FROM notes_chunk WHERE vault_id = ANY(%(scope)s) AND tier = 'hot'"
+_SCOPE_SIZE = """
+SELECT count(*) FROM (
+    SELECT 1 FROM notes_chunk WHERE vault_id = ANY(%(scope)s) AND tier = 'hot' LIMIT %(enough)s) AS x
+"""
 
 _CARRIERS = """
 SELECT w, (SELECT count(*) FROM (
@@ -38,8 +43,8 @@ def doors_of(words: list[str], scope: list[int]) -> list[str]:
     if not unique or not scope:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_SCOPE_SIZE, {"scope": scope})
-        cap = int(cursor.fetchone()[0] * DOOR_SHARE)
+        cursor.execute(_SCOPE_SIZE, {"scope": scope, "enough": int(DOOR_MAX_CARRIERS / DOOR_SHARE)})
+        cap = min(int(cursor.fetchone()[0] * DOOR_SHARE), DOOR_MAX_CARRIERS)
         cursor.execute(_CARRIERS, {"scope": scope, "words": unique, "cap": cap})
         carried = dict(cursor.fetchall())
     return [w for w in unique if 0 < carried.get(w, 0) <= cap][:MAX_DOORS]
