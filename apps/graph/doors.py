@@ -9,25 +9,26 @@ the requester's vaults in SQL."""
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connection, transaction
 
 from apps.graph.learning import ANY_INTENT
 
 DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 → +0.028, 0.20 → +0.028, all → +0.018
-DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either (and counting stops there)
+DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
 MAX_DOORS = 8
 
-_SCOPE_SIZE = """
-SELECT count(*) FROM (
-    SELECT 1 FROM notes_chunk WHERE vault_id = ANY(%(scope)s) AND tier = 'hot' LIMIT %(enough)s) AS x
+_COUNTS = """
+SELECT term, sum(passages) FROM graph_termcount
+WHERE vault_id = ANY(%(scope)s) AND term = ANY(%(terms)s)
+GROUP BY term
 """
 
-_CARRIERS = """
-SELECT w, (SELECT count(*) FROM (
-    SELECT 1 FROM notes_chunk c
-    WHERE c.vault_id = ANY(%(scope)s) AND c.tier = 'hot' AND c.search_simple @@ plainto_tsquery('simple', w)
-    LIMIT %(cap)s + 1) AS x)
-FROM unnest(%(words)s::text[]) AS w
+# ts_stat reads every live passage of the vault once (in the worker): the terms few enough carry to be doors.
+_REFRESH = """
+INSERT INTO graph_termcount (vault_id, term, passages)
+SELECT %(vault)s, word, ndoc FROM ts_stat(%(passages)s) WHERE ndoc <= %(most)s AND length(word) <= 100
+UNION ALL
+SELECT %(vault)s, '', count(*) FROM notes_chunk WHERE vault_id = %(vault)s AND tier = 'hot'
 """
 
 _LEARNED = """
@@ -38,16 +39,25 @@ GROUP BY chunk_id
 
 
 def doors_of(words: list[str], scope: list[int]) -> list[str]:
-    """The question's content words that some but at most DOOR_SHARE of the scope's live passages carry."""
+    """The question's content words that some but at most DOOR_SHARE (and at most DOOR_MAX_CARRIERS) of the scope's
+    live passages carry, from the counts the worker keeps (`term_counts_refresh`)."""
     unique = sorted({w for w in words if 2 < len(w) <= 100})[:32]
     if not unique or not scope:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_SCOPE_SIZE, {"scope": scope, "enough": int(DOOR_MAX_CARRIERS / DOOR_SHARE)})
-        cap = min(int(cursor.fetchone()[0] * DOOR_SHARE), DOOR_MAX_CARRIERS)
-        cursor.execute(_CARRIERS, {"scope": scope, "words": unique, "cap": cap})
-        carried = dict(cursor.fetchall())
-    return [w for w in unique if 0 < carried.get(w, 0) <= cap][:MAX_DOORS]
+        cursor.execute(_COUNTS, {"scope": scope, "terms": ["", *unique]})
+        counts = {term: int(n) for term, n in cursor.fetchall()}
+    cap = min(int(counts.get("", 0) * DOOR_SHARE), DOOR_MAX_CARRIERS)
+    return [w for w in unique if 0 < counts.get(w, 0) <= cap][:MAX_DOORS]
+
+
+def term_counts_refresh(*, vault_id: int) -> int:
+    """Recount which terms the vault's live passages carry (after extraction runs); returns the terms kept."""
+    passages = f"SELECT search_simple FROM notes_chunk WHERE vault_id = {int(vault_id)} AND tier = 'hot'"  # noqa: S608 - an int
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM graph_termcount WHERE vault_id = %s", [vault_id])
+        cursor.execute(_REFRESH, {"vault": vault_id, "passages": passages, "most": DOOR_MAX_CARRIERS})
+        return max(cursor.rowcount - 1, 0)
 
 
 def door_lifts(doors: list[str], chunks: list[int], scope: list[int]) -> dict[int, float]:

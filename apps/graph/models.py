@@ -265,6 +265,22 @@ class DoorValue(LearnedValue):
         return f"door {self.door!r} → chunk {self.chunk_id}: {self.value:.3f}"
 
 
+class TermCount(models.Model):
+    """How many of a vault's live passages carry a term, for the terms few enough carry to be doors
+    (`apps.graph.doors`); the row with the empty term holds the vault's passage count. Rewritten by the worker after
+    each extraction run."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=100, blank=True)
+    passages = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "term"], name="graph_term_count_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.term or '(all)'}: {self.passages}"
+
+
 class LedgerSource(models.TextChoices):
     FEEDBACK = "feedback"  # a person's deliberate signal
     AUTOMATIC = "automatic"  # co-occurrence, later searches

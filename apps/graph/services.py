@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.db import connection, transaction
 
+from apps.graph.doors import term_counts_refresh
 from apps.graph.extract import SPEAKER, WORD, Extracted, NoteText, extract_model_free
 from apps.graph.extract_model import extract_with_model
 from apps.graph.models import (
@@ -19,6 +20,7 @@ from apps.graph.models import (
     Extraction,
     Mention,
     Reason,
+    TermCount,
 )
 from apps.llm.gateway import is_local
 from apps.notes.models import Chunk, Note, Tier
@@ -190,4 +192,6 @@ def graph_extract_pending(
         counts[level] = counts.get(level, 0) + 1
         if progress:
             progress(done, len(todo))
+    if todo or not TermCount.objects.filter(vault_id=vault_id, term="").exists():
+        term_counts_refresh(vault_id=vault_id)  # the doors' counts follow what the vault holds
     return counts
