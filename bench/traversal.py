@@ -29,6 +29,7 @@ from django.db import connection
 
 from apps.graph.constellation import constellation
 from apps.graph.context import context_for
+from apps.graph.doors import term_counts_refresh
 from apps.retrieval.context import gate_for
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import WORDS, populate
@@ -74,6 +75,8 @@ def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Ge
                     confidence, reason = LADDER[int(rng.integers(len(LADDER)))]
                     copy.write_row((vault_id, entities[pair[0]], entities[pair[1]], "co_mentioned", 0.5, 0.5,
                                     confidence, reason, 1, "now"))  # fmt: skip
+    term_counts_refresh(vault_id=vault_id)  # what the worker keeps after extraction: the doors' counts
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE graph_entity")
         cursor.execute("ANALYZE graph_mention")
         cursor.execute("ANALYZE graph_dependency")
