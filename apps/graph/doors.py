@@ -55,6 +55,7 @@ def term_counts_refresh(*, vault_id: int) -> int:
     """Recount which terms the vault's live passages carry (after extraction runs); returns the terms kept."""
     passages = f"SELECT search_simple FROM notes_chunk WHERE vault_id = {int(vault_id)} AND tier = 'hot'"  # noqa: S608 - an int
     with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('graph_termcount'), %s)", [vault_id])  # one at a time
         cursor.execute("DELETE FROM graph_termcount WHERE vault_id = %s", [vault_id])
         cursor.execute(_REFRESH, {"vault": vault_id, "passages": passages, "most": DOOR_MAX_CARRIERS})
         return max(cursor.rowcount - 1, 0)

@@ -1,6 +1,7 @@
 """Explorer traversals (DESIGN, "Learning"): so the graph does not settle into the first routes it found, a session
 gets one or two speculative units from territory close in meaning but far in the graph — a passage near the
-question whose entities are not within two hops of the question's entry entities, cold tier included. The unit is
+question (live passages only: deleted and corrected ones never come back) whose entities are not within two hops
+of the question's entry entities, entities in the cold tier included. The unit is
 tagged speculative, never feeds the answer, and carries a speculative bridge (an edge of confidence 0.3, below
 what walks follow) from the entry entity to the passage's entity. Each confirm lifts the bridge one step up the
 ladder, so a bridge that keeps being confirmed reaches 0.5 (pattern-matched) and ordinary walks take it.
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, Reason
 from apps.graph.traversal import MIN_CONFIDENCE, entry_entities
+from apps.llm.embeddings import current_model
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.gate import Rated, local_ratings
 from apps.retrieval.search import vector_literal
@@ -28,9 +30,8 @@ NEAR_HOPS = 2
 
 _POOL = """
 SELECT c.id FROM notes_chunk c
-WHERE c.vault_id = ANY(%(scope)s) AND c.embedding IS NOT NULL AND NOT EXISTS (
-    SELECT 1 FROM notes_correction k  -- a corrected passage is never served again, not even to explore
-    WHERE k.note_id = c.note_id AND k.content_hash = c.content_hash AND k.status = 'applied')
+WHERE c.vault_id = ANY(%(scope)s) AND c.tier = 'hot' AND c.embedding IS NOT NULL
+  AND c.embedding_model = %(model)s
 ORDER BY c.embedding <=> %(qvec)s::vector
 LIMIT %(pool)s
 """
@@ -84,7 +85,7 @@ def explore(
         return None
     near = _near(entry, scope)
     with connection.cursor() as cursor:
-        cursor.execute(_POOL, {"scope": scope, "qvec": vector_literal(vector), "pool": POOL})
+        cursor.execute(_POOL, {"scope": scope, "qvec": vector_literal(vector), "pool": POOL, "model": current_model()})
         pool = [c for (c,) in cursor.fetchall() if c not in shown and c not in searched]
         cursor.execute(_MENTIONED, {"scope": scope, "chunks": pool})
         mentioned: dict[int, list[tuple[int, int, int]]] = {}

@@ -28,22 +28,25 @@ REEXTRACT_NOTES = 20  # per under-mapped entity and run
 
 _VOTES = """
 WITH votes AS (
-    SELECT f.signal, i.trace FROM chat_feedback f
+    SELECT f.id, f.signal, i.trace FROM chat_feedback f
     JOIN chat_contextitem i ON i.id = f.context_item_id AND i.vault_id = %(vault)s
 ), touched AS (
-    SELECT m.entity_id, v.signal FROM votes v
+    SELECT m.entity_id, v.id, v.signal FROM votes v
     JOIN graph_mention m ON m.vault_id = %(vault)s
      AND m.id = CASE WHEN jsonb_typeof(v.trace->'mention') = 'number' THEN (v.trace->>'mention')::bigint END
-    UNION
-    SELECT e.id, v.signal FROM votes v
+    UNION  -- one vote counts once per entity, through its last hop or its path
+    SELECT e.id, v.id, v.signal FROM votes v
     CROSS JOIN LATERAL jsonb_array_elements(
         CASE WHEN jsonb_typeof(v.trace->'entities') = 'array' THEN v.trace->'entities' ELSE '[]'::jsonb END) AS x
     JOIN graph_entity e ON e.vault_id = %(vault)s AND jsonb_typeof(x) = 'number' AND e.id = x::text::bigint
 )
-SELECT entity_id,
-       count(*) FILTER (WHERE signal IN ('confirm', 'used')),
-       count(*) FILTER (WHERE signal IN ('not_relevant', 'not_useful', 'reject', 'correct'))
-FROM touched GROUP BY entity_id
+SELECT t.entity_id,
+       count(*) FILTER (WHERE t.signal IN ('confirm', 'used')),
+       count(*) FILTER (WHERE t.signal IN ('not_relevant', 'not_useful', 'reject', 'correct'))
+FROM touched t
+JOIN graph_entity n ON n.id = t.entity_id
+JOIN chat_feedback f ON f.id = t.id AND (n.revived_at IS NULL OR f.created_at > n.revived_at)
+GROUP BY t.entity_id
 """
 
 
@@ -66,7 +69,8 @@ def health_assess(*, vault_id: int) -> Counter[str]:
     now, counts, changed = timezone.now(), Counter[str](), []
     for entity in rows:
         up, down = votes.get(entity.pk, (0, 0))
-        status = _status(up, down, entity.strength, mentions.get(entity.pk, 0), degree[entity.pk])
+        worn = entity.strength <= WORN_STRENGTH and entity.revived_at is None
+        status = _status(up, down, worn, mentions.get(entity.pk, 0), degree[entity.pk])
         counts[status] += 1
         entity.health, entity.votes_up, entity.votes_down, entity.health_at = status, up, down, now
         changed.append(entity)
@@ -74,8 +78,8 @@ def health_assess(*, vault_id: int) -> Counter[str]:
     return counts
 
 
-def _status(up: int, down: int, strength: float, mentions: int, degree: int) -> str:
-    if strength <= WORN_STRENGTH or (down >= SICK_VOTES and down >= SICK_SHARE * (up + down)):
+def _status(up: int, down: int, worn: bool, mentions: int, degree: int) -> str:
+    if worn or (down >= SICK_VOTES and down >= SICK_SHARE * (up + down)):
         return Health.SICK
     if mentions >= UNDER_MAPPED_MENTIONS and degree <= UNDER_MAPPED_DEGREE:
         return Health.UNDER_MAPPED
@@ -110,7 +114,9 @@ def entity_revive(*, actor: Any, entity: Entity) -> Entity:
     if entity.tier != Tier.COLD:
         raise ValidationError({"detail": ["this entity is not in the cold tier"]})
     with transaction.atomic():
-        Entity.objects.filter(pk=entity.pk).update(tier=Tier.HOT, health=Health.HEALTHY)
+        Entity.objects.filter(pk=entity.pk).update(  # votes before the revival (and the wear) no longer count
+            tier=Tier.HOT, health=Health.HEALTHY, revived_at=timezone.now()
+        )
         audit_record(actor=actor, action="entity.revive", object_type="entity", object_id=entity.pk,
                      vault_id=entity.vault_id, changes={"name": entity.name})  # fmt: skip
     entity.refresh_from_db()

@@ -49,6 +49,7 @@ class Entity(models.Model):
     votes_up = models.PositiveIntegerField(default=0)
     votes_down = models.PositiveIntegerField(default=0)
     health_at = models.DateTimeField(null=True, blank=True)
+    revived_at = models.DateTimeField(null=True, blank=True)  # a manager brought it back: older votes are spent
 
     class Meta:
         constraints = [

@@ -129,7 +129,7 @@ def file_exchange(message_id: int) -> Note | None:
     filing = parse_filing(reply.data) or local
     if filing.kind == "chatter":
         return _log_chatter(personal, owner, message, question)
-    drew_on = [f"{i.vault_id}:{i.path}" for i in message.context.filter(survived=True)]
+    drew_on = [f"{i.vault_id}:{i.path}" for i in message.context.filter(survived=True, speculative=False)]
     return note_create(
         actor=owner,
         vault=personal,

@@ -98,8 +98,10 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
                 correction = note_selectors.correction_get(user=actor, correction_id=request.POST["correction"])
                 if correction.vault_id != vault.pk:
                     raise Http404("No correction matches the given query.")
-                act = correction_apply if request.POST.get("action") == "apply" else correction_decline
-                act(actor=actor, correction=correction)
+                actions = {"apply": correction_apply, "decline": correction_decline}
+                if request.POST.get("action") not in actions:
+                    raise ValidationError({"action": ["apply or decline"]})
+                actions[request.POST["action"]](actor=actor, correction=correction)
                 return redirect("vault-page", vault_id=vault.pk)
             job = import_job_from_upload(actor=actor, vault=vault, upload=request.FILES.get("file"))
             return redirect("job-page", job_id=job.pk)

@@ -48,6 +48,9 @@ def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     assert api(owner).post(url).status_code == 400  # not cold any more
     assert entity.pk in entry_entities([item.chunk_id], [vault.pk])[0]
     assert AuditEvent.objects.filter(action="entity.revive", object_id=str(entity.pk)).exists()
+    entities_tend(vault_id=vault.pk)  # the next daily run: the votes before the revival are spent
+    entity.refresh_from_db()
+    assert (entity.tier, entity.health, entity.votes_down) == ("hot", "healthy", 0)
 
 
 def test_an_often_mentioned_barely_connected_entity_is_queued_for_enrichment(owner, vault):

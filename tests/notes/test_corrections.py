@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.models import ContextItem
+from apps.chat.models import ContextItem, Feedback
 from apps.notes.models import Chunk, Correction, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.corrections import correction_submit
@@ -108,6 +108,23 @@ def test_a_reader_s_correction_waits_for_a_contributor(owner, vault):
     assert again.status_code == 400  # decided once
     chunks_embed_pending(vault_id=vault.pk)
     assert "IT helpdesk" not in _served(reader, vault)
+
+
+def test_a_correction_of_a_passage_that_changed_since_is_refused_and_nothing_is_stored(owner, vault):
+    note = make_note(vault, "PTW.md", BODY)
+    reader = make_user()
+    share(vault, "reader", user=reader)
+    item = _shown(reader, vault)
+    proposal = correction_submit(user=reader, chunk=Chunk.objects.get(pk=item.chunk_id), text="Facilities do.")
+    note_update(actor=owner, note=note, body=BODY.replace("The IT helpdesk", "The front desk"))
+
+    late = api(reader).post("/api/feedback/", {"context_item": item.pk, "signal": "correct", "text": "No."},
+                            format="json")  # fmt: skip
+    assert late.status_code == 400 and "changed since it was shown" in late.content.decode()
+    assert Feedback.objects.filter(signal="correct").count() == 0
+    applied = api(owner).post(f"/api/corrections/{proposal.pk}/", {"action": "apply"}, format="json")
+    assert applied.status_code == 400 and "changed" in applied.content.decode()
+    assert Note.objects.filter(vault=vault).count() == 1 and not Chunk.objects.filter(tier="cold").exists()
 
 
 def test_a_declined_proposal_changes_nothing(owner, vault):

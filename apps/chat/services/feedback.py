@@ -15,7 +15,7 @@ from apps.chat.models import ContextItem, Feedback, Signal
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
 from apps.graph.feedback import paths_learn
-from apps.notes.models import Correction
+from apps.notes.models import Chunk, Correction
 from apps.notes.services.corrections import correction_submit
 from apps.vaults.permissions import vault_ids_for
 
@@ -45,8 +45,12 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
             )  # fmt: skip
             if signal == Signal.USED:
                 queue_after_commit(co_occurrence, item.pk, fallback="its neighbours miss one automatic signal")
-            if signal == Signal.CORRECT and item.chunk is not None:
-                correction_submit(user=user, chunk=item.chunk, text=text, feedback_id=vote.pk)
+            if signal == Signal.CORRECT:
+                chunk = item.chunk or Chunk.objects.filter(note=item.note, text=item.text).first()
+                if chunk is None:  # the note changed since: nothing is stored, the person is told
+                    raise ValidationError({"context_item": ["this passage has changed since it was shown; "
+                                                            "open its note to correct it"]})  # fmt: skip
+                correction_submit(user=user, chunk=chunk, text=text, feedback_id=vote.pk)
     return vote, created
 
 

@@ -31,7 +31,9 @@ MIN_TERM = 4
 
 def co_occurrence_learn(*, item: ContextItem) -> int:
     """`item` was used: every other unit delivered in the same answer learns a little. Returns units moved."""
-    siblings = ContextItem.objects.filter(message_id=item.message_id, survived=True, vault_id=item.vault_id)
+    siblings = ContextItem.objects.filter(
+        message_id=item.message_id, survived=True, speculative=False, vault_id=item.vault_id
+    )
     moved = 0
     for unit in siblings.exclude(pk=item.pk):
         moved += bool(_learn(unit, f"delivered beside unit {item.pk}, which was used"))
@@ -49,6 +51,7 @@ def later_search_learn(*, user_id: int, text: str, before_message_id: int | None
     units = ContextItem.objects.filter(
         message__conversation__owner=user,
         survived=True,
+        speculative=False,
         vault_id__in=vault_ids_for(user, "read"),
         message__created_at__gte=timezone.now() - timedelta(days=LOOKBACK_DAYS),
     )

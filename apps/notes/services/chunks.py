@@ -41,11 +41,11 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
     if embed and missing:
         vectors = embed_texts(list(missing.values()))
         known.update(zip(missing.keys(), vectors, strict=True))
-    superseded = set(
-        Correction.objects.filter(
-            note_id__in=[note.pk for note, _ in notes], status=CorrectionStatus.APPLIED
-        ).values_list("note_id", "content_hash")
-    )  # passages an applied correction replaced stay cold when their note is re-chunked
+    applied = Correction.objects.filter(note_id__in=[note.pk for note, _ in notes], status=CorrectionStatus.APPLIED)
+    superseded: set[tuple[int, str]] = set()
+    for note_id, content_hash, passage in applied.values_list("note_id", "content_hash", "passage"):
+        superseded |= {(note_id, content_hash), (note_id, passage)}
+    # passages an applied correction replaced stay cold when their note is re-chunked, renamed or retitled
     Chunk.objects.filter(note_id__in=[note.pk for note, _ in notes]).delete()
     rows = [
         Chunk(
@@ -57,7 +57,7 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
             content_hash=draft.content_hash,
             embedding=known.get(draft.content_hash),
             embedding_model=model if draft.content_hash in known else "",
-            tier=Tier.COLD if (note.pk, draft.content_hash) in superseded else note.tier,
+            tier=Tier.COLD if {(note.pk, draft.content_hash), (note.pk, draft.text)} & superseded else note.tier,
         )
         for note, drafts in notes
         for draft in drafts

@@ -65,7 +65,9 @@ def correction_apply(*, actor: Any, correction: Correction) -> Correction:
     require(actor, "contribute", correction.note.vault)
     if correction.status != CorrectionStatus.PROPOSED:
         raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
-    note = correction.note
+    note = Note.objects.select_for_update().select_related("vault").get(pk=correction.note_id)  # no re-chunk meanwhile
+    if not Chunk.objects.filter(note=note, content_hash=correction.content_hash).exists():
+        raise ValidationError({"detail": ["the passage has changed since it was shown; correct the note itself"]})
     successor = note_create(
         actor=actor, vault=note.vault, path=_successor_path(note, correction),
         body=_successor_body(note, correction, actor),

@@ -115,6 +115,7 @@ def note_create(
 def note_update(*, actor: User, note: Note, body: str, path: str | None = None) -> Note:
     """Rewrite a note. An imported note edited here leaves its import source, so re-imports never undo it."""
     require(actor, "contribute", note.vault)
+    Note.objects.select_for_update().filter(pk=note.pk).first()  # serialises with a correction being applied
     if note.tier == Tier.COLD:
         raise ValidationError({"detail": ["this note is in the cold tier; a manager can restore it first"]})
     clean = normalize_path(path) if path else note.path
