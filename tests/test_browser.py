@@ -125,8 +125,9 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     page.screenshot(path=str(ARTIFACTS / "chat-page.png"), full_page=True)
 
     # A "why" question is researched by the worker while the page watches: the judge's verdict shows while the
-    # (scripted, slow) planner thinks, then each dispatch; the best sub-questions become exploration paths.
-    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}}
+    # (scripted, slow) planner thinks, then each dispatch; the best sub-questions become exploration paths. (The
+    # Librarian is off so that no graph extraction calls the same scripted model.)
+    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}, "librarian": False}
     vault.save(update_fields=["chat_settings"])
     plan = {"sub_questions": ["What caused the Redis outage?", "What changed after the Redis outage?"]}
     worker_models.replies[:] = [{"delay": 2, "content": json.dumps(plan)}]

@@ -110,8 +110,9 @@ def test_the_chat_api_waits_for_the_worker_and_skip_cancels_its_research(answers
     relayed = redis.Redis.from_url(settings.REDIS_URL).xrange(f"desirepath:chat:{body['message']}")
     assert [fields[b"kind"] for _, fields in relayed][-1] == b"done"  # written by the worker, relayed to the API
 
-    # Deep research in the worker, skipped through the API while the (scripted, slow) planner thinks.
-    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}}
+    # Deep research in the worker, skipped through the API while the (scripted, slow) planner thinks. The Librarian
+    # is off here: with it on, the worker's graph extraction would call the same scripted model.
+    vault.chat_settings = {"models": {"reasoning": "openai/scripted-planner"}, "librarian": False}
     vault.save(update_fields=["chat_settings"])
     worker_models.replies[:] = [{"delay": 6, "content": json.dumps({"sub_questions": ["What bakes the loaf?"]})}]
     results: dict[str, object] = {}
