@@ -91,7 +91,7 @@ class FactValueAdmin(ReadOnlyAdmin):
 class DoorValueAdmin(ReadOnlyAdmin):
     """Desire paths: from a question's door (a specific term) to a fact."""
 
-    list_display = ["door", "chunk", "vault", "value", "helped", "failed"]
+    list_display = ["door", "note", "content_hash", "vault", "value", "helped", "failed"]
     search_fields = ["door"]
 
 

@@ -32,9 +32,11 @@ SELECT %(vault)s, '', count(*) FROM notes_chunk WHERE vault_id = %(vault)s AND t
 """
 
 _LEARNED = """
-SELECT chunk_id, sum(helped), sum(failed) FROM graph_doorvalue
-WHERE vault_id = ANY(%(scope)s) AND intent = %(intent)s AND door = ANY(%(doors)s) AND chunk_id = ANY(%(chunks)s)
-GROUP BY chunk_id
+SELECT c.id, sum(v.helped), sum(v.failed) FROM notes_chunk c
+JOIN graph_doorvalue v ON v.note_id = c.note_id AND v.content_hash = c.content_hash AND v.vault_id = c.vault_id
+WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(scope)s)
+  AND v.vault_id = ANY(%(scope)s) AND v.intent = %(intent)s AND v.door = ANY(%(doors)s)
+GROUP BY c.id
 """
 
 

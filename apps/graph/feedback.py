@@ -59,12 +59,12 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             moved.append(fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, helped=helped,
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
-        fact = Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("pk", flat=True)
-        for chunk in fact:  # the desire paths: from each of the question's doors straight to this fact
+        fact = Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash")
+        for note_id, content_hash in fact:  # the desire paths: from each of the question's doors to this fact
             for door in _doors(trace):
-                moved.append(door_value_record(vault_id=vault_id, door=door, chunk_id=chunk, helped=helped,
-                                               weight=weight, source=source, reason=reason,
-                                               feedback_id=feedback_id))  # fmt: skip
+                moved.append(door_value_record(vault_id=vault_id, door=door, note_id=note_id,
+                                               content_hash=content_hash, helped=helped, weight=weight,
+                                               source=source, reason=reason, feedback_id=feedback_id))  # fmt: skip
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()

@@ -66,7 +66,7 @@ ANY_INTENT = "any"  # doors learn across intents
 _VALUES = {
     "path_value": ("graph_pathvalue", ("edge_id",)),
     "fact_value": ("graph_factvalue", ("mention_id",)),
-    "door_value": ("graph_doorvalue", ("door", "chunk_id")),
+    "door_value": ("graph_doorvalue", ("door", "note_id", "content_hash")),
 }
 
 
@@ -88,11 +88,12 @@ def fact_value_record(
 
 
 def door_value_record(
-    *, vault_id: int, door: str, chunk_id: int, helped: bool, weight: float, source: str, reason: str,
+    *, vault_id: int, door: str, note_id: int, content_hash: str, helped: bool, weight: float, source: str,
+    reason: str,
     feedback_id: int | None = None,
 ) -> Moved:  # fmt: skip
     """The same for a desire path from a question's door (a specific term) straight to a fact."""
-    key = (door, chunk_id)
+    key = (door, note_id, content_hash)
     return _value_record("door_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
 
 

@@ -254,16 +254,21 @@ class DoorValue(LearnedValue):
     (`intent` is "any"): on LoCoMo dev, keyed by intent too they learned less (MRR +0.018 vs +0.028, simulated)."""
 
     door = models.CharField(max_length=100)
-    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+    # The fact: a passage of a note, by content, so what it learned survives the note being re-chunked or edited
+    # elsewhere (a changed passage is a new fact).
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    content_hash = models.CharField(max_length=64)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["vault", "intent", "door", "chunk"], name="graph_door_value_unique")
+            models.UniqueConstraint(
+                fields=["vault", "intent", "door", "note", "content_hash"], name="graph_door_value_unique"
+            )
         ]
-        indexes = [models.Index(fields=["vault", "chunk"])]
+        indexes = [models.Index(fields=["vault", "note", "content_hash"])]
 
     def __str__(self) -> str:
-        return f"door {self.door!r} → chunk {self.chunk_id}: {self.value:.3f}"
+        return f"door {self.door!r} → note {self.note_id} passage {self.content_hash[:8]}: {self.value:.3f}"
 
 
 class TermCount(models.Model):

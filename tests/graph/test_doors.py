@@ -9,7 +9,8 @@ from apps.chat.models import ContextItem
 from apps.graph.doors import door_lifts, doors_of
 from apps.graph.models import WeightChange
 from apps.graph.services import graph_extract_pending
-from apps.notes.models import Chunk
+from apps.notes.models import Chunk, Note
+from apps.notes.services.notes import note_update
 from tests.factories import api, make_note, make_vault
 
 pytestmark = pytest.mark.django_db
@@ -73,5 +74,10 @@ def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
     api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
     their_chunks = list(Chunk.objects.filter(vault=theirs).values_list("pk", flat=True))
     assert door_lifts(["grafana"], [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
+    note_update(actor=owner, note=Note.objects.get(pk=item.note_id), body=Note.objects.get(pk=item.note_id).body,
+                path="ops/grafana-alerts.md")  # re-chunked: new chunk ids, the same passage  # fmt: skip
+    moved = Chunk.objects.get(note_id=item.note_id)
+    assert moved.pk != item.chunk_id
+    assert door_lifts(["grafana"], [moved.pk], [mine.pk]) == {moved.pk: pytest.approx(2.0)}  # what it learned stays
     assert door_lifts(["grafana"], [item.chunk_id], [theirs.pk]) == {}  # the value lives in its own vault only
     assert door_lifts(["grafana"], their_chunks, [theirs.pk, mine.pk]) == {}
