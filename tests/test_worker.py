@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 
 from apps.chat.models import ContextItem, Message
-from apps.graph.models import WeightChange
+from apps.graph.models import CommunityRun, WeightChange
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
 from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
@@ -56,6 +56,9 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     assert next(f["reason"] for f in job["files"] if f["outcome"] == "skipped")
     assert Note.objects.filter(vault=vault).count() == 20
     assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    # The import's graph is followed by its communities in the worker: the constellation has clusters at once.
+    _wait_for(CommunityRun.objects.filter(vault=vault).exists, what="the communities after the import")
+    assert client.get(f"/api/graph/constellation/?vault={vault.pk}").json()["communities"]
 
     # A note written through the API is embedded by the worker after the request returned.
     note = client.post(
