@@ -20,7 +20,9 @@ urlpatterns = [
     path("api/", include("apps.chat.urls")),
     path("api/", include("apps.librarian.urls")),
     path("api/", include("apps.graph.urls")),
+    path("api/", include("apps.insights.urls")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
     path("", include("apps.graph.pages")),
+    path("", include("apps.insights.pages")),
 ]

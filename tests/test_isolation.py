@@ -26,6 +26,9 @@ from drf_spectacular.generators import SchemaGenerator
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
 from apps.chat.models import ContextItem, Conversation
+from apps.graph.services import graph_extract_pending
+from apps.insights.discover import principles_discover
+from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
 from apps.notes.models import Correction, ImportJob, Note
 from apps.vaults.models import Vault
@@ -99,6 +102,14 @@ def build_world(seed: int, tmp_path: Path) -> World:
                 role = rng.choice(["reader", "contributor"])
                 share(vault, role, team=team)
                 world.team_roles[(team.pk, vault.pk)] = role
+    for vault in vaults:  # a lesson said in two unrelated notes: a principle its readers are notified of
+        marker = world.markers[vault.pk]
+        make_note(
+            vault, "lessons/Bikes.md", f"# Bikes {marker}\n\nLesson: small parts you never check decide the ride.\n"
+        )
+        make_note(vault, "lessons/Servers.md", "# Servers\n\nRule of thumb: small parts nobody checks decide uptime.\n")
+        graph_extract_pending(vault_id=vault.pk)
+        assert len(principles_discover(vault_id=vault.pk)) == 1
     reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
     for user in users:  # conversations whose context comes from the vaults each user reads
         for question in ("What is the code word?", "What is the plain note about gardening?"):
@@ -129,6 +140,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
         "item_id": list(
             ContextItem.objects.filter(message__conversation__owner__in=world.users).values_list("pk", flat=True)
         ),
+        "summary_id": list(SummaryNode.objects.filter(owner__in=world.users).values_list("pk", flat=True)),
     }
     names = re.findall(r"{(\w+)}", path)
     unknown = [n for n in names if n not in ids]
@@ -137,7 +149,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
     for param in operation.get("parameters", []):
         if param.get("in") == "query" and "enum" in param.get("schema", {}):
             queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
-    if path == "/api/graph/constellation/":
+    if path in ("/api/graph/constellation/", "/api/principles/"):
         queries = [f"?vault={v.pk}" for v in world.vaults]
     if path == "/api/vaults/{vault_id}/impact/":
         queries = ["?entity=Code", "?entity=Plain", "?entity=Secret"]
@@ -164,6 +176,8 @@ def _pages(world: World) -> list[str]:
         + [f"/jobs/{j}/" for j in jobs]
         + [f"/vaults/{v.pk}/" for v in world.vaults]
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
+        + ["/noticed/"]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )
@@ -328,3 +342,105 @@ def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into
     assert not {s.edge for p in paths for s in p.steps} & theirs_edges
     stolen = [c.pk for n in theirs.notes.all() for c in n.chunks.all()]
     assert entry_entities(stolen, [mine.pk]) == ([], {})  # chunk ids from elsewhere open no door
+
+
+def test_explorers_only_ever_scout_readable_vaults():
+    """An explorer's speculative unit comes from the requester's vaults, however close in meaning and far in the
+    graph an unreadable vault's passages are; its bridge stays in the readable vault too."""
+    from apps.graph.explore import explore
+    from apps.graph.models import Dependency
+    from apps.graph.services import graph_extract_pending
+    from apps.llm.embeddings import embed_query
+    from apps.notes.models import Chunk
+    from tests.graph.test_doors import TOPICS
+
+    reader, stranger = make_user("scout-reader"), make_user("scout-stranger")
+    mine, theirs = make_vault(reader, "Mine"), make_vault(stranger, "Theirs")
+    make_note(mine, "Redis.md", "# Redis\n\nRedis holds the job queue; Celery workers pull jobs from Redis.\n")
+    for i in range(30):
+        make_note(mine, f"office/{i:02d}.md", f"# Office {i}\n\nOn floor {i % 7} we handle {TOPICS[i % 22]}.\n")
+    for i in range(5):
+        make_note(theirs, f"Queue {i}.md", f"# Queue {i}\n\nWorkers pull jobs from the queue zebracode{i}.\n")
+    graph_extract_pending(vault_id=mine.pk)
+    graph_extract_pending(vault_id=theirs.pk)
+    question = "How do workers pull jobs from the queue?"
+    searched = list(Chunk.objects.filter(vault=mine, note__path="Redis.md").values_list("pk", flat=True))
+
+    unit = explore(question=question, vector=embed_query(question), scope=[mine.pk], searched=searched,
+                   shown=set(searched), intent="what")  # fmt: skip
+
+    assert unit is not None and unit.candidate.vault == mine.pk and "zebracode" not in unit.candidate.text
+    assert Dependency.objects.filter(vault=theirs, kind="bridge").count() == 0
+
+
+def test_session_summaries_are_read_by_their_owner_only(tmp_path):
+    """Every conversation of the world summarised and condensed into weeks: the summary API lists and opens a
+    person's own nodes only (anyone else's is the 404 of a missing one), a "what changed" question walks the
+    asker's own summaries only, and the schema-wide sweep finds no marker out of place with summaries present."""
+    from apps.graph.context import graph_context
+    from apps.librarian.tasks import summaries_daily
+
+    world = build_world(19, tmp_path)
+    assert summaries_daily()["summarised"] == Conversation.objects.filter(owner__in=world.users).count()
+    nodes = list(SummaryNode.objects.filter(owner__in=world.users))
+    assert {n.level for n in nodes} == {0, 1}  # each person's conversations of this week condensed
+    for user in world.users:
+        client = api(user)
+        own = {n.pk for n in nodes if n.owner_id == user.pk}
+        personal = Vault.objects.get(owner=user, is_personal=True)
+        assert own and {n["id"] for n in client.get("/api/summaries/").json()} == own
+        for node in nodes:
+            opened = client.get(f"/api/summaries/{node.pk}/")
+            assert opened.status_code == (200 if node.pk in own else 404), (user.username, node.pk)
+            if node.conversation_id is not None and node.pk not in own:
+                assert client.get("/api/summaries/", {"conversation": node.conversation_id}).json() == []
+        changed = graph_context(user=user, question="What changed about the code word?", vault_ids=None)
+        walked = [r.candidate for r in changed.rated if "summaries" in (r.candidate.trace or {})]
+        assert walked and {c.vault for c in walked} == {personal.pk}
+        assert {pk for c in walked for pk in c.trace["summaries"]} <= own
+    _check_everyone(world)
+
+
+def test_a_prewarmed_context_is_read_by_its_asker_only_and_only_while_they_read_its_vaults(monkeypatch):
+    """A pre-warmed context (`apps.graph.prewarm`) is a read path of its own: keyed to the person whose habit it
+    is and the exact vaults they asked over, its chunks read again through the permission filter when used. Nobody
+    else gets it, even someone reading the same vault, and its asker stops getting it the moment a share goes."""
+    from datetime import UTC, datetime
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from apps.graph.prewarm import prewarm_hour, prewarmed_context, question_rhythm_record
+
+    owner, asker, colleague, stranger = (make_user(f"warm-{n}") for n in ("owner", "asker", "colleague", "stranger"))
+    team = make_vault(owner, "Warm team")
+    marker = f"zqx{team.pk}mark{secrets.token_hex(4)}"
+    make_note(team, "Rota.md", f"# Rota\nThe rota code word is {marker}.\n")
+    share(team, "reader", user=asker)
+    share(team, "reader", user=colleague)
+    question = "What is the rota code word?"
+    for day in (2, 3, 4):  # confirmed at nine on three days: burned in
+        asked = datetime(2026, 11, day, 9, 5, tzinfo=UTC)
+        question_rhythm_record(user=asker, vault_ids=[team.pk], question=question, at=asked)
+    assert prewarm_hour(now=datetime(2026, 11, 5, 8, 50, tzinfo=UTC)) == 1
+    nine = datetime(2026, 11, 5, 9, 10, tzinfo=UTC)
+    monkeypatch.setattr(timezone, "now", lambda: nine)
+    usable = {"question": question, "scope": [team.pk], "threshold": 3, "scoring": settings.LLM_SLOTS["scoring"]}
+
+    def chat(user, vaults):
+        return api(user).post("/api/chat/", {"message": question, "vaults": vaults}, format="json")
+
+    mine = chat(asker, [team.pk]).json()
+    assert mine["prewarmed"] is True and marker in " ".join(c["text"] for c in mine["context"])  # the check can fail
+    for user in (colleague, stranger):
+        assert prewarmed_context(user=user, **usable) is None
+    theirs = chat(colleague, [team.pk]).json()
+    assert theirs["prewarmed"] is False  # the same question over the same vault: searched for them, as them
+    assert chat(stranger, [team.pk]).status_code == 404
+    assert marker not in chat(stranger, []).content.decode().lower()
+
+    vault_unshare(actor=owner, vault=team, user=asker)
+    assert prewarmed_context(user=asker, **usable) is None
+    assert chat(asker, [team.pk]).status_code == 404
+    after = chat(asker, [])
+    assert after.json()["prewarmed"] is False and marker not in after.content.decode().lower()

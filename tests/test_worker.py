@@ -11,6 +11,7 @@ from django.conf import settings
 
 from apps.chat.models import ContextItem, Message
 from apps.graph.models import CommunityRun, WeightChange
+from apps.librarian.models import SummaryNode
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
 from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
@@ -74,9 +75,15 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     reply = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What is a sourdough starter?"}, format="json")
     assert reply.status_code == 200 and reply.json()["grounded"]
     personal = Vault.objects.get(owner=user, is_personal=True)
-    filed = Note.objects.filter(vault=personal, path__startswith="Librarian/")
+    filed = Note.objects.filter(vault=personal, path__startswith="Librarian/").exclude(
+        path__startswith="Librarian/Summaries/"
+    )
     _wait_for(filed.exists, what="the Librarian's filing")
     assert filed.get().provenance == "summary"
+    # Then the conversation's summary, pointing at both messages of the exchange.
+    summary = SummaryNode.objects.filter(conversation_id=reply.json()["conversation"], vault=personal)
+    _wait_for(summary.exists, what="the conversation's summary")
+    assert summary.get().message_links.count() == 2
 
     # Automatic signals run in the worker: a used unit's neighbours, then a later search for a delivered term.
     outage = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What happened in the Redis outage?"},

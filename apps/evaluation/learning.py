@@ -2,11 +2,16 @@
 the product — asked through the `full` context path, the shown units stored as a chat turn's context items, and
 rated through the feedback service the API uses (confirm for units that carry an evidence turn, not relevant for
 the others) with the production rates — and the questions at odd positions are measured before and after.
-`unshared` are the measured questions whose evidence shares no turn with the replayed half's evidence."""
+`unshared` are the measured questions whose evidence shares no turn with the replayed half's evidence.
+
+With `explore`, each replayed question is a session of its own and gets its explorer unit, rated like the rest
+(confirm when it carries evidence); the figures then say what exploration cost the measured half and how many of
+the bridges it proposed were promoted (confirmed twice) and then carried evidence to a measured question."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -18,41 +23,73 @@ from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.locomo import Question
 from apps.evaluation.metrics import Item, mean_of, question_scores
 from apps.graph.context import graph_context
+from apps.graph.explore import explore
+from apps.graph.models import Dependency, DependencyKind
+from apps.graph.traversal import MIN_CONFIDENCE
+from apps.llm.embeddings import embed_query
+from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import significance
 
 BOOTSTRAP = 2000
 
 
-def _ask(user: Any, vault_id: int, text: str) -> list[Any]:
+def _ask(user: Any, vault_id: int, text: str) -> GateResult | None:
     if not significance(text).significant:
-        return []
-    return graph_context(user=user, question=text, vault_ids=[vault_id]).survivors
+        return None
+    return graph_context(user=user, question=text, vault_ids=[vault_id])
 
 
-def _scores(user: Any, vault_id: int, questions: list[Question], items: dict[int, Item]) -> list[dict[str, float]]:
+def _scores(
+    user: Any, vault_id: int, questions: list[Question], items: dict[int, Item], walked: set[int] | None = None
+) -> list[dict[str, float]]:
+    """Each question's metrics; `walked` collects the edges of the units that delivered evidence."""
     rows = []
     for q in questions:
-        ranking = [items[r.candidate.chunk] for r in _ask(user, vault_id, q.text) if r.candidate.chunk in items]
+        result = _ask(user, vault_id, q.text)
+        survivors = [r for r in result.survivors if r.candidate.chunk in items] if result else []
+        ranking = [items[r.candidate.chunk] for r in survivors]
         rows.append(question_scores(ranking, set(q.evidence)))
+        if walked is not None:
+            for r in survivors:
+                if set(items[r.candidate.chunk].turns) & set(q.evidence):
+                    walked.update((r.candidate.trace or {}).get("edges") or [])
     return rows
 
 
-def _replay(user: Any, vault_id: int, questions: list[Question], items: dict[int, Item]) -> dict[str, int]:
+def _explorer(result: GateResult, text: str, vault_id: int) -> Rated | None:
+    """The session's speculative unit, as the chat adds it (`apps.chat.services.chat._explore`)."""
+    if not result.rated:
+        return None
+    searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
+    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
+    shown = {r.candidate.chunk for r in result.rated}
+    return explore(question=text, vector=embed_query(text), scope=[vault_id], searched=searched, shown=shown,
+                   intent=str(intent))  # fmt: skip
+
+
+def _replay(
+    user: Any, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
+) -> Counter[str]:
     """Ask, show, rate: one chat turn per question, feedback through the API's service."""
     conversation = Conversation.objects.create(owner=user, title="learning replay")
-    votes = {"confirm": 0, "not_relevant": 0}
+    votes: Counter[str] = Counter()
     for q in questions:
-        result_survivors = _ask(user, vault_id, q.text)
+        result = _ask(user, vault_id, q.text)
+        shown = list(result.survivors) if result else []
+        unit = _explorer(result, q.text, vault_id) if scout and result else None
+        shown += [unit] if unit else []
         asked = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
         answer = Message.objects.create(
             conversation=conversation, role=Role.ASSISTANT, status=Status.COMPLETE, reply_to=asked,
             vault_ids=[vault_id], resolved_query=q.text,
         )  # fmt: skip
-        for item in context_items_store(answer, result_survivors, result_survivors):
+        for item in context_items_store(answer, shown, shown):
             turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()
             signal = "confirm" if turns & set(q.evidence) else "not_relevant"
             feedback_record(user=user, item_id=item.pk, signal=signal)
             votes[signal] += 1
+            if item.speculative:
+                votes[f"explorer_{signal}"] += 1
     return votes
 
 
@@ -72,28 +109,39 @@ def paired_bootstrap(before: list[float], after: list[float], seed: int = 7) -> 
 
 
 def run_learning(
-    *, user: Any, conversations: list[Dialogue], unit: str, tick: Callable[[int], None] | None = None
-) -> dict[str, Any]:
+    *, user: Any, conversations: list[Dialogue], unit: str, tick: Callable[[int], None] | None = None,
+    scout: bool = False,
+) -> dict[str, Any]:  # fmt: skip
     before: list[dict[str, float]] = []
     after: list[dict[str, float]] = []
     unshared: list[bool] = []
-    votes = {"confirm": 0, "not_relevant": 0}
+    votes: Counter[str] = Counter()
+    bridges = {"promoted": 0, "promoted_carried_evidence": 0}
     for conv in conversations:
         vault = corpus.ingest_conversation(user, conv, unit)
         replayed, measured = conv.questions[0::2], [q for q in conv.questions[1::2] if q.category != 5 and q.evidence]
         seen = {turn for q in replayed for turn in q.evidence}
         unshared += [not (set(q.evidence) & seen) for q in measured]
         before += _scores(user, vault.vault.pk, measured, vault.items)
-        for signal, n in _replay(user, vault.vault.pk, replayed, vault.items).items():
-            votes[signal] += n
-        after += _scores(user, vault.vault.pk, measured, vault.items)
+        votes.update(_replay(user, vault.vault.pk, replayed, vault.items, scout=scout))
+        walked: set[int] = set()
+        after += _scores(user, vault.vault.pk, measured, vault.items, walked)
+        promoted = set(
+            Dependency.objects.filter(
+                vault_id=vault.vault.pk, kind=DependencyKind.BRIDGE, confidence__gte=MIN_CONFIDENCE
+            ).values_list("pk", flat=True)
+        )
+        bridges["promoted"] += len(promoted)
+        bridges["promoted_carried_evidence"] += len(promoted & walked)
         if tick:
             tick(1)
     alone = [i for i, u in enumerate(unshared) if u]
     return {
         "pipeline": "full",
+        "explorers": scout,
         "measured_questions": len(before),
-        "votes": votes,
+        "votes": dict(votes),
+        "bridges": bridges,
         "before": mean_of(before),
         "after": mean_of(after),
         "mrr_change": paired_bootstrap([r["mrr"] for r in before], [r["mrr"] for r in after]),

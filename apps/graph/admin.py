@@ -1,6 +1,6 @@
 """Admin observability for the graph, read-only for every weight: entities, edges (with the ones pulled both
-ways), communities and their runs, learned values (paths, last hops, desire paths from doors), and the weight
-ledger."""
+ways), communities and their runs, learned values (paths, last hops, desire paths from doors, rhythm by hour and
+weekday), and the weight ledger."""
 
 from typing import Any
 
@@ -18,6 +18,7 @@ from apps.graph.models import (
     Extraction,
     FactValue,
     PathValue,
+    RhythmValue,
     WeightChange,
 )
 
@@ -93,6 +94,14 @@ class DoorValueAdmin(ReadOnlyAdmin):
 
     list_display = ["door", "note", "content_hash", "vault", "value", "helped", "failed"]
     search_fields = ["door"]
+
+
+@admin.register(RhythmValue)
+class RhythmValueAdmin(ReadOnlyAdmin):
+    """Temporal rhythm: an edge's learned value at an hour (h00–h23) or a weekday (d1–d7)."""
+
+    list_display = ["edge", "slot", "vault", "value", "helped", "failed"]
+    list_filter = ["slot"]
 
 
 @admin.register(Extraction)

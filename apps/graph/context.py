@@ -19,6 +19,7 @@ from apps.graph.doors import door_lifts, doors_of
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
 from apps.graph.traversal import Path, Walk, traverse
+from apps.librarian.summaries.walk import summary_candidates
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
@@ -115,6 +116,7 @@ def context_for(
         _traced(c, found, hops.get(c.chunk), doors)
         for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
+    candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
     desire = door_lifts(doors, [c.chunk for c in candidates], scope)
     boosts = {
         c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk), hops.get(c.chunk, (0, 0.5))[1])

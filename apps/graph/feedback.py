@@ -6,13 +6,17 @@
   step up the confidence ladder;
 - the last hop (the fact reached through an entity's mention) learns its own value the same way, so a path can
   learn which of its entity's facts help; so does the desire path from each of the question's doors (its
-  specific terms, `apps.graph.doors`) straight to the fact;
+  specific terms, `apps.graph.doors`) straight to the fact, and so does each edge at the hour and weekday the
+  question was asked (`apps.graph.rhythm`);
 - `reject` / `correct`: the path weakens, one step down the ladder.
 Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from apps.graph.doors import MAX_DOORS
 from apps.graph.learning import (
@@ -25,6 +29,7 @@ from apps.graph.learning import (
     weight_adjust,
 )
 from apps.graph.models import Dependency, Entity, Mention
+from apps.graph.rhythm import rhythm_values_record
 from apps.notes.models import Chunk
 
 UP = {"confirm", "used"}
@@ -32,10 +37,11 @@ DOWN = {"not_relevant", "reject", "correct"}
 
 
 def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_id: int | None, weight: float = 1.0,
-                source: str = "feedback", chunk_id: int | None = None,
-                reason: str | None = None) -> list[Moved]:  # fmt: skip
+                source: str = "feedback", chunk_id: int | None = None, reason: str | None = None,
+                at: datetime | None = None) -> list[Moved]:  # fmt: skip
     """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
-    (1.0 for a person's signal; automatic signals pass a smaller one)."""
+    (1.0 for a person's signal; automatic signals pass a smaller one); `at` is when the path was walked (the
+    question's time; now if not given), for the rhythm values."""
     intent = str(trace.get("intent") or "what")
     edges = list(
         Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=vault_id).values_list("pk", flat=True)
@@ -51,6 +57,9 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             moved.append(path_value_record(vault_id=vault_id, intent=intent, edge_id=edge, helped=helped,
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
+            moved.extend(rhythm_values_record(vault_id=vault_id, edge_id=edge, at=at or timezone.now(),
+                                              helped=helped, weight=weight, source=source, reason=reason,
+                                              feedback_id=feedback_id))  # fmt: skip
             if signal in ("confirm", "reject", "correct") and source == "feedback":
                 moved.append(confidence_step(edge_id=edge, up=helped, source=source, reason=reason,
                                              feedback_id=feedback_id))  # fmt: skip

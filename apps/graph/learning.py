@@ -67,6 +67,7 @@ _VALUES = {
     "path_value": ("graph_pathvalue", ("edge_id",)),
     "fact_value": ("graph_factvalue", ("mention_id",)),
     "door_value": ("graph_doorvalue", ("door", "note_id", "content_hash")),
+    "rhythm_value": ("graph_rhythmvalue", ("edge_id", "slot")),  # written through `apps.graph.rhythm`
 }
 
 
@@ -95,6 +96,15 @@ def door_value_record(
     """The same for a desire path from a question's door (a specific term) straight to a fact."""
     key = (door, note_id, content_hash)
     return _value_record("door_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
+
+
+def rhythm_value_record(
+    *, vault_id: int, edge_id: int, slot: str, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None = None,
+) -> Moved:  # fmt: skip
+    """The same for an edge at an hour of the day or a day of the week (`apps.graph.rhythm`)."""
+    key = (edge_id, slot)
+    return _value_record("rhythm_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
 
 
 def _value_record(

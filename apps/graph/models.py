@@ -6,6 +6,8 @@ Every row carries its own `vault_id`: the same name in two vaults is two entitie
 in SQL, and feedback in one vault never moves another vault's weights. Nothing here is edited by hand: weights
 change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
 
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from apps.core.triggers import append_only
@@ -269,6 +271,71 @@ class DoorValue(LearnedValue):
 
     def __str__(self) -> str:
         return f"door {self.door!r} → note {self.note_id} passage {self.content_hash[:8]}: {self.value:.3f}"
+
+
+class RhythmValue(LearnedValue):
+    """The learned value of an edge at a time: an hour of the day (`slot` "h00"–"h23") or a day of the week ("d1"
+    Monday – "d7" Sunday), in the deployment's time zone. Learns across intents (`intent` is "any") from the same
+    signals as `PathValue`; the walk multiplies a path's learned value by its odds at the current hour and weekday
+    (`apps.graph.rhythm`)."""
+
+    edge = models.ForeignKey(Dependency, on_delete=models.CASCADE, related_name="rhythm")
+    slot = models.CharField(max_length=3)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "intent", "edge", "slot"], name="graph_rhythm_value_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"edge {self.edge_id} at {self.slot}: {self.value:.3f}"
+
+
+class QuestionRhythm(models.Model):
+    """One day on which a person's confirm or used landed on the units of a question asked at an hour: the
+    evidence that a question burns in at that hour (`apps.graph.prewarm`). The question is keyed by its normalised
+    resolved text and the exact vaults it read; rows older than the burn-in window are pruned by the hourly job."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    vault_ids = ArrayField(models.BigIntegerField())
+    key = models.CharField(max_length=64)  # sha256 of the normalised question
+    text = models.TextField()  # as last asked: what the pre-warm searches for
+    day = models.DateField()
+    hour = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "vault_ids", "key", "day", "hour"], name="graph_rhythm_one_a_day")
+        ]
+        indexes = [models.Index(fields=["hour", "day"])]
+
+    def __str__(self) -> str:
+        return f"{self.key[:40]!r} on {self.day} at {self.hour:02d}"
+
+
+class PrewarmedContext(models.Model):
+    """A burned-in question's gated context, prepared before the hour it is usually asked and kept until that hour
+    ends: chunk ids with their ratings and traces (`items`: [{chunk, rank, similarity, score, probability, survived,
+    trace, text}]); the chunks themselves are read again, through the permission filter, when it is used."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    vault_ids = ArrayField(models.BigIntegerField())
+    key = models.CharField(max_length=64)
+    threshold = models.PositiveSmallIntegerField()
+    scoring = models.CharField(max_length=200)  # the scoring model asked for; the gate's own is in `model`
+    model = models.CharField(max_length=200)
+    items = models.JSONField(default=list)
+    notes = models.JSONField(default=list)  # the gate's degradations, told again when it is used
+    ready_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "vault_ids", "key"], name="graph_prewarmed_one_per_question")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key[:40]!r} until {self.expires_at:%Y-%m-%d %H:%M}"
 
 
 class TermCount(models.Model):

@@ -17,13 +17,16 @@ def extract_pending(vault_id: int | None = None) -> dict[str, int]:
 
 @shared_task(name="apps.graph.tasks.detect_communities", time_limit=1800, soft_time_limit=1700)
 def detect_communities(vault_id: int | None = None) -> int:
-    """Leiden over one vault (or every vault with a graph); the number of runs stored."""
+    """Leiden over one vault (or every vault with a graph), then the patterns spanning its communities; the
+    number of runs stored."""
     from apps.graph.communities import communities_detect
     from apps.graph.models import Entity
+    from apps.insights.discover import principles_discover
 
     ids = [vault_id] if vault_id is not None else sorted(set(Entity.objects.values_list("vault_id", flat=True)))
     for vid in ids:
         communities_detect(vault_id=vid)
+        principles_discover(vault_id=vid)  # "unrelated" reads the new communities
     return len(ids)
 
 
@@ -59,3 +62,11 @@ def reextract_notes(note_ids: list[int]) -> int:
     for note in notes:
         graph_extract_note(note=note, force=True)
     return len(notes)
+
+
+@shared_task(name="apps.graph.tasks.prewarm", time_limit=1500, soft_time_limit=1400)
+def prewarm() -> int:
+    """Hourly, before the hour: the context of every question burned in at the coming hour, prepared."""
+    from apps.graph.prewarm import prewarm_hour
+
+    return prewarm_hour()

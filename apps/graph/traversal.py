@@ -3,7 +3,8 @@
 Entry: the entities mentioned in the search's best chunks. From each, at most 4 edges are followed (by confidence
 × strength × learned value), to depth 3, ignoring edges below confidence 0.5; single-hop paths are not scored, at
 most 50 paths are, within a 50 ms budget. Path score = prior (confidence × strength along the path) × learned
-value (vault, intent, edge). Each scored path then gathers facts: the chunks its entities are mentioned in that
+value (vault, intent, edge) × its rhythm (what the edge learned at this hour and weekday, `apps.graph.rhythm`, read
+in the same statement). Each scored path then gathers facts: the chunks its entities are mentioned in that
 are closest to the message. Every read filters by the requester's vaults inside the SQL; the same name in two
 vaults of that scope links their entities for this walk only."""
 
@@ -12,9 +13,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 
+from apps.graph.learning import ANY_INTENT
+from apps.graph.rhythm import slots_at
 from apps.retrieval.search import vector_literal
 
 EDGES_PER_ENTITY = 4
@@ -51,15 +55,24 @@ WITH e AS MATERIALIZED (
     FROM graph_entity s
     JOIN graph_entity o ON o.key = s.key AND o.vault_id <> s.vault_id AND o.vault_id = ANY(%(scope)s)
     WHERE s.id = ANY(%(frontier)s) AND s.vault_id = ANY(%(scope)s) AND cardinality(%(scope)s::bigint[]) > 1
-), ranked AS (
-    SELECT e.id, e.here, e.there, e.confidence, e.strength, COALESCE(v.value, 0.5) AS value,
-           ROW_NUMBER() OVER (PARTITION BY e.here ORDER BY e.confidence * e.strength * COALESCE(v.value, 0.5) DESC,
-                              (t.key = ANY(%(words)s)) DESC, e.evidence DESC, e.id) AS n
+), joined AS (
+    SELECT e.id, e.here, e.there, e.confidence, e.strength, e.evidence, COALESCE(v.value, 0.5) AS value,
+           COALESCE(rh.value / (1 - rh.value), 1.0) * COALESCE(rd.value / (1 - rd.value), 1.0) AS rhythm,
+           t.key = ANY(%(words)s) AS named
     FROM e
     JOIN graph_entity t ON t.id = e.there AND t.tier = 'hot' AND t.vault_id = ANY(%(scope)s)
     LEFT JOIN graph_pathvalue v ON v.edge_id = e.id AND v.intent = %(intent)s AND v.vault_id = e.vault_id
+    LEFT JOIN graph_rhythmvalue rh
+           ON rh.edge_id = e.id AND rh.vault_id = e.vault_id AND rh.intent = %(any)s AND rh.slot = %(hour)s
+    LEFT JOIN graph_rhythmvalue rd
+           ON rd.edge_id = e.id AND rd.vault_id = e.vault_id AND rd.intent = %(any)s AND rd.slot = %(weekday)s
+), ranked AS (
+    SELECT id, here, there, confidence, strength, value, rhythm,
+           ROW_NUMBER() OVER (PARTITION BY here ORDER BY confidence * strength * value * rhythm DESC, named DESC,
+                              evidence DESC, id) AS n
+    FROM joined
 )
-SELECT id, here, there, confidence, strength, value FROM ranked WHERE n <= %(per)s
+SELECT id, here, there, confidence, strength, value, rhythm FROM ranked WHERE n <= %(per)s
 """
 
 _FACTS = """
@@ -83,6 +96,7 @@ class Step:
     confidence: float
     strength: float
     value: float  # learned, for this intent
+    rhythm: float = 1.0  # learned at this hour and weekday, as odds against an unlearned edge
 
     @property
     def prior(self) -> float:
@@ -100,8 +114,13 @@ class Path:
 
     @property
     def learned(self) -> float:
-        """Relative to an unlearned path (every value 0.5 → 1.0)."""
-        return math.prod(2 * s.value for s in self.steps)
+        """Relative to an unlearned path (every value 0.5 and no rhythm → 1.0)."""
+        return math.prod(2 * s.value * s.rhythm for s in self.steps)
+
+    @property
+    def rhythm(self) -> float:
+        """What its edges learned at the hour and weekday walked for (1.0: nothing, or nothing then)."""
+        return math.prod(s.rhythm for s in self.steps)
 
     @property
     def score(self) -> float:
@@ -114,6 +133,7 @@ class Path:
             "edges": [s.edge for s in self.steps],
             "prior": round(self.prior, 6),
             "learned": round(self.learned, 6),
+            "rhythm": round(self.rhythm, 6),
         }
 
 
@@ -154,19 +174,23 @@ def entry_entities(chunks: list[int], scope: list[int]) -> tuple[list[int], dict
     return best, by_chunk
 
 
-def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str]) -> list[Step]:
+def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str], slots: list[str]) -> list[Step]:
     with connection.cursor() as cursor:
         cursor.execute(
             _EDGES,
             {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "intent": intent, "words": words,
-             "per": EDGES_PER_ENTITY, "same": SAME_NAME},
+             "per": EDGES_PER_ENTITY, "same": SAME_NAME, "any": ANY_INTENT, "hour": slots[0], "weekday": slots[1]},
         )  # fmt: skip
         return [Step(*row) for row in cursor.fetchall()]
 
 
-def walk(*, entry: list[int], scope: list[int], intent: str, words: list[str]) -> tuple[list[Path], bool]:
-    """Breadth-first to depth 3 from the entry entities; the best 50 paths of two or more hops."""
+def walk(
+    *, entry: list[int], scope: list[int], intent: str, words: list[str], at: datetime | None = None
+) -> tuple[list[Path], bool]:
+    """Breadth-first to depth 3 from the entry entities; the best 50 paths of two or more hops, scored for the
+    hour and weekday of `at` (default: now, or the pre-warm's hour)."""
     started = time.perf_counter()
+    slots = slots_at(at)
     frontier_paths = [Path([e]) for e in entry]
     scored: list[Path] = []
     truncated = False
@@ -178,7 +202,7 @@ def walk(*, entry: list[int], scope: list[int], intent: str, words: list[str]) -
             break
         ends = sorted({p.entities[-1] for p in frontier_paths})
         steps: dict[int, list[Step]] = {}
-        for step in _edges(ends, scope, intent, words):
+        for step in _edges(ends, scope, intent, words, slots):
             steps.setdefault(step.source, []).append(step)
         grown = []
         for path in frontier_paths:

@@ -1,13 +1,17 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
+from apps.core.validation import is_id
 from apps.librarian.publishing import note_publish
+from apps.librarian.summaries.selectors import summary_get, summary_list
 from apps.notes.apis import note_out
 from apps.notes.selectors import note_get
 from apps.notes.serializers import NoteOut
@@ -32,3 +36,36 @@ class NotePublishApi(APIView):
         vault = vault_get(user=user, vault_id=data.validated_data["vault"])
         copy = note_publish(actor=user, note=note, vault=vault)
         return Response(note_out(copy), status=status.HTTP_201_CREATED)
+
+
+def _id_param(request: Request, name: str) -> int | None:
+    raw = (request.query_params.get(name) or "").strip()
+    if not raw:
+        return None
+    if not is_id(raw):
+        raise ValidationError({name: ["give a number"]})
+    return int(raw)
+
+
+class SummaryListApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("level", int, description="0 conversations, 1 weeks, 2 months"),
+            OpenApiParameter("conversation", int, description="one of your conversations"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Your session summaries (the summary DAG), oldest period first",
+    )
+    def get(self, request: Request) -> Response:
+        level, conversation = _id_param(request, "level"), _id_param(request, "conversation")
+        return Response(summary_list(user=actor(request), level=level, conversation=conversation))
+
+
+class SummaryDetailApi(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        summary="One of your session summaries: its text, the summaries it condenses and those condensing it, "
+        "and the messages it summarises",
+    )
+    def get(self, request: Request, summary_id: int) -> Response:
+        return Response(summary_get(user=actor(request), summary_id=summary_id))

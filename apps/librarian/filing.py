@@ -75,12 +75,14 @@ def _prompt(question: str, answer: str) -> list[Prompt]:
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}]
 
 
-def _safe_title(title: str) -> str:
-    return re.sub(r"[\\/:*?\"<>|#^\[\]]+", " ", title).strip()[:80] or "Exchange"
+def safe_name(text: str) -> str:
+    """Text usable in a path and inside a [[wikilink]] (no link syntax, no path separators)."""
+    return re.sub(r"\s+", " ", re.sub(r"[\\/:*?\"<>|#^\[\]]+", " ", text)).strip()[:80]
 
 
-def unique_path(vault: Vault, title: str) -> str:
-    base = f"{FOLDER}/{_safe_title(title)}"
+def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str = "Exchange") -> str:
+    """A free path for a note the Librarian writes: `folder/title.md`, numbered when taken."""
+    base = f"{folder}/{safe_name(title) or untitled}"
     path, n = f"{base}.md", 1
     while Note.objects.filter(vault=vault, path=path).exists():
         n += 1

@@ -2,6 +2,8 @@ from celery import shared_task
 
 from apps.librarian.services import reenrich_stale_everywhere
 
+SUMMARY_BUDGET = 500  # conversations caught up per daily run; the rest the next day
+
 
 @shared_task(name="apps.librarian.tasks.reenrich_stale")
 def reenrich_stale() -> dict[str, int]:
@@ -18,7 +20,30 @@ def reenrich_vaults(vault_ids: list[int], everything: bool = True) -> dict[str, 
 
 @shared_task(name="apps.librarian.tasks.file_exchange")
 def file_exchange_task(message_id: int) -> int | None:
+    from apps.chat.models import Message
+    from apps.core.queue import queue_after_commit
     from apps.librarian.filing import file_exchange
 
     note = file_exchange(message_id)
+    conversation = Message.objects.filter(pk=message_id).values_list("conversation_id", flat=True).first()
+    if conversation is not None:  # the conversation's summary follows its filing, whatever was filed
+        queue_after_commit(summarise_conversation_task, conversation, fallback="the daily summary run writes it")
     return note.pk if note else None
+
+
+@shared_task(name="apps.librarian.tasks.summarise_conversation")
+def summarise_conversation_task(conversation_id: int) -> int | None:
+    from apps.librarian.summaries.write import summarise_conversation
+
+    node = summarise_conversation(conversation_id)
+    return node.pk if node else None
+
+
+@shared_task(name="apps.librarian.tasks.summaries_daily")
+def summaries_daily() -> dict[str, int]:
+    """Summaries for conversations left behind (a queue that was down, chats from before), then condensing."""
+    from apps.librarian.summaries.condense import condense_summaries
+    from apps.librarian.summaries.write import conversations_pending, summarise_conversation
+
+    caught_up = sum(summarise_conversation(c) is not None for c in conversations_pending(SUMMARY_BUDGET))
+    return {"summarised": caught_up, **condense_summaries()}

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
+from celery.schedules import crontab
+
 from desirepath import embedded
 
 # Offline rules: litellm and the model libraries must never reach for the network.
@@ -82,6 +84,7 @@ INSTALLED_APPS = [
     "apps.librarian",
     "apps.research",
     "apps.graph",
+    "apps.insights",
     "apps.evaluation",
 ]
 
@@ -108,6 +111,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.insights.context.noticed",
             ]
         },
     }
@@ -183,6 +187,12 @@ CELERY_BEAT_SCHEDULE = {
     "graph-communities": {"task": "apps.graph.tasks.detect_communities", "schedule": 3600.0},
     "graph-decay": {"task": "apps.graph.tasks.decay", "schedule": 86400.0},
     "graph-entity-health": {"task": "apps.graph.tasks.tend_entities", "schedule": 86400.0},
+    # Session summaries the queue missed, then weeks and months condensed from them.
+    "librarian-summaries": {"task": "apps.librarian.tasks.summaries_daily", "schedule": 86400.0},
+    # Patterns spanning unrelated notes become proposed principles (also after each import's community run).
+    "insights-principles": {"task": "apps.insights.tasks.discover_principles", "schedule": 86400.0},
+    # Ten minutes before each hour: questions that burned in at that hour get their context ready.
+    "graph-prewarm": {"task": "apps.graph.tasks.prewarm", "schedule": crontab(minute=50)},
 }
 LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
 

@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from apps.graph.models import Entity
+from apps.insights.models import Principle
 from apps.notes.models import ImportJob, Note
 from apps.notes.services.corrections import correction_submit
 from apps.notes.services.ingest import import_job_create
@@ -33,6 +34,7 @@ class World:
     job_id: int
     correction_id: int
     entity_id: int
+    principle_id: int
     target_user: User
     users: dict[str, User]
 
@@ -56,7 +58,9 @@ def world(db) -> World:
     share(vault, "reader", user=target)
     proposed = correction_submit(user=users["reader"], chunk=note.chunks.get(), text="The body is wrong.")
     demoted = Entity.objects.create(vault=vault, name="Demoted", key="demoted", kind="thing", tier="cold")
-    return World(vault.pk, note.pk, cold.pk, job.pk, proposed.pk, demoted.pk, target, users)
+    noticed = Entity.objects.create(vault=vault, name="Small parts", key="principle: small", kind="principle")
+    principle = Principle.objects.create(vault=vault, entity=noticed, signature="small", statement="Small parts.")
+    return World(vault.pk, note.pk, cold.pk, job.pk, proposed.pk, demoted.pk, principle.pk, target, users)
 
 
 def _zip() -> bytes:
@@ -69,7 +73,8 @@ def _zip() -> bytes:
 def _request(world: World, user: User | None, method: str, url: str, body: dict | None = None):
     url = url.format(
         vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id,
-        correction=world.correction_id, entity=world.entity_id, target=world.target_user.pk,
+        correction=world.correction_id, entity=world.entity_id, principle=world.principle_id,
+        target=world.target_user.pk,
     )  # fmt: skip
     client = api(user)
     if method == "import":
@@ -103,6 +108,8 @@ VAULT_MATRIX = [
     ("post", "/api/corrections/{correction}/", {"action": "decline"}, (404, 403, 200, 200, 200)),
     ("get", "/api/graph/constellation/?vault={vault}", None, (404, 200, 200, 200, 200)),
     ("post", "/api/entities/{entity}/revive/", None, (404, 403, 403, 403, 200)),
+    ("get", "/api/principles/?vault={vault}", None, (404, 200, 200, 200, 200)),
+    ("post", "/api/principles/{principle}/", {"signal": "correct", "text": "Refined."}, (404, 403, 200, 200, 200)),
 ]
 
 

@@ -117,3 +117,24 @@ def test_calibrate_fits_a_weight_per_feature(tmp_path):
     assert figures["questions"] == 3 and list(figures["weights"]) == list(FEATURES)
     assert figures["held_out"] == {}  # one conversation: nothing to hold out
     assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def test_evaluate_locomo_learn_reports_learning_with_exploration_off_and_on(tmp_path):
+    data, out = tmp_path / "tiny.json", tmp_path / "out.json"
+    data.write_text(json.dumps([TINY]))
+    stdout = io.StringIO()
+
+    call_command("evaluate", "locomo", "--data", str(data), "--pipeline", "gate", "--learn", "--json", str(out),
+                 stdout=stdout, stderr=io.StringIO())  # fmt: skip
+
+    learning = json.loads(out.read_text())["learning"]
+    assert set(learning) >= {"before", "after", "unshared", "mrr_change", "votes", "exploration"}
+    assert learning["explorers"] is False and set(learning["exploration"]) == {"on", "cost"}
+    assert sum(learning["votes"].values()) > 0  # the replayed half was rated through the feedback service
+    on = learning["exploration"]["on"]
+    assert set(on["bridges"]) == {"promoted", "promoted_carried_evidence"}
+    assert learning["exploration"]["cost"]["mrr"] == pytest.approx(
+        learning["after"]["mrr"] - on["after"]["mrr"], abs=1e-4
+    )
+    assert "exploration costs" in stdout.getvalue()
+    assert not User.objects.filter(username__startswith="evaluator-").exists()

@@ -21,6 +21,7 @@ from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.graph.explore import explore, explorer_quota
+from apps.graph.prewarm import prewarmed_context
 from apps.llm.embeddings import embed_query
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import context_steps
@@ -245,8 +246,20 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
     yield _finish(message)
 
 
+PREWARMED = "The context was prepared before the question: it is usually asked at this hour."
+
+
 def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
-    """Gated context, through deep research when the vaults allow it and the judge says so (progress streamed)."""
+    """Gated context: pre-warmed when this question burned in at this hour (`apps.graph.prewarm`), else through
+    deep research when the vaults allow it and the judge says so (progress streamed)."""
+    ready = prewarmed_context(
+        user=user, question=message.resolved_query, scope=scope, threshold=cfg.gate_threshold,
+        scoring=cfg.model_for("scoring"),
+    )  # fmt: skip
+    if ready is not None:
+        message.research = {"ran": False, "reason": PREWARMED, "sub_questions": [], "dispatches": 0,
+                            "cancelled": False, "prewarmed": True}  # fmt: skip
+        return ready
     steps = context_steps(
         user=user,
         question=message.resolved_query,
@@ -342,4 +355,5 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
         "research": message.research
         or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},
+        "prewarmed": bool((message.research or {}).get("prewarmed")),
     }

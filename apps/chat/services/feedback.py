@@ -15,6 +15,7 @@ from apps.chat.models import ContextItem, Feedback, Signal
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
 from apps.graph.feedback import paths_learn
+from apps.graph.prewarm import question_rhythm_record
 from apps.notes.models import Chunk, Correction
 from apps.notes.services.corrections import correction_submit
 from apps.vaults.permissions import vault_ids_for
@@ -29,9 +30,13 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
         raise ValidationError({"text": ["a correction needs the corrected text"]})
     if len(text) > 10_000:
         raise ValidationError({"text": ["the correction is longer than 10,000 characters"]})
-    item = ContextItem.objects.filter(
-        pk=item_id, message__conversation__owner=user, vault_id__in=vault_ids_for(user, "read")
-    ).first()
+    item = (
+        ContextItem.objects.filter(
+            pk=item_id, message__conversation__owner=user, vault_id__in=vault_ids_for(user, "read")
+        )
+        .select_related("message")
+        .first()
+    )
     if item is None:
         raise Http404("No context item matches the given query.")
     with transaction.atomic():
@@ -39,10 +44,14 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
             user=user, context_item=item, signal=signal, defaults={"text": text}
         )
         if created:  # one vote per user, item and signal: pressing twice moves nothing twice
+            asked = item.message
             paths_learn(
                 vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk,
-                chunk_id=item.chunk_id,
+                chunk_id=item.chunk_id, at=asked.created_at,
             )  # fmt: skip
+            if signal in (Signal.CONFIRM, Signal.USED):  # the question helped at this hour: burn-in evidence
+                question_rhythm_record(user=user, vault_ids=asked.vault_ids, question=asked.resolved_query,
+                                       at=asked.created_at)  # fmt: skip
             if signal == Signal.USED:
                 queue_after_commit(co_occurrence, item.pk, fallback="its neighbours miss one automatic signal")
             if signal == Signal.CORRECT:

@@ -50,17 +50,28 @@ class Command(BaseCommand):
         from apps.evaluation.runner import eval_user
 
         conversations = locomo.load(data)
-        user = eval_user()
-        try:
-            with tqdm(total=len(conversations), unit="conversation", desc="learning") as bar:
-                figures = run_learning(user=user, conversations=conversations, unit=unit, tick=bar.update)
-        finally:
-            corpus.teardown(user)
+        runs = {}
+        for scout in (False, True):  # exploration off, then on: each run on freshly ingested vaults
+            user = eval_user()
+            try:
+                label = "learning, exploring" if scout else "learning"
+                with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
+                    runs[scout] = run_learning(
+                        user=user, conversations=conversations, unit=unit, tick=bar.update, scout=scout
+                    )
+            finally:
+                corpus.teardown(user)
+        figures, scouted = runs[False], runs[True]
         before, after = figures["before"], figures["after"]
+        figures["exploration"] = {
+            "on": {k: scouted[k] for k in ("after", "votes", "bridges", "mrr_change")},
+            "cost": {m: round(after.get(m, 0.0) - scouted["after"].get(m, 0.0), 4) for m in ("recall@10", "mrr")},
+        }
         self.stdout.write(
             f"learning: MRR {before.get('mrr')} → {after.get('mrr')} (change {figures['mrr_change']}), "
             f"recall@10 {before.get('recall@10')} → {after.get('recall@10')}; unshared MRR "
-            f"{figures['unshared']['before'].get('mrr')} → {figures['unshared']['after'].get('mrr')}"
+            f"{figures['unshared']['before'].get('mrr')} → {figures['unshared']['after'].get('mrr')}; exploration "
+            f"costs {figures['exploration']['cost']}, bridges {scouted['bridges']}"
         )
         return figures
 

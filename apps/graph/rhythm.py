@@ -1,0 +1,50 @@
+"""Temporal rhythm (DESIGN, "Learning"): the time-of-day and day-of-week features of path values.
+
+Every signal that teaches an edge's `PathValue` also teaches its `RhythmValue` at the hour and the weekday the
+question was asked (same rates, its own ledger rows, `rhythm_value`). The walk reads them for the hour it scores
+for — now, or the hour a pre-warm prepares (`scored_as_of`) — as odds against an unlearned edge, v / (1 − v) per
+slot, multiplied: 1.0 when nothing was learned at this time, so only the ordering of paths moves. Hours and
+weekdays are those of the deployment's time zone (`TIME_ZONE`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime
+
+from django.utils import timezone
+
+from apps.graph.learning import Moved, rhythm_value_record
+
+# The hour a walk scores for when it is not now: a pre-warm at 08:50 walks as the 09:00 question will.
+_AS_OF: ContextVar[datetime | None] = ContextVar("rhythm_as_of", default=None)
+
+
+def slots_at(at: datetime | None = None) -> list[str]:
+    """The rhythm slots of a moment: its hour of the day and its ISO weekday, in local time."""
+    local = timezone.localtime(at or _AS_OF.get() or timezone.now())
+    return [f"h{local.hour:02d}", f"d{local.isoweekday()}"]
+
+
+@contextmanager
+def scored_as_of(when: datetime) -> Iterator[None]:
+    """Walks inside this block score paths for `when`'s hour and weekday instead of the present's."""
+    token = _AS_OF.set(when)
+    try:
+        yield
+    finally:
+        _AS_OF.reset(token)
+
+
+def rhythm_values_record(
+    *, vault_id: int, edge_id: int, at: datetime, helped: bool, weight: float, source: str, reason: str,
+    feedback_id: int | None = None,
+) -> list[Moved]:  # fmt: skip
+    """Count one outcome of walking `edge_id` at `at`: once for its hour, once for its weekday."""
+    moved = []
+    for slot in slots_at(at):
+        moved.append(rhythm_value_record(vault_id=vault_id, edge_id=edge_id, slot=slot, helped=helped,
+                                         weight=weight, source=source, reason=reason,
+                                         feedback_id=feedback_id))  # fmt: skip
+    return moved

@@ -1,0 +1,178 @@
+"""Finding principles (Celery, after each community run and daily): a pattern spanning unrelated entities.
+
+Model-free, a pattern is a lesson stated twice in different words about different things: sentences that
+generalise ("lesson:", "rule of thumb", "always", "never", "whenever", "usually" …) from notes that are unrelated —
+their subjects sit in different Leiden communities (or in none) and no link, tag or dependency joins them within
+two hops — and that share at least two content terms beyond the generalising words. Each connected group of such
+sentences becomes one `principle` entity with its evidence trail, its own proposed edges to the notes' subjects
+(inferred, 0.4: below what walks follow until a person confirms it) and a notification for every reader of the
+vault. A pattern is found once per vault: a rejected one is never proposed again."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django.db import transaction
+from django.db.models import QuerySet
+from guardian.shortcuts import get_users_with_perms
+
+from apps.graph.extract import key_of
+from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, EntityKind, Reason
+from apps.insights.models import Evidence, Notification, Principle
+from apps.notes.models import Chunk, Provenance
+from apps.notes.text import sentences
+from apps.retrieval.relevance import STOP
+from apps.vaults.models import Vault
+
+GENERAL = re.compile(
+    r"\b(lessons? learned|one lesson|the lesson|lesson:|rule of thumb|principle|always|never|whenever|every time|"
+    r"usually|the point is|the trick is)",
+    re.I,
+)
+MARKER_WORDS = {"lesson", "lessons", "learned", "rule", "thumb", "principle", "always", "never", "whenever",
+                "every", "time", "usually", "point", "trick"}  # fmt: skip
+WORD = re.compile(r"[a-z][a-z'-]{3,}")
+MIN_SHARED = 2  # content terms two sentences must share
+MAX_EVIDENCE = 8
+NEAR_HOPS = 2
+STRUCTURE = [DependencyKind.LINKS_TO, DependencyKind.TAGGED, DependencyKind.DEPENDS_ON]
+
+
+@dataclass(frozen=True)
+class Seen:
+    chunk: int
+    note: int
+    title: str
+    entity: int | None  # the note's subject
+    sentence: str
+    terms: frozenset[str]
+
+
+def terms_of(sentence: str) -> frozenset[str]:
+    words = (w.strip("'-") for w in WORD.findall(sentence.lower()))
+    return frozenset(w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words
+                     if w and w not in STOP and w not in MARKER_WORDS)  # fmt: skip
+
+
+def _general_sentences(vault_id: int) -> list[Seen]:
+    rows = Chunk.objects.filter(
+        vault_id=vault_id, tier="hot", note__tier="hot",
+        note__provenance__in=[Provenance.AUTHORED, Provenance.EXTRACTED],
+    ).select_related("note").order_by("note_id", "ordinal")  # fmt: skip
+    chunks = list(rows)
+    titles = {key_of(c.note.title) for c in chunks}  # a note's subject may have been named by a link first
+    subjects = dict(Entity.objects.filter(vault_id=vault_id, key__in=titles).values_list("key", "pk"))
+    return [
+        Seen(c.pk, c.note_id, c.note.title, subjects.get(key_of(c.note.title)), s[:1000], terms_of(s))
+        for c in chunks
+        for s in sentences(c.text)
+        if GENERAL.search(s)
+    ]
+
+
+def _related(vault_id: int) -> tuple[dict[int, set[int]], dict[int, int]]:
+    near: dict[int, set[int]] = {}
+    rows = Dependency.objects.filter(vault_id=vault_id, kind__in=STRUCTURE).values_list("source_id", "target_id")
+    for a, b in rows:
+        near.setdefault(a, set()).add(b)
+        near.setdefault(b, set()).add(a)
+    community = dict(
+        Dependency.objects.filter(vault_id=vault_id, kind=DependencyKind.MEMBER_OF).values_list(
+            "source_id", "target_id"
+        )
+    )
+    return near, community
+
+
+def _unrelated(a: Seen, b: Seen, near: dict[int, set[int]], community: dict[int, int]) -> bool:
+    if a.note == b.note or a.entity is None or b.entity is None:
+        return False
+    if community.get(a.entity) is not None and community.get(a.entity) == community.get(b.entity):
+        return False
+    reach, frontier = {a.entity}, {a.entity}
+    for _ in range(NEAR_HOPS):
+        frontier = {n for e in frontier for n in near.get(e, ())} - reach
+        reach |= frontier
+    return b.entity not in reach
+
+
+def patterns(vault_id: int) -> list[list[Seen]]:
+    """Groups of general sentences from unrelated notes that share terms, largest first."""
+    seen = _general_sentences(vault_id)
+    near, community = _related(vault_id)
+    parent = list(range(len(seen)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(seen)), 2):
+        if len(seen[i].terms & seen[j].terms) >= MIN_SHARED and _unrelated(seen[i], seen[j], near, community):
+            parent[root(i)] = root(j)
+    groups: dict[int, list[Seen]] = {}
+    for i in range(len(seen)):
+        groups.setdefault(root(i), []).append(seen[i])
+    found = [g for g in groups.values() if len({s.note for s in g}) >= 2]
+    return sorted(found, key=len, reverse=True)
+
+
+def signature_of(group: list[Seen]) -> str:
+    counts = Counter(t for s in group for t in s.terms)
+    shared = sorted((t for t, n in counts.items() if n >= 2), key=lambda t: (-counts[t], t))
+    return " · ".join(shared[:4])
+
+
+def statement_of(group: list[Seen]) -> str:
+    """The most general sentence of the group, said across its notes' subjects."""
+    best = min(group, key=lambda s: (len(s.sentence), s.chunk)).sentence
+    best = re.sub(r"^(lessons?( learned)?|rule of thumb)\s*:\s*", "", best, flags=re.I)
+    titles = list(dict.fromkeys(s.title for s in group))
+    across = ", ".join(titles[:-1]) + f" and {titles[-1]}"
+    return f"Across {across}: {best[:1].upper()}{best[1:]}"
+
+
+def principles_discover(*, vault_id: int) -> list[Principle]:
+    """Record the vault's new patterns as proposed principles and notify its readers; the new principles."""
+    known = set(Principle.objects.filter(vault_id=vault_id).values_list("signature", flat=True))
+    made = []
+    for group in patterns(vault_id):
+        signature = signature_of(group)
+        if signature and signature not in known:
+            made.append(_record(vault_id, signature, group[:MAX_EVIDENCE]))
+            known.add(signature)
+    return made
+
+
+@transaction.atomic
+def _record(vault_id: int, signature: str, group: list[Seen]) -> Principle:
+    statement = statement_of(group)
+    entity, _ = Entity.objects.get_or_create(
+        vault_id=vault_id, key=key_of(f"principle: {signature}"),
+        defaults={"name": statement[:300], "kind": EntityKind.PRINCIPLE},
+    )  # fmt: skip
+    principle = Principle.objects.create(vault_id=vault_id, entity=entity, signature=signature, statement=statement)
+    Evidence.objects.bulk_create(
+        Evidence(vault_id=vault_id, principle=principle, note_id=s.note, chunk_id=s.chunk, entity_id=s.entity,
+                 sentence=s.sentence)
+        for s in group
+    )  # fmt: skip
+    for subject in dict.fromkeys(s.entity for s in group if s.entity is not None):
+        Dependency.objects.get_or_create(
+            vault_id=vault_id, source=entity, target_id=subject, kind=DependencyKind.BRIDGE,
+            defaults={"reason": Reason.INFERRED, "confidence": LADDER[Reason.INFERRED]},
+        )  # fmt: skip
+    vault = Vault.objects.get(pk=vault_id)
+    users = get_users_with_perms(vault, only_with_perms_in=["read_vault"], with_group_users=True)
+    readers = cast(QuerySet[Any], users).values_list("pk", flat=True)  # a queryset when given only_with_perms_in
+    Notification.objects.bulk_create(
+        Notification(vault_id=vault_id, user_id=user, principle=principle, title="DesirePath noticed something",
+                     text=statement)
+        for user in readers
+    )  # fmt: skip
+    return principle

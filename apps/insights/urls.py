@@ -1,0 +1,10 @@
+from django.urls import path
+
+from apps.insights import apis
+
+urlpatterns = [
+    path("principles/", apis.PrinciplesApi.as_view(), name="principles"),
+    path("principles/<int:principle_id>/", apis.PrincipleApi.as_view(), name="principle"),
+    path("notifications/", apis.NotificationsApi.as_view(), name="notifications"),
+    path("notifications/<int:notification_id>/read/", apis.NotificationReadApi.as_view(), name="notification-read"),
+]
