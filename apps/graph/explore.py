@@ -1,7 +1,8 @@
 """Explorer traversals (DESIGN, "Learning"): so the graph does not settle into the first routes it found, a session
 gets one or two speculative units from territory close in meaning but far in the graph — a passage near the
 question (live passages only: deleted and corrected ones never come back) whose entities are not within two hops
-of the question's entry entities, entities in the cold tier included. The unit is
+of the question's entry entities, entities in the cold tier included. Hops go around hubs (people, and entities
+more than 3% of the passages mention): through a speaker or a month everything is near. The unit is
 tagged speculative, never feeds the answer, and carries a speculative bridge (an edge of confidence 0.3, below
 what walks follow) from the entry entity to the passage's entity. Each confirm lifts the bridge one step up the
 ladder, so a bridge that keeps being confirmed reaches 0.5 (pattern-matched) and ordinary walks take it.
@@ -27,6 +28,7 @@ EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 STALE_DAYS = 7
 POOL = 60  # passages near the question considered
 NEAR_HOPS = 2
+HUB_SHARE, HUB_MIN = 0.03, 10  # an entity more passages mention than this is a hub, not a way between meanings
 
 _POOL = """
 SELECT c.id FROM notes_chunk c
@@ -36,17 +38,33 @@ ORDER BY c.embedding <=> %(qvec)s::vector
 LIMIT %(pool)s
 """
 
+# Hubs are not bridges of meaning: a speaker, a month or a greeting is co-mentioned with a large share of what was
+# said, so through them every entity of a conversation is one hop from every other (on LoCoMo dev, two hops from
+# the entry reached all of a conversation's entities and no explorer ever went out). Distance is measured through
+# the entities that are not people and that at most HUB_SHARE of the scope's passages mention.
 _NEIGHBOURS = """
-SELECT CASE WHEN d.source_id = ANY(%(frontier)s) THEN d.target_id ELSE d.source_id END
-FROM graph_dependency d
-WHERE d.vault_id = ANY(%(scope)s) AND d.confidence >= %(min)s AND d.kind <> 'member_of'
-  AND (d.source_id = ANY(%(frontier)s) OR d.target_id = ANY(%(frontier)s))
+WITH hop AS (
+    SELECT DISTINCT CASE WHEN d.source_id = ANY(%(frontier)s) THEN d.target_id ELSE d.source_id END AS id
+    FROM graph_dependency d
+    WHERE d.vault_id = ANY(%(scope)s) AND d.confidence >= %(min)s AND d.kind <> 'member_of'
+      AND (d.source_id = ANY(%(frontier)s) OR d.target_id = ANY(%(frontier)s))
+)
+SELECT n.id FROM hop
+JOIN graph_entity n ON n.id = hop.id AND n.vault_id = ANY(%(scope)s) AND n.kind NOT IN ('person', 'community')
+WHERE (SELECT count(*) FROM graph_mention m WHERE m.entity_id = n.id AND m.vault_id = ANY(%(scope)s)) <= %(hub)s
 """
+_WAYS = """
+SELECT n.id FROM graph_entity n
+WHERE n.id = ANY(%(entry)s) AND n.vault_id = ANY(%(scope)s) AND n.kind NOT IN ('person', 'community')
+  AND (SELECT count(*) FROM graph_mention m WHERE m.entity_id = n.id AND m.vault_id = ANY(%(scope)s)) <= %(hub)s
+"""
+_PASSAGES = "SELECT count(*) FROM notes_chunk WHERE vault_id = ANY(%(scope)s) AND tier = 'hot'"
 
 _MENTIONED = """
 SELECT m.chunk_id, m.id, m.entity_id, e.vault_id FROM graph_mention m
 JOIN graph_entity e ON e.id = m.entity_id AND e.vault_id = ANY(%(scope)s) AND e.kind NOT IN ('community', 'person')
 WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
+  AND (SELECT count(*) FROM graph_mention h WHERE h.entity_id = e.id AND h.vault_id = ANY(%(scope)s)) <= %(hub)s
 ORDER BY m.chunk_id, m.id
 """
 
@@ -64,13 +82,24 @@ def explorer_quota(scope: list[int]) -> int:
     return EXPLORERS if fresh else EXPLORERS_STALE
 
 
-def _near(entry: list[int], scope: list[int]) -> set[int]:
-    near, frontier = set(entry), list(entry)
+def _hub(scope: list[int]) -> float:
+    """How many of the scope's passages an entity may be mentioned in and still be more than a hub."""
     with connection.cursor() as cursor:
+        cursor.execute(_PASSAGES, {"scope": scope})
+        return max(HUB_MIN, HUB_SHARE * cursor.fetchone()[0])
+
+
+def _near(entry: list[int], scope: list[int], hub: float | None = None) -> set[int]:
+    """The entry entities and what they reach in two hops, around hubs."""
+    hub = _hub(scope) if hub is None else hub
+    near = set(entry)
+    with connection.cursor() as cursor:
+        cursor.execute(_WAYS, {"scope": scope, "entry": entry, "hub": hub})
+        frontier = [e for (e,) in cursor.fetchall()]
         for _ in range(NEAR_HOPS):
             if not frontier:
                 break
-            cursor.execute(_NEIGHBOURS, {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE})
+            cursor.execute(_NEIGHBOURS, {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "hub": hub})
             frontier = [e for (e,) in cursor.fetchall() if e not in near]
             near |= set(frontier)
     return near
@@ -83,11 +112,12 @@ def explore(
     entry, _ = entry_entities(searched, scope)
     if not entry:
         return None
-    near = _near(entry, scope)
+    hub = _hub(scope)
+    near = _near(entry, scope, hub)
     with connection.cursor() as cursor:
         cursor.execute(_POOL, {"scope": scope, "qvec": vector_literal(vector), "pool": POOL, "model": current_model()})
         pool = [c for (c,) in cursor.fetchall() if c not in shown and c not in searched]
-        cursor.execute(_MENTIONED, {"scope": scope, "chunks": pool})
+        cursor.execute(_MENTIONED, {"scope": scope, "chunks": pool, "hub": hub})
         mentioned: dict[int, list[tuple[int, int, int]]] = {}
         for chunk, mention, entity, vault in cursor.fetchall():
             mentioned.setdefault(chunk, []).append((mention, entity, vault))

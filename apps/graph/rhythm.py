@@ -1,9 +1,12 @@
 """Temporal rhythm (DESIGN, "Learning"): the time-of-day and day-of-week features of path values.
 
 Every signal that teaches an edge's `PathValue` also teaches its `RhythmValue` at the hour and the weekday the
-question was asked (same rates, its own ledger rows, `rhythm_value`). The walk reads them for the hour it scores
-for — now, or the hour a pre-warm prepares (`scored_as_of`) — as odds against an unlearned edge, v / (1 − v) per
-slot, multiplied: 1.0 when nothing was learned at this time, so only the ordering of paths moves. Hours and
+question was asked, and at all times together (slot `all`) — same rates, its own ledger rows, `rhythm_value`.
+The walk reads them for the hour it scores for — now, or the hour a pre-warm prepares (`scored_as_of`) — as the
+odds at that hour and on that weekday relative to the edge's odds at all times, multiplied: an edge that helps
+equally at every hour gets 1.0, one that helps at nine more than at other times gets more at nine and less at
+three. The path value already counts the outcome itself, so the rhythm is only the time's deviation from it (on
+LoCoMo dev, absolute rhythm odds counted every vote three times and cost the learning half its MRR gain). Hours and
 weekdays are those of the deployment's time zone (`TIME_ZONE`)."""
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from django.utils import timezone
 
 from apps.graph.learning import Moved, rhythm_value_record
 
+ALL = "all"  # the slot that counts every outcome: what an hour's and a weekday's odds are compared with
 # The hour a walk scores for when it is not now: a pre-warm at 08:50 walks as the 09:00 question will.
 _AS_OF: ContextVar[datetime | None] = ContextVar("rhythm_as_of", default=None)
 
@@ -41,9 +45,9 @@ def rhythm_values_record(
     *, vault_id: int, edge_id: int, at: datetime, helped: bool, weight: float, source: str, reason: str,
     feedback_id: int | None = None,
 ) -> list[Moved]:  # fmt: skip
-    """Count one outcome of walking `edge_id` at `at`: once for its hour, once for its weekday."""
+    """Count one outcome of walking `edge_id` at `at`: for its hour, its weekday and all times."""
     moved = []
-    for slot in slots_at(at):
+    for slot in [*slots_at(at), ALL]:
         moved.append(rhythm_value_record(vault_id=vault_id, edge_id=edge_id, slot=slot, helped=helped,
                                          weight=weight, source=source, reason=reason,
                                          feedback_id=feedback_id))  # fmt: skip

@@ -3,10 +3,10 @@
 Entry: the entities mentioned in the search's best chunks. From each, at most 4 edges are followed (by confidence
 × strength × learned value), to depth 3, ignoring edges below confidence 0.5; single-hop paths are not scored, at
 most 50 paths are, within a 50 ms budget. Path score = prior (confidence × strength along the path) × learned
-value (vault, intent, edge) × its rhythm (what the edge learned at this hour and weekday, `apps.graph.rhythm`, read
-in the same statement). Each scored path then gathers facts: the chunks its entities are mentioned in that
-are closest to the message. Every read filters by the requester's vaults inside the SQL; the same name in two
-vaults of that scope links their entities for this walk only."""
+value (vault, intent, edge) × its rhythm (how much better or worse the edge did at this hour and weekday than at all
+times, `apps.graph.rhythm`, read in the same statement). Each scored path then gathers facts: the chunks its
+entities are mentioned in that are closest to the message. Every read filters by the requester's vaults inside
+the SQL; the same name in two vaults of that scope links their entities for this walk only."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from datetime import datetime
 from django.db import connection
 
 from apps.graph.learning import ANY_INTENT
-from apps.graph.rhythm import slots_at
+from apps.graph.rhythm import ALL, slots_at
 from apps.retrieval.search import vector_literal
 
 EDGES_PER_ENTITY = 4
@@ -57,7 +57,8 @@ WITH e AS MATERIALIZED (
     WHERE s.id = ANY(%(frontier)s) AND s.vault_id = ANY(%(scope)s) AND cardinality(%(scope)s::bigint[]) > 1
 ), joined AS (
     SELECT e.id, e.here, e.there, e.confidence, e.strength, e.evidence, COALESCE(v.value, 0.5) AS value,
-           COALESCE(rh.value / (1 - rh.value), 1.0) * COALESCE(rd.value / (1 - rd.value), 1.0) AS rhythm,
+           COALESCE(rh.value / (1 - rh.value) / (ra.value / (1 - ra.value)), 1.0)
+           * COALESCE(rd.value / (1 - rd.value) / (ra.value / (1 - ra.value)), 1.0) AS rhythm,
            t.key = ANY(%(words)s) AS named
     FROM e
     JOIN graph_entity t ON t.id = e.there AND t.tier = 'hot' AND t.vault_id = ANY(%(scope)s)
@@ -66,6 +67,8 @@ WITH e AS MATERIALIZED (
            ON rh.edge_id = e.id AND rh.vault_id = e.vault_id AND rh.intent = %(any)s AND rh.slot = %(hour)s
     LEFT JOIN graph_rhythmvalue rd
            ON rd.edge_id = e.id AND rd.vault_id = e.vault_id AND rd.intent = %(any)s AND rd.slot = %(weekday)s
+    LEFT JOIN graph_rhythmvalue ra
+           ON ra.edge_id = e.id AND ra.vault_id = e.vault_id AND ra.intent = %(any)s AND ra.slot = %(all)s
 ), ranked AS (
     SELECT id, here, there, confidence, strength, value, rhythm,
            ROW_NUMBER() OVER (PARTITION BY here ORDER BY confidence * strength * value * rhythm DESC, named DESC,
@@ -96,7 +99,7 @@ class Step:
     confidence: float
     strength: float
     value: float  # learned, for this intent
-    rhythm: float = 1.0  # learned at this hour and weekday, as odds against an unlearned edge
+    rhythm: float = 1.0  # its odds at this hour and weekday against its odds at all times
 
     @property
     def prior(self) -> float:
@@ -179,7 +182,8 @@ def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str],
         cursor.execute(
             _EDGES,
             {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "intent": intent, "words": words,
-             "per": EDGES_PER_ENTITY, "same": SAME_NAME, "any": ANY_INTENT, "hour": slots[0], "weekday": slots[1]},
+             "per": EDGES_PER_ENTITY, "same": SAME_NAME, "any": ANY_INTENT, "hour": slots[0], "weekday": slots[1],
+             "all": ALL},
         )  # fmt: skip
         return [Step(*row) for row in cursor.fetchall()]
 

@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from apps.chat.models import ContextItem, Message
+from apps.graph.learning import MISS_WEIGHT
 from apps.graph.models import PrewarmedContext, QuestionRhythm, RhythmValue, WeightChange
 from apps.graph.prewarm import burned_in, prewarm_hour, prewarmed_context, question_rhythm_record
 from apps.graph.services import graph_extract_pending
@@ -170,7 +171,7 @@ def _vault_of(chunk_id: int) -> int:
     return Chunk.objects.get(pk=chunk_id).vault_id
 
 
-def test_a_path_confirmed_at_nine_walks_first_at_nine_but_not_at_three(sample, clock):
+def test_a_path_that_helps_at_nine_walks_first_at_nine_and_last_at_three(sample, clock):
     graph_extract_pending(vault_id=sample.pk)
     clock.set(at(2, 9, 5))  # a Monday
     reply = ask(sample.owner, "What happened in the Redis outage?", [sample.pk])
@@ -182,19 +183,34 @@ def test_a_path_confirmed_at_nine_walks_first_at_nine_but_not_at_three(sample, c
     assert vote.status_code == 201
     edges = walked.trace["edges"]
     learned = WeightChange.objects.filter(feedback_id=vote.json()["id"], target="rhythm_value")
-    assert learned.count() == 2 * len(edges)  # each edge: its hour and its weekday
+    assert learned.count() == 3 * len(edges)  # each edge: its hour, its weekday and all times
     assert all((w.old, w.new) == (0.5, pytest.approx(2 / 3)) for w in learned)
     slots = set(RhythmValue.objects.filter(edge_id__in=edges).values_list("slot", flat=True))
-    assert slots == {"h09", "d1"}
+    assert slots == {"h09", "d1", "all"}
+    clock.set(at(4, 15, 5))  # a Wednesday afternoon: the same path does not help then
+    later = ask(sample.owner, "What happened in the Redis outage?", [sample.pk])
+    again = next(i for i in ContextItem.objects.filter(message_id=later["message"]) if i.trace.get("edges") == edges)
+    miss = api(sample.owner).post("/api/feedback/", {"context_item": again.pk, "signal": "not_relevant"}, format="json")
+    assert miss.status_code == 201
 
     def path_at(when):
         paths, _ = walk(entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"],
                         words=[], at=when)  # fmt: skip
-        return next(p for p in paths if [s.edge for s in p.steps] == edges)
+        return next((p for p in paths if [s.edge for s in p.steps] == edges), None)
 
-    monday_nine, tuesday_nine, saturday_three = path_at(at(9, 9, 30)), path_at(at(10, 9, 30)), path_at(at(7, 15))
-    assert monday_nine.rhythm == pytest.approx(4.0 ** len(edges))  # odds 2 at the hour × 2 on the weekday
-    assert tuesday_nine.rhythm == pytest.approx(2.0 ** len(edges))
-    assert saturday_three.rhythm == 1.0  # nothing learned then: neutral
-    assert monday_nine.score > tuesday_nine.score > saturday_three.score
-    assert saturday_three.prior == monday_nine.prior  # only the learned part moved
+    odds = lambda hits, misses: (1 + hits) / (1 + misses * MISS_WEIGHT)  # noqa: E731 - Beta(1, 1) mean as odds
+    at_nine = odds(1, 0) / odds(1, 1)  # a hit at nine, against a hit and a miss at all times
+    at_three = odds(0, 1) / odds(1, 1)
+    monday_nine, tuesday_nine = path_at(at(9, 9, 30)), path_at(at(10, 9, 30))
+    saturday_seven, wednesday_three = path_at(at(7, 7)), path_at(at(11, 15, 30))
+    assert monday_nine.rhythm == pytest.approx(at_nine ** (2 * len(edges)))  # its hour and its weekday
+    assert tuesday_nine.rhythm == pytest.approx(at_nine ** len(edges))  # its hour only
+    assert saturday_seven.rhythm == 1.0  # nothing learned then: neutral
+    assert monday_nine.score > tuesday_nine.score > saturday_seven.score
+    # On a Wednesday at three its first edge scores at_three² and falls out of the four edges followed per entity.
+    assert wednesday_three is None
+    first = walk(entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"], words=[],
+                 at=at(11, 15, 30))[0]  # fmt: skip
+    assert edges[0] not in {p.steps[0].edge for p in first}
+    assert at_three**2 < 1 < at_nine**2
+    assert saturday_seven.prior == monday_nine.prior  # only the learned part moved
