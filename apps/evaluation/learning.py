@@ -58,7 +58,7 @@ def _scores(
 
 def _explorer(result: GateResult, text: str, vault_id: int) -> Rated | None:
     """The session's speculative unit, as the chat adds it (`apps.chat.services.chat._explore`)."""
-    if not result.rated:
+    if not result.survivors:
         return None
     searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
     intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"

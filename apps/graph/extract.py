@@ -28,6 +28,19 @@ CONSTRAINT = re.compile(  # prescriptive rules, not "I always loved painting"
 )
 DEPENDS = re.compile(r"\b(depends on|requires|needs|uses|runs on|is part of|blocks|relies on|is built on)\b", re.I)
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
+# Dates are when things happened, not things: a month or a weekday named in every other passage is a hub that
+# links everything to everything (on LoCoMo dev, "July" and "August" were two of a conversation's top three).
+CALENDAR = {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+}  # fmt: skip
+
+
+def _spoken(line: str) -> str:
+    """A line without its time stamp and speaker ("1:56 pm on 8 May, 2023: Caroline: Yeah, …" → "Yeah, …"), so
+    the word that opens what was said is not taken for a name."""
+    found = SPEAKER.match(line)
+    return line[found.end() :] if found else line
 
 
 @dataclass(frozen=True)
@@ -67,8 +80,8 @@ def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
     found += [Found(tag, "tag", "tag") for tag in note.tags]
     speakers = Counter(SPEAKER.findall(body))
     found += [Found(name, "person", "speaker") for name in speakers]
-    names = Counter(m for line in body.splitlines() for m in NAME.findall(plain_line(line)))
-    found += [Found(name, "thing", "name") for name in names if name.lower() not in STOP]
+    names = Counter(m for line in body.splitlines() for m in NAME.findall(_spoken(plain_line(line))))
+    found += [Found(name, "thing", "name") for name in names if name.lower() not in STOP | CALENDAR]
     words = [w.lower() for w in WORD.findall(body)]
     pairs = Counter(f"{a} {b}" for a, b in itertools.pairwise(words) if a not in STOP and b not in STOP and a != b)
     found += [Found(phrase, "term", "phrase") for phrase, n in pairs.most_common(5) if n >= 2]

@@ -29,7 +29,9 @@ from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
-EXTRACTOR = "local/model-free-extractor/2"  # /2: a "must" said in a conversation turn is a fact, not a rule
+# /2: a "must" said in a conversation turn is a fact, not a rule; /3: no months, weekdays or a turn's first word
+# taken for names
+EXTRACTOR = "local/model-free-extractor/3"
 MODEL_NOTES_PER_RUN = 200
 TRIVIAL_CHARS = 160  # shorter notes pass the significance check first: chatter yields no graph at all
 

@@ -109,7 +109,8 @@ function renderAnswer(turn, payload) {
     ? el("span", { class: "badge grounded" }, `grounded in ${payload.context.length} passage(s)`)
     : el("span", { class: "badge fallback" }, FALLBACKS[payload.fallback] || "not grounded");
   turn.querySelector(".status").replaceChildren(label);
-  const notices = payload.notices.map((n) => el("p", { class: "notice small" }, n));
+  const prepared = payload.prewarmed ? [payload.research.reason] : [];  // context ready before the question
+  const notices = [...prepared, ...payload.notices].map((n) => el("p", { class: "notice small" }, n));
   const extras = [...notices, sourceList(payload), explorationPaths(payload), gateTable(payload)]
     .filter((node) => node !== null);
   const log = turn.querySelector(".research");  // the live research log stays, as a record of what was searched

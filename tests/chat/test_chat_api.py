@@ -92,7 +92,8 @@ def test_a_chat_over_two_vaults_uses_the_strictest_threshold(sample):
     Vault.objects.filter(pk=other.pk).update(chat_settings={"gate_threshold": 5})
     reply = ask(sample.owner, "Who signs a PTW?", [sample.pk, other.pk])
     assert reply["gate"]["threshold"] == 5
-    assert all(item["score"] == 5 for item in reply["context"])
+    gated = [item for item in reply["context"] if not item["speculative"]]  # an explorer's unit is rated apart
+    assert gated and all(item["score"] == 5 for item in gated)
     lenient = ask(sample.owner, "Who signs a PTW?", [sample.pk])
     assert lenient["gate"]["threshold"] == 3 and len(lenient["context"]) > len(reply["context"])
 

@@ -83,22 +83,24 @@ def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
 
 
 def test_hubs_do_not_make_everything_near(owner):
-    """A month or a speaker named in every passage links everything in one hop; the explorer measures distance
+    """A city or a speaker named in every passage links everything in one hop; the explorer measures distance
     around such hubs, so it still finds the territory the question's entities do not reach."""
     vault = make_vault(owner, "Diary")
-    make_note(vault, "Redis.md", "# Redis\n\nIn July Redis held the job queue; Celery workers pull jobs from Redis.\n")
-    make_note(vault, "Celery.md", "# Celery\n\nIn July Celery workers ran the billing jobs and reported to Redis.\n")
+    make_note(
+        vault, "Redis.md", "# Redis\n\nIn Berlin Redis held the job queue; Celery workers pull jobs from Redis.\n"
+    )
+    make_note(vault, "Celery.md", "# Celery\n\nIn Berlin Celery workers ran the billing jobs and reported to Redis.\n")
     for i in range(44):
         make_note(
-            vault, f"office/{i:02d}.md", f"# Office {i}\n\nIn July, on floor {i % 7}, we handled {TOPICS[i % 22]}.\n"
+            vault, f"office/{i:02d}.md", f"# Office {i}\n\nIn Berlin, on floor {i % 7}, we handled {TOPICS[i % 22]}.\n"
         )
     graph_extract_pending(vault_id=vault.pk)
-    july = Entity.objects.get(vault=vault, key="july")
-    assert Dependency.objects.filter(source=july).count() + Dependency.objects.filter(target=july).count() > 40
+    berlin = Entity.objects.get(vault=vault, key="berlin")
+    assert Dependency.objects.filter(source=berlin).count() + Dependency.objects.filter(target=berlin).count() > 40
 
     reply, units = _turn(owner, vault)
 
-    assert len(units) == 1 and units[0].trace["entities"][-1] != july.pk
+    assert len(units) == 1 and units[0].trace["entities"][-1] != berlin.pk
     searched = [i.chunk_id for i in ContextItem.objects.filter(message_id=reply["message"], speculative=False)]
     entry, _ = entry_entities(searched, [vault.pk])
-    assert july.pk not in _near(entry, [vault.pk]) - set(entry)  # not a way between meanings
+    assert berlin.pk not in _near(entry, [vault.pk]) - set(entry)  # not a way between meanings

@@ -56,6 +56,15 @@ def test_chatter_yields_no_graph_and_an_edit_replaces_the_note_s_facts(vault):
     assert said.exists() and not said.filter(kind="constraint").exists()  # a "must" in conversation is talk
 
 
+def test_a_turn_s_first_word_and_its_dates_are_not_things(vault):
+    line = "1:56 pm on 8 May, 2023: Caroline: Yeah, I flew to Lisbon in July with Oscar on a Friday.\n"
+    turn = make_note(vault, "Turn.md", line)
+    graph_extract_note(note=turn)
+    keys = set(Entity.objects.filter(vault=vault).values_list("key", flat=True))
+    assert {"caroline", "lisbon", "oscar"} <= keys
+    assert not keys & {"yeah", "may", "july", "friday"}  # what was said opens with "Yeah"; dates are not things
+
+
 def test_a_note_about_too_many_things_is_cut_to_the_bound_by_escalation(vault):
     people = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio", "Giulia", "Hugo"]
     people += ["Irene", "Jonas", "Karla", "Luca", "Marta", "Nico", "Olga", "Paolo"]

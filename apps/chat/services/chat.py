@@ -291,7 +291,7 @@ def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -
 def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
     """Add this session's speculative unit while its quota lasts (shown and rated, never answered from)."""
     taken = ContextItem.objects.filter(message__conversation_id=message.conversation_id, speculative=True).count()
-    if taken >= explorer_quota(scope) or not result.rated:
+    if taken >= explorer_quota(scope) or not result.survivors:  # nothing found here: nothing to explore around
         return
     text, vector = message.resolved_query, embed_query(message.resolved_query)
     searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
