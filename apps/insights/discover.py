@@ -3,14 +3,13 @@
 Model-free, a pattern is a lesson stated twice in different words about different things: sentences that
 generalise ("lesson:", "rule of thumb", "always", "never", "whenever", "usually" …) from notes that are unrelated —
 their subjects sit in different Leiden communities (or in none) and no link, tag or dependency joins them within
-two hops — and that share at least two content terms beyond the generalising words. Each connected group of such
-sentences becomes one `principle` entity with its evidence trail, its own proposed edges to the notes' subjects
-(inferred, 0.4: below what walks follow until a person confirms it) and a notification for every reader of the
-vault. A pattern is found once per vault: a rejected one is never proposed again."""
+two hops — and that share at least two content terms beyond the generalising words. Each set of sentences that
+share the same terms becomes one `principle` entity with its evidence trail, its own proposed edges to the notes'
+subjects (inferred, 0.4: below what walks follow until a person confirms it) and a notification for every reader of
+the vault. A pattern is found once per vault: a rejected one is never proposed again."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ MARKER_WORDS = {"lesson", "lessons", "learned", "rule", "thumb", "principle", "a
                 "every", "time", "usually", "point", "trick"}  # fmt: skip
 WORD = re.compile(r"[a-z][a-z'-]{3,}")
 MIN_SHARED = 2  # content terms two sentences must share
+COMMON = 500  # a term more general sentences say than this is no pattern
 MAX_EVIDENCE = 8
 NEAR_HOPS = 2
 STRUCTURE = [DependencyKind.LINKS_TO, DependencyKind.TAGGED, DependencyKind.DEPENDS_ON]
@@ -100,32 +100,44 @@ def _unrelated(a: Seen, b: Seen, near: dict[int, set[int]], community: dict[int,
     return b.entity not in reach
 
 
+def _pairs(seen: list[Seen]) -> dict[tuple[int, int], frozenset[str]]:
+    """Sentences sharing at least MIN_SHARED terms, found through an index of who says which term (a term said
+    in more than COMMON sentences tells nothing), with the terms they share."""
+    says: dict[str, list[int]] = {}
+    for i, s in enumerate(seen):
+        for term in s.terms:
+            says.setdefault(term, []).append(i)
+    pairs = {}
+    for i, s in enumerate(seen):
+        partners = Counter(j for t in s.terms if len(says[t]) <= COMMON for j in says[t] if j > i)
+        for j, n in partners.items():
+            if n >= MIN_SHARED:
+                pairs[(i, j)] = s.terms & seen[j].terms
+    return pairs
+
+
 def patterns(vault_id: int) -> list[list[Seen]]:
-    """Groups of general sentences from unrelated notes that share terms, largest first."""
+    """Groups of general sentences from unrelated notes that share the same terms, largest first; a group whose
+    sentences a larger one already holds is left out."""
     seen = _general_sentences(vault_id)
     near, community = _related(vault_id)
-    parent = list(range(len(seen)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in itertools.combinations(range(len(seen)), 2):
-        if len(seen[i].terms & seen[j].terms) >= MIN_SHARED and _unrelated(seen[i], seen[j], near, community):
-            parent[root(i)] = root(j)
-    groups: dict[int, list[Seen]] = {}
-    for i in range(len(seen)):
-        groups.setdefault(root(i), []).append(seen[i])
-    found = [g for g in groups.values() if len({s.note for s in g}) >= 2]
-    return sorted(found, key=len, reverse=True)
+    by_terms: dict[frozenset[str], set[int]] = {}
+    for (i, j), shared in _pairs(seen).items():
+        if _unrelated(seen[i], seen[j], near, community):
+            by_terms.setdefault(shared, set()).update((i, j))
+    found: list[list[Seen]] = []
+    taken: list[set[int]] = []
+    for _, members in sorted(by_terms.items(), key=lambda kv: (-len(kv[1]), sorted(kv[0]))):
+        if not any(members <= t for t in taken):
+            taken.append(members)
+            found.append([seen[i] for i in sorted(members)])
+    return found
 
 
 def signature_of(group: list[Seen]) -> str:
-    counts = Counter(t for s in group for t in s.terms)
-    shared = sorted((t for t, n in counts.items() if n >= 2), key=lambda t: (-counts[t], t))
-    return " · ".join(shared[:4])
+    """The terms every sentence of the group shares, in order: the pattern's identity in its vault."""
+    shared = frozenset.intersection(*(s.terms for s in group))
+    return " · ".join(sorted(shared)[:6])
 
 
 def statement_of(group: list[Seen]) -> str:
