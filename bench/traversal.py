@@ -4,7 +4,8 @@ data (what `GET /api/graph/constellation/` serializes) at each size.
 
 Synthetic graph in a throwaway database (`desirepath_bench`, dropped at the end): one vault, one chunk per
 entity with clustered vectors, each chunk mentioning its entity and two of the same cluster, six edges per entity
-mostly inside its cluster, and a few hubs with hundreds of edges (the speaker of a long conversation).
+mostly inside its cluster, and a few hubs with hundreds of edges (the speaker of a long conversation); a third of
+the edges carry rhythm values for the hour, the weekday and all times (the walk reads all three).
 Usage: .venv/bin/python bench/traversal.py [--sizes 5000 50000] [--queries 200]
 """
 
@@ -30,12 +31,21 @@ from django.db import connection
 from apps.graph.constellation import constellation
 from apps.graph.context import context_for
 from apps.graph.doors import term_counts_refresh
+from apps.graph.rhythm import ALL, slots_at
 from apps.retrieval.context import gate_for
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import WORDS, populate
 
 WARMUP, HUBS, DEGREE = 20, 5, 6
 LADDER = [(1.0, "user-asserted"), (0.9, "multi-memory"), (0.7, "single-memory"), (0.5, "pattern-matched")]
+
+
+RHYTHM = """
+INSERT INTO graph_rhythmvalue (vault_id, intent, edge_id, slot, value, helped, failed)
+SELECT d.vault_id, 'any', d.id, s.slot, 0.4 + (d.id %% 5) * 0.05, 1, 1
+FROM graph_dependency d CROSS JOIN unnest(%(slots)s::text[]) AS s(slot)
+WHERE d.vault_id = %(vault)s AND d.id %% 3 = 0
+"""
 
 
 def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Generator) -> None:
@@ -75,8 +85,10 @@ def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Ge
                     confidence, reason = LADDER[int(rng.integers(len(LADDER)))]
                     copy.write_row((vault_id, entities[pair[0]], entities[pair[1]], "co_mentioned", 0.5, 0.5,
                                     confidence, reason, 1, "now"))  # fmt: skip
+        cursor.execute(RHYTHM, {"vault": vault_id, "slots": [*slots_at(), ALL]})  # a third of the edges learned now
     term_counts_refresh(vault_id=vault_id)  # what the worker keeps after extraction: the doors' counts
     with connection.cursor() as cursor:
+        cursor.execute("ANALYZE graph_rhythmvalue")
         cursor.execute("ANALYZE graph_entity")
         cursor.execute("ANALYZE graph_mention")
         cursor.execute("ANALYZE graph_dependency")

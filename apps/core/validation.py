@@ -22,5 +22,12 @@ def is_id(value: str) -> bool:
     return value.isascii() and value.isdecimal() and len(value) < 19
 
 
+def vault_param(value: str | None) -> int:
+    """The `?vault=` of a read that names one vault: its id, or a 400-worthy ValidationError."""
+    if not is_id(value or ""):
+        raise ValidationError({"vault": ["name a vault by its numeric id"]})
+    return int(str(value))
+
+
 def _noun(field: str) -> str:
     return {"q": "query"}.get(field, field)

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
-from apps.core.validation import is_id
+from apps.core.validation import vault_param
 from apps.graph.constellation import constellation
 from apps.graph.health import entity_revive
 from apps.graph.selectors import entity_get, expansion, impact
@@ -40,10 +40,8 @@ class ConstellationApi(APIView):
         summary="What the constellation page draws: nodes, edges (strength, hot, cold, speculative), communities",
     )
     def get(self, request: Request) -> Response:
-        vault = request.query_params.get("vault") or ""
-        if not is_id(vault):
-            raise ValidationError({"vault": ["name a vault by its numeric id"]})
-        return Response(constellation(user=actor(request), vault_id=int(vault)))
+        vault = vault_param(request.query_params.get("vault"))
+        return Response(constellation(user=actor(request), vault_id=vault))
 
 
 class EntityReviveApi(APIView):

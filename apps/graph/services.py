@@ -194,6 +194,25 @@ def graph_extract_pending(
         counts[level] = counts.get(level, 0) + 1
         if progress:
             progress(done, len(todo))
+    if todo:
+        _unmentioned_prune(vault_id)
     if todo or not TermCount.objects.filter(vault_id=vault_id, term="").exists():
         term_counts_refresh(vault_id=vault_id)  # the doors' counts follow what the vault holds
     return counts
+
+
+_UNMENTIONED = """
+DELETE FROM graph_dependency d
+WHERE d.vault_id = %(vault)s AND d.kind = 'co_mentioned'
+  AND (NOT EXISTS (SELECT 1 FROM graph_mention m WHERE m.entity_id = d.source_id AND m.vault_id = %(vault)s)
+       OR NOT EXISTS (SELECT 1 FROM graph_mention m WHERE m.entity_id = d.target_id AND m.vault_id = %(vault)s))
+"""
+
+
+def _unmentioned_prune(vault_id: int) -> int:
+    """Co-mentions of an entity nothing mentions any more go: a name the extractor no longer takes for a thing
+    (after an edit, or a new extractor version) must not stay a hub of edges that no passage supports. The entity
+    itself stays (its ledger, its learned values and a later mention may need it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_UNMENTIONED, {"vault": vault_id})
+        return cursor.rowcount

@@ -3,13 +3,12 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
-from apps.core.validation import is_id
+from apps.core.validation import vault_param
 from apps.insights.selectors import (
     notification_get,
     notification_list,
@@ -33,10 +32,8 @@ class PrinciplesApi(APIView):
         summary="Principles DesirePath noticed in a vault, with their evidence trail and status",
     )
     def get(self, request: Request) -> Response:
-        vault = request.query_params.get("vault") or ""
-        if not is_id(vault):
-            raise ValidationError({"vault": ["name a vault by its numeric id"]})
-        rows = principle_list(user=actor(request), vault_id=int(vault))
+        vault = vault_param(request.query_params.get("vault"))
+        rows = principle_list(user=actor(request), vault_id=vault)
         return Response({"principles": [principle_payload(p) for p in rows]})
 
 

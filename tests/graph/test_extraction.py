@@ -81,3 +81,20 @@ def test_a_co_mention_in_a_second_note_climbs_the_ladder(vault):
     edge = Dependency.objects.get(vault=vault, kind="co_mentioned", source__key__in=["priya", "tobias"],
                                   target__key__in=["priya", "tobias"])  # fmt: skip
     assert (edge.evidence, edge.reason, edge.confidence) == (2, "multi-memory", 0.9)
+
+
+def test_an_entity_nothing_mentions_any_more_keeps_no_co_mentions(vault):
+    note = make_note(vault, "Trip.md", "# Trip\n\nOscar and Lisbon, then Oscar and Porto.\n")
+    graph_extract_pending(vault_id=vault.pk)
+    lisbon = Entity.objects.get(vault=vault, key="lisbon")
+    assert Dependency.objects.filter(source=lisbon).exists() or Dependency.objects.filter(target=lisbon).exists()
+
+    note_update(actor=vault.owner, note=note, body="# Trip\n\nOscar and Porto, twice over.\n")
+    graph_extract_pending(vault_id=vault.pk)
+
+    assert not Mention.objects.filter(entity=lisbon).exists()
+    assert not Dependency.objects.filter(kind="co_mentioned", source=lisbon).exists()
+    assert not Dependency.objects.filter(kind="co_mentioned", target=lisbon).exists()
+    assert Entity.objects.filter(pk=lisbon.pk).exists()  # kept: its ledger and learned values may need it
+    porto = Entity.objects.get(vault=vault, key="porto")
+    assert Dependency.objects.filter(kind="co_mentioned", target=porto).exists()  # what is still said stays

@@ -71,6 +71,8 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
     listed = api(reader).get(f"/api/principles/?vault={vault.pk}").json()["principles"]
     assert [p["id"] for p in listed] == [principle.pk] and len(listed[0]["evidence"]) == 3
     assert api(outsider).get(f"/api/principles/?vault={vault.pk}").status_code == 404
+    bad = api(reader).get("/api/principles/?vault=first")
+    assert bad.status_code == 400 and "numeric id" in str(bad.json())
     assert api(outsider).post(f"/api/principles/{principle.pk}/", {"signal": "confirm"}).status_code == 404
     assert api(reader).post(f"/api/principles/{principle.pk}/", {"signal": "confirm"}).status_code == 403
     assert api(outsider).get("/api/notifications/").json()["notifications"] == []
