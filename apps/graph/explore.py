@@ -7,7 +7,8 @@ tagged speculative, never feeds the answer, and carries a speculative bridge (an
 what walks follow) from the entry entity to the passage's entity. Each confirm lifts the bridge one step up the
 ladder, so a bridge that keeps being confirmed reaches 0.5 (pattern-matched) and ordinary walks take it.
 
-A vault whose graph is stale — no entity or edge added for a week — explores twice per session, else once."""
+A vault whose graph is stale — no entity or edge added for a week, or the same paths walked in each of the last five
+sessions — explores twice per session, else once; a session that walks somewhere new ends the routine."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from apps.retrieval.search import vector_literal
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 STALE_DAYS = 7
+ROUTINE_SESSIONS = 5  # this many sessions walking the same paths make the graph stale too
 POOL = 60  # passages near the question considered
 NEAR_HOPS = 2
 HUB_SHARE, HUB_MIN = 0.03, 10  # an entity more passages mention than this is a hub, not a way between meanings
@@ -70,7 +72,8 @@ ORDER BY m.chunk_id, m.id
 
 
 def explorer_quota(scope: list[int]) -> int:
-    """Speculative units a session may get: more when nothing new entered the graph for a week."""
+    """Speculative units a session may get: more when nothing new entered the graph for a week, or when the last
+    sessions all walked the same paths."""
     since = timezone.now() - timedelta(days=STALE_DAYS)
     fresh = (
         Entity.objects.filter(vault_id__in=scope, created_at__gte=since).exists()
@@ -79,7 +82,26 @@ def explorer_quota(scope: list[int]) -> int:
         .exclude(kind=DependencyKind.BRIDGE, confidence__lt=MIN_CONFIDENCE)  # an explorer's own proposals
         .exists()
     )
-    return EXPLORERS if fresh else EXPLORERS_STALE
+    return EXPLORERS if fresh and not _routine(scope) else EXPLORERS_STALE
+
+
+def _routine(scope: list[int]) -> bool:
+    """The last ROUTINE_SESSIONS sessions in these vaults walked edges, and none walked one the busiest of them did
+    not: the same paths every session."""
+    from apps.chat.models import ContextItem, Message, Role
+
+    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=scope).order_by("-created_at", "-id")
+    latest = answers.values_list("conversation_id", flat=True)[: ROUTINE_SESSIONS * 10]
+    sessions = list(dict.fromkeys(latest))[:ROUTINE_SESSIONS]
+    if len(sessions) < ROUTINE_SESSIONS:
+        return False
+    walked: dict[int, set[int]] = {s: set() for s in sessions}
+    rows = ContextItem.objects.filter(message__conversation_id__in=sessions, vault_id__in=scope, speculative=False)
+    for session, trace in rows.values_list("message__conversation_id", "trace"):
+        walked[session].update(e for e in (trace or {}).get("edges") or [] if isinstance(e, int))
+    if not all(walked.values()):
+        return False
+    return len(set().union(*walked.values())) <= max(len(edges) for edges in walked.values())
 
 
 def _hub(scope: list[int]) -> float:

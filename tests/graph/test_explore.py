@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from apps.chat.models import ContextItem
-from apps.graph.explore import _near
+from apps.graph.explore import ROUTINE_SESSIONS, _near, explorer_quota
 from apps.graph.models import Dependency, Entity
 from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import entry_entities, walk
@@ -62,6 +62,32 @@ def test_a_stale_graph_explores_twice_per_session(owner):
     _, more = _turn(owner, vault, first["conversation"])
     _, none = _turn(owner, vault, first["conversation"])
     assert (len(units), len(more), len(none)) == (1, 1, 0)
+
+
+def test_the_same_paths_every_session_raise_exploration_and_a_new_route_lowers_it_again(sample):
+    graph_extract_pending(vault_id=sample.pk)
+    owner, outage = sample.owner, "What happened in the Redis outage?"
+
+    def session(question, conversation=None):
+        body = {"vaults": [sample.pk], "message": question, **({"conversation": conversation} if conversation else {})}
+        reply = api(owner).post("/api/chat/", body, format="json").json()
+        items = ContextItem.objects.filter(message_id=reply["message"])
+        return reply, [i for i in items if i.speculative], {e for i in items for e in i.trace.get("edges", [])}
+
+    walked = set()
+    for _ in range(ROUTINE_SESSIONS - 1):
+        walked |= session(outage)[2]
+    assert walked  # the sessions walked the graph
+    assert explorer_quota([sample.pk]) == 1  # four sessions are no routine yet
+    session(outage)
+    assert explorer_quota([sample.pk]) == 2  # five sessions, the same paths
+
+    first, units, _ = session(outage)
+    _, more, _ = session(outage, first["conversation"])
+    assert (len(units), len(more)) == (1, 1)  # the routine session explores twice
+
+    _, _, elsewhere = session("Who signs a permit to work for the server room?")
+    assert elsewhere - walked and explorer_quota([sample.pk]) == 1  # somewhere new: back to one
 
 
 def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
