@@ -1,13 +1,24 @@
 from celery import shared_task
 
 
+def vaults_of(vault_id: int | None, *, with_graph: bool = False) -> list[int]:
+    """The vault a task was queued for, or every vault (`with_graph`: every vault that has entities); a vault
+    deleted since it was queued (an evaluation's, a purged one) is skipped, not an error."""
+    from apps.graph.models import Entity
+    from apps.vaults.models import Vault
+
+    vaults = Vault.objects.filter(pk=vault_id) if vault_id is not None else Vault.objects.all()
+    if vault_id is None and with_graph:
+        vaults = vaults.filter(pk__in=Entity.objects.values("vault_id"))
+    return list(vaults.order_by("pk").values_list("pk", flat=True))
+
+
 @shared_task(name="apps.graph.tasks.extract_pending", time_limit=3600, soft_time_limit=3300)
 def extract_pending(vault_id: int | None = None) -> dict[str, int]:
     """Extract the notes of one vault (or every vault) whose graph material is missing or stale."""
     from apps.graph.services import graph_extract_pending
-    from apps.vaults.models import Vault
 
-    ids = [vault_id] if vault_id is not None else list(Vault.objects.values_list("pk", flat=True))
+    ids = vaults_of(vault_id)
     counts: dict[str, int] = {}
     for vid in ids:
         for level, n in graph_extract_pending(vault_id=vid).items():
@@ -20,10 +31,9 @@ def detect_communities(vault_id: int | None = None) -> int:
     """Leiden over one vault (or every vault with a graph), then the patterns spanning its communities; the
     number of runs stored."""
     from apps.graph.communities import communities_detect
-    from apps.graph.models import Entity
     from apps.insights.discover import principles_discover
 
-    ids = [vault_id] if vault_id is not None else sorted(set(Entity.objects.values_list("vault_id", flat=True)))
+    ids = vaults_of(vault_id, with_graph=True)
     for vid in ids:
         communities_detect(vault_id=vid)
         principles_discover(vault_id=vid)  # "unrelated" reads the new communities
@@ -42,9 +52,8 @@ def decay() -> int:
 def tend_entities(vault_id: int | None = None) -> dict[str, int]:
     """Daily: entity health per vault; the sick go to the cold tier, the under-mapped's notes are re-extracted."""
     from apps.graph.health import entities_tend
-    from apps.graph.models import Entity
 
-    ids = [vault_id] if vault_id is not None else sorted(set(Entity.objects.values_list("vault_id", flat=True)))
+    ids = vaults_of(vault_id, with_graph=True)
     totals: dict[str, int] = {}
     for vid in ids:
         for key, n in entities_tend(vault_id=vid).items():

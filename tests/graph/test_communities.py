@@ -47,3 +47,16 @@ def test_a_vault_run_stores_named_communities_with_members(sample):
     again = communities_detect(vault_id=sample.pk)  # a new run replaces the landmarks, never piles them up
     assert Community.objects.filter(vault=sample).count() == Community.objects.filter(run=again).count()
     assert CommunityRun.objects.filter(vault=sample).count() == 2
+
+
+def test_a_task_queued_for_a_vault_deleted_since_does_nothing(owner):
+    from apps.graph.tasks import detect_communities, extract_pending, tend_entities
+    from apps.insights.tasks import discover_principles
+    from tests.factories import make_vault
+
+    gone = make_vault(owner, "Gone")
+    gone_id = gone.pk
+    gone.delete()  # an evaluation's vault, torn down before the worker got to it
+
+    assert (detect_communities(gone_id), extract_pending(gone_id), tend_entities(gone_id)) == (0, {}, {})
+    assert discover_principles(gone_id) == 0
