@@ -23,11 +23,10 @@ from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.locomo import Question
 from apps.evaluation.metrics import Item, mean_of, question_scores
 from apps.graph.context import graph_context
-from apps.graph.explore import explore
+from apps.graph.explore import explore_around
 from apps.graph.models import Dependency, DependencyKind
 from apps.graph.traversal import MIN_CONFIDENCE
-from apps.llm.embeddings import embed_query
-from apps.retrieval.gate import GateResult, Rated
+from apps.retrieval.gate import GateResult
 from apps.retrieval.significance import significance
 
 BOOTSTRAP = 2000
@@ -56,17 +55,6 @@ def _scores(
     return rows
 
 
-def _explorer(result: GateResult, text: str, vault_id: int) -> Rated | None:
-    """The session's speculative unit, as the chat adds it (`apps.chat.services.chat._explore`)."""
-    if not result.survivors:
-        return None
-    searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
-    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
-    shown = {r.candidate.chunk for r in result.rated}
-    return explore(question=text, vector=embed_query(text), scope=[vault_id], searched=searched, shown=shown,
-                   intent=str(intent))  # fmt: skip
-
-
 def _replay(
     user: Any, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
 ) -> Counter[str]:
@@ -76,7 +64,7 @@ def _replay(
     for q in questions:
         result = _ask(user, vault_id, q.text)
         shown = list(result.survivors) if result else []
-        unit = _explorer(result, q.text, vault_id) if scout and result else None
+        unit = explore_around(result, q.text, [vault_id]) if scout and result else None
         shown += [unit] if unit else []
         asked = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
         answer = Message.objects.create(

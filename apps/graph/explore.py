@@ -20,9 +20,9 @@ from django.utils import timezone
 
 from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, Reason
 from apps.graph.traversal import MIN_CONFIDENCE, entry_entities
-from apps.llm.embeddings import current_model
+from apps.llm.embeddings import current_model, embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
-from apps.retrieval.gate import Rated, local_ratings
+from apps.retrieval.gate import GateResult, Rated, local_ratings
 from apps.retrieval.search import vector_literal
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
@@ -159,6 +159,18 @@ def explore(
         [rated] = local_ratings(question, [candidate])
         return rated
     return None
+
+
+def explore_around(result: GateResult, question: str, scope: list[int]) -> Rated | None:
+    """The speculative unit for an answer's gated context: around what the question found (nothing when it found
+    nothing), away from what it was shown, for the intent it was walked with."""
+    if not result.survivors:
+        return None
+    searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
+    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
+    shown = {r.candidate.chunk for r in result.rated}
+    return explore(question=question, vector=embed_query(question), scope=scope, searched=searched, shown=shown,
+                   intent=str(intent))  # fmt: skip
 
 
 def _bridge(vault_id: int, source: int, target: int) -> Dependency:

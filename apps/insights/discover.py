@@ -10,8 +10,10 @@ the vault. A pattern is found once per vault: a rejected one is never proposed a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -88,16 +90,20 @@ def _related(vault_id: int) -> tuple[dict[int, set[int]], dict[int, int]]:
     return near, community
 
 
-def _unrelated(a: Seen, b: Seen, near: dict[int, set[int]], community: dict[int, int]) -> bool:
+def _reach(entity: int, near: dict[int, set[int]]) -> set[int]:
+    reach, frontier = {entity}, {entity}
+    for _ in range(NEAR_HOPS):
+        frontier = {n for e in frontier for n in near.get(e, ())} - reach
+        reach |= frontier
+    return reach
+
+
+def _unrelated(a: Seen, b: Seen, reach: Callable[[int], set[int]], community: dict[int, int]) -> bool:
     if a.note == b.note or a.entity is None or b.entity is None:
         return False
     if community.get(a.entity) is not None and community.get(a.entity) == community.get(b.entity):
         return False
-    reach, frontier = {a.entity}, {a.entity}
-    for _ in range(NEAR_HOPS):
-        frontier = {n for e in frontier for n in near.get(e, ())} - reach
-        reach |= frontier
-    return b.entity not in reach
+    return b.entity not in reach(a.entity)
 
 
 def _pairs(seen: list[Seen]) -> dict[tuple[int, int], frozenset[str]]:
@@ -121,9 +127,10 @@ def patterns(vault_id: int) -> list[list[Seen]]:
     sentences a larger one already holds is left out."""
     seen = _general_sentences(vault_id)
     near, community = _related(vault_id)
+    reach = functools.cache(lambda entity: _reach(entity, near))  # one walk per subject, however many pairs
     by_terms: dict[frozenset[str], set[int]] = {}
     for (i, j), shared in _pairs(seen).items():
-        if _unrelated(seen[i], seen[j], near, community):
+        if _unrelated(seen[i], seen[j], reach, community):
             by_terms.setdefault(shared, set()).update((i, j))
     found: list[list[Seen]] = []
     taken: list[set[int]] = []

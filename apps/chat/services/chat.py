@@ -20,9 +20,8 @@ from apps.chat.services.followups import needs_context, resolve
 from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
-from apps.graph.explore import explore, explorer_quota
+from apps.graph.explore import explore_around, explorer_quota
 from apps.graph.prewarm import prewarmed_context
-from apps.llm.embeddings import embed_query
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import context_steps
 from apps.retrieval.gate import GateResult, Rated
@@ -291,13 +290,9 @@ def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -
 def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
     """Add this session's speculative unit while its quota lasts (shown and rated, never answered from)."""
     taken = ContextItem.objects.filter(message__conversation_id=message.conversation_id, speculative=True).count()
-    if taken >= explorer_quota(scope) or not result.survivors:  # nothing found here: nothing to explore around
+    if taken >= explorer_quota(scope):
         return
-    text, vector = message.resolved_query, embed_query(message.resolved_query)
-    searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
-    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
-    shown = {r.candidate.chunk for r in result.rated}
-    unit = explore(question=text, vector=vector, scope=scope, searched=searched, shown=shown, intent=str(intent))
+    unit = explore_around(result, message.resolved_query, scope)
     if unit is not None:
         result.survivors.append(unit)
         result.rated.append(unit)
