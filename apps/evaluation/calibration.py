@@ -3,7 +3,9 @@
 For every question with evidence, the gate's own candidates (hybrid top 30) and features are collected; an
 L2-regularised logistic regression (Newton's method, C = 1) predicts "this candidate carries an evidence turn".
 The printed weights are what `apps/retrieval/gate.py` uses; the leave-one-conversation-out figures show what
-the cut for score 3 costs and saves within the budget, on conversations the fit did not see.
+the cut for score 3 costs and saves within the budget, on conversations the fit did not see. With `graph`, the
+candidates are those `full` sees (search, then the walk's facts) and the features add the graph's
+(`apps/graph/relevance.py` uses those weights).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ class Question:
     turns: list[tuple[str, ...]]
 
 
-def collect(data: Path, tick: Tick | None = None) -> list[Question]:
+def collect(data: Path, tick: Tick | None = None, graph: bool = False) -> list[Question]:
+    from apps.graph.context import walked_candidates
+    from apps.graph.relevance import graph_matrix
+
     user = eval_user()
     out: list[Question] = []
     try:
@@ -44,15 +49,19 @@ def collect(data: Path, tick: Tick | None = None) -> list[Question]:
             for q in conv.questions:
                 if q.category == 5 or not q.evidence:
                     continue
-                vector = embed_query(q.text)
-                hits = hybrid_search_vector(text=q.text, query_vector=vector, vault_ids=[vault.vault.pk], k=CANDIDATES)
-                cands = load_candidates(hits=hits.hits, query_vector=vector, vault_ids=[vault.vault.pk])
+                vector, scope = embed_query(q.text), [vault.vault.pk]
+                if graph:
+                    cands = walked_candidates(text=q.text, vector=vector, scope=scope)[1]
+                    cands = [c for c in cands if c.chunk in vault.items]  # summaries are no turns
+                else:
+                    hits = hybrid_search_vector(text=q.text, query_vector=vector, vault_ids=scope, k=CANDIDATES)
+                    cands = load_candidates(hits=hits.hits, query_vector=vector, vault_ids=scope)
                 turns = [vault.items[c.chunk].turns for c in cands]
                 evidence = set(q.evidence)
                 out.append(
                     Question(
                         conversation=conv.sample_id,
-                        features=feature_matrix(q.text, cands),
+                        features=graph_matrix(q.text, cands, scope) if graph else feature_matrix(q.text, cands),
                         labels=np.array([float(bool(set(t) & evidence)) for t in turns]),
                         tokens=np.array([tokens_of(c.text) for c in cands]),
                         evidence=evidence,
@@ -99,19 +108,19 @@ def within_budget(questions: list[Question], probs: list[np.ndarray], cut: float
     return {"recall": float(np.mean(recall)), "noise": float(np.mean(noise)), "tokens": float(np.mean(tokens))}
 
 
-def calibrate(questions: list[Question]) -> dict[str, Any]:
+def calibrate(questions: list[Question], names: tuple[str, ...] = FEATURES) -> dict[str, Any]:
     weights, bias = fit(questions)
     held_out: list[np.ndarray] = []
     ordered: list[Question] = []
-    names = sorted({q.conversation for q in questions})
-    for name in names if len(names) > 1 else []:
+    conversations = sorted({q.conversation for q in questions})
+    for name in conversations if len(conversations) > 1 else []:
         w, b = fit([q for q in questions if q.conversation != name])
         for q in (q for q in questions if q.conversation == name):
             held_out.append(1.0 / (1.0 + np.exp(-(q.features @ w + b))) if len(q.features) else np.zeros(0))
             ordered.append(q)
     return {
         "questions": len(questions),
-        "weights": dict(zip(FEATURES, np.round(weights, 4).tolist(), strict=True)),
+        "weights": dict(zip(names, np.round(weights, 4).tolist(), strict=True)),
         "bias": round(bias, 4),
         "held_out": {f"p>={cut}": within_budget(ordered, held_out, cut) for cut in (0.0, *CUTS[:2])} if ordered else {},
     }

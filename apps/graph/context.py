@@ -1,7 +1,9 @@
 """Context through the graph (answer path steps 2–7): hybrid search finds the doors, the message's intent picks
 the walk, the walk's paths bring facts the search did not rank and carry learned values onto what they reach, the
-desire paths from the question's doors (its specific terms) carry what feedback taught, the relevance gate rates
-everything, and constraints on the message's own entities surface regardless (at most 3).
+turns answering the search's best passages join them (conversation structure), the desire paths from the
+question's doors (its specific terms) carry what feedback taught, the relevance gate rates everything with the
+graph's scorer (who speaks, which turn answers which: `relevance.py`), and constraints on the message's own
+entities surface regardless (at most 3).
 
 Every context unit keeps the path that produced it (`Candidate.trace`), so feedback lands on the path."""
 
@@ -15,9 +17,11 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from apps.graph.conversation import answering
 from apps.graph.doors import door_lifts, doors_of
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
+from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
 from apps.librarian.summaries.walk import summary_candidates
 from apps.retrieval.candidates import Candidate, load_chunks
@@ -27,6 +31,7 @@ from apps.retrieval.relevance import STOP
 from apps.retrieval.search import hybrid_search_vector
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
+REPLIES_TO = 6  # the turns answering the search's best passages join the candidates (conversation structure)
 MAX_CONSTRAINTS = 3
 
 _CONSTRAINTS = """
@@ -99,24 +104,9 @@ def context_for(
     *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
-    intent = intent_of(text)
-    words = _words(text)
-    found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
+    found, candidates, hops, doors = walked_candidates(text=text, vector=vector, scope=scope)
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
-    searched = [h.chunk for h in hits]
-    walked = sorted(
-        (c for c in found.facts if c not in set(searched)),
-        key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
-    )[:WALKED]
-    hops = _last_hops(found, searched + walked, scope)
-    doors = doors_of(words, scope)
-    candidates = [
-        _traced(c, found, hops.get(c.chunk), doors)
-        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
-    ]
-    candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
     desire = door_lifts(doors, [c.chunk for c in candidates], scope)
     boosts = {
         c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk), hops.get(c.chunk, (0, 0.5))[1])
@@ -124,11 +114,46 @@ def context_for(
         if c.chunk in hops or c.chunk in found.facts or c.chunk in desire
     }
     usage_vault = scope[0] if len(scope) == 1 else None
-    result = gate(text, candidates, threshold=threshold, model=model, user=user, vault_id=usage_vault, boosts=boosts)
-    constraints = _constraints(found, scope, words, {r.candidate.chunk for r in result.survivors})
+    result = gate(
+        text,
+        candidates,
+        threshold=threshold,
+        model=model,
+        user=user,
+        vault_id=usage_vault,
+        boosts=boosts,
+        local_rater=graph_rater(scope),
+    )
+    constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints
     result.rated += constraints
     return result
+
+
+def walked_candidates(
+    *, text: str, vector: list[float], scope: list[int]
+) -> tuple[Walk, list[Candidate], dict[int, tuple[int, float]], list[str]]:
+    """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
+    traced), and "what changed" summaries; also the walk, the last hops and the question's doors."""
+    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
+    intent = intent_of(text)
+    words = _words(text)
+    found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
+    searched = [h.chunk for h in hits]
+    walked = sorted(
+        (c for c in found.facts if c not in set(searched)),
+        key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
+    )[:WALKED]
+    known = set(searched) | set(walked)
+    replies = [c for c in answering(searched[:REPLIES_TO], scope) if c not in known]
+    hops = _last_hops(found, searched + walked + replies, scope)
+    doors = doors_of(words, scope)
+    candidates = [
+        _traced(c, found, hops.get(c.chunk), doors)
+        for c in load_chunks(chunks=searched + walked + replies, query_vector=vector, vault_ids=scope)
+    ]
+    candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
+    return found, candidates, hops, doors
 
 
 def _path_of(found: Walk, chunk: int) -> Path | None:

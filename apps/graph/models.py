@@ -165,6 +165,7 @@ class Mention(models.Model):
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
     note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+    said = models.BooleanField(default=False)  # the entity is who speaks in this passage (a conversation turn)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["entity", "chunk"], name="graph_mention_unique")]
@@ -172,6 +173,21 @@ class Mention(models.Model):
 
     def __str__(self) -> str:
         return f"entity {self.entity_id} in chunk {self.chunk_id}"
+
+
+class Reply(models.Model):
+    """Conversation structure: a turn and the turn it answers (the one before it in the same note, or in the
+    previous note of its folder when each turn is a note of its own). Both passages are in the same vault."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    chunk = models.OneToOneField(Chunk, on_delete=models.CASCADE, related_name="+")
+    answers = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["vault", "chunk"])]
+
+    def __str__(self) -> str:
+        return f"chunk {self.chunk_id} answers chunk {self.answers_id}"
 
 
 class Extraction(models.Model):

@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 from django.db import connection, transaction
 
+from apps.graph.conversation import folder_of, replies_refresh, speakers_of
 from apps.graph.doors import term_counts_refresh
-from apps.graph.extract import SPEAKER, WORD, Extracted, NoteText, extract_model_free
+from apps.graph.extract import KIND_RANK, SPEAKER, WORD, Extracted, NoteText, extract_model_free
 from apps.graph.extract_model import extract_with_model
 from apps.graph.models import (
     LADDER,
@@ -30,8 +31,8 @@ from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
 # /2: a "must" said in a conversation turn is a fact, not a rule; /3: no months, weekdays or a turn's first word
-# taken for names
-EXTRACTOR = "local/model-free-extractor/3"
+# taken for names; /4: who speaks in each passage
+EXTRACTOR = "local/model-free-extractor/4"
 MODEL_NOTES_PER_RUN = 200
 TRIVIAL_CHARS = 160  # shorter notes pass the significance check first: chatter yields no graph at all
 
@@ -92,6 +93,10 @@ def graph_extract_note(*, note: Note, force: bool = False) -> Extraction:
 def _entities(vault_id: int, extracted: Extracted) -> dict[str, int]:
     rows = [Entity(vault_id=vault_id, name=f.name[:300], key=key, kind=f.kind) for key, f in extracted.entities.items()]
     Entity.objects.bulk_create(rows, ignore_conflicts=True)
+    people = [key for key, f in extracted.entities.items() if f.kind == "person"]
+    if people:  # named before they first spoke: a thing until now
+        found_as = Entity.objects.filter(vault_id=vault_id, key__in=people, kind__in=KIND_RANK)
+        found_as.exclude(kind="person").update(kind="person")
     found = Entity.objects.filter(vault_id=vault_id, key__in=list(extracted.entities))
     return dict(found.values_list("key", "id"))
 
@@ -100,8 +105,12 @@ def _write(note: Note, chunks: list[Chunk], extracted: Extracted, ids: dict[str,
     vault_id = note.vault_id
     for key, name in extracted.aspects:
         Aspect.objects.get_or_create(vault_id=vault_id, entity_id=ids[key], name=name)
+    speakers = [speakers_of(chunk.text) for chunk in chunks]
     Mention.objects.bulk_create(
-        [Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i]) for k, i in extracted.mentions],
+        [
+            Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i], said=k in speakers[i])
+            for k, i in extracted.mentions
+        ],
         ignore_conflicts=True,
     )
     facts = [
@@ -196,6 +205,7 @@ def graph_extract_pending(
             progress(done, len(todo))
     if todo:
         _unmentioned_prune(vault_id)
+        replies_refresh(vault_id=vault_id, folders={folder_of(n.path) for n in todo})
     if todo or not TermCount.objects.filter(vault_id=vault_id, term="").exists():
         term_counts_refresh(vault_id=vault_id)  # the doors' counts follow what the vault holds
     return counts

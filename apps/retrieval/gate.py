@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,12 +58,22 @@ class GateResult:
     notes: list[str] = field(default_factory=list)  # degradations the user is told about
 
 
+Rater = Callable[[str, Sequence[Candidate]], list[Rated]]
+
+
+def probabilities(features: np.ndarray, weights: np.ndarray = WEIGHTS, bias: float = BIAS) -> np.ndarray:
+    """The logistic model's estimate, per row, that the candidate carries evidence."""
+    return np.asarray(1.0 / (1.0 + np.exp(-(features @ weights + bias))))
+
+
 def local_ratings(question: str, candidates: Sequence[Candidate]) -> list[Rated]:
     """The model-free scorer: a probability per candidate, mapped to 1–5, under the absolute floor."""
     features = feature_matrix(question, candidates)
-    if not len(features):
-        return []
-    probs = 1.0 / (1.0 + np.exp(-(features @ WEIGHTS + BIAS)))
+    return rated_from(candidates, features, probabilities(features)) if len(features) else []
+
+
+def rated_from(candidates: Sequence[Candidate], features: np.ndarray, probs: np.ndarray) -> list[Rated]:
+    """Probabilities as ratings: each mapped to 1–5, capped by the absolute floor (`features` as FEATURES)."""
     rated = []
     for cand, p, row in zip(candidates, probs, features, strict=True):
         score = score_of(float(p))
@@ -113,10 +123,16 @@ def parse_scores(reply: dict[str, Any] | None, count: int) -> list[int] | None:
 
 
 def rate(
-    question: str, candidates: Sequence[Candidate], *, model: str, user: Any = None, vault_id: int | None = None
+    question: str,
+    candidates: Sequence[Candidate],
+    *,
+    model: str,
+    user: Any = None,
+    vault_id: int | None = None,
+    local_rater: Rater = local_ratings,
 ) -> tuple[list[Rated], list[str]]:
     """Score every candidate in one call of the scoring slot (or locally); fall back to local on failure."""
-    local = local_ratings(question, candidates)
+    local = local_rater(question, candidates)
 
     reply = complete_json(
         slot="scoring",
@@ -147,14 +163,16 @@ def gate(
     vault_id: int | None = None,
     budget_top: int = BUDGET_TOP,
     boosts: dict[int, float] | None = None,
+    local_rater: Rater = local_ratings,
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
     `boosts` (chunk → factor, from learned paths) never decide what passes — relevance does — they order what
-    passed (and the list of every candidate) by the local probability times the factor; a model's 1–5 stands."""
+    passed (and the list of every candidate) by the local probability times the factor; a model's 1–5 stands.
+    `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`)."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
-    rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id)
+    rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
     survivors: list[Rated] = []

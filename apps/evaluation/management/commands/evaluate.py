@@ -34,6 +34,7 @@ class Command(BaseCommand):
         self._common(conv)
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
         cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
+        cal.add_argument("--graph", action="store_true", help="the graph's scorer: full's candidates and features")
         vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
         vault.add_argument("--notes", type=Path, required=True)
         vault.add_argument("--queries", type=Path, required=True)
@@ -78,11 +79,15 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
             from apps.evaluation.calibration import calibrate, collect
+            from apps.graph.relevance import GRAPH_FEATURES
+            from apps.retrieval.relevance import FEATURES
 
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
+            graph = options["graph"]
             with tqdm(unit="question", desc="collecting") as bar:
-                figures = calibrate(collect(options["data"], tick=bar.update))
+                questions = collect(options["data"], tick=bar.update, graph=graph)
+            figures = calibrate(questions, FEATURES + GRAPH_FEATURES if graph else FEATURES)
             self.stdout.write(json.dumps(figures, indent=2))
             return
         pipelines = options["pipelines"] or list(PIPELINES)

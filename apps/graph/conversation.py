@@ -1,0 +1,76 @@
+"""Conversation structure in the graph: who speaks in a passage (`Mention.said`) and which turn a turn answers
+(`Reply`). A turn is a passage that opens with a speaker line ("Name: …", after an optional time stamp). Within a
+note each turn answers the turn before it; when every turn is a note of its own, a folder's notes in natural
+order ("D1-2" before "D1-10") are the conversation. Anything that is not a turn breaks the thread."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import connection, transaction
+
+from apps.graph.extract import SPEAKER, key_of
+from apps.graph.models import Reply
+from apps.notes.models import Chunk, Note, Tier
+
+
+def speakers_of(text: str) -> set[str]:
+    """The entity keys of everyone who speaks in a passage."""
+    return {key_of(name) for name in SPEAKER.findall(text)}
+
+
+def is_turn(text: str) -> bool:
+    return SPEAKER.match(text.lstrip()) is not None
+
+
+def folder_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _natural(path: str) -> list[tuple[int, int | str]]:
+    return [(0, int(part)) if part.isdigit() else (1, part.lower()) for part in re.split(r"(\d+)", path)]
+
+
+def replies_refresh(*, vault_id: int, folders: set[str]) -> int:
+    """Recompute which turn answers which in these folders of a vault; returns the replies written."""
+    notes = [(pk, path) for pk, path in Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).values_list("id", "path")
+             if folder_of(path) in folders]  # fmt: skip
+    chunks: dict[int, list[tuple[int, str]]] = {}
+    rows = Chunk.objects.filter(note_id__in=[pk for pk, _ in notes], tier=Tier.HOT).order_by("note_id", "ordinal")
+    for chunk, note, text in rows.values_list("id", "note_id", "text"):
+        chunks.setdefault(note, []).append((chunk, text))
+    replies: list[Reply] = []
+    by_folder: dict[str, list[tuple[int, str]]] = {}
+    for pk, path in notes:
+        by_folder.setdefault(folder_of(path), []).append((pk, path))
+    for members in by_folder.values():
+        previous: int | None = None
+        for pk, _ in sorted(members, key=lambda m: _natural(m[1])):
+            for chunk, text in chunks.get(pk, []):
+                if not is_turn(text):
+                    previous = None
+                    continue
+                if previous is not None:
+                    replies.append(Reply(vault_id=vault_id, chunk_id=chunk, answers_id=previous))
+                previous = chunk
+    with transaction.atomic():
+        Reply.objects.filter(vault_id=vault_id, chunk__note_id__in=[pk for pk, _ in notes]).delete()
+        Reply.objects.bulk_create(replies, ignore_conflicts=True)
+    return len(replies)
+
+
+_ANSWERING = """
+SELECT r.chunk_id FROM graph_reply r
+JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
+WHERE r.vault_id = ANY(%(scope)s) AND r.answers_id = ANY(%(chunks)s)
+ORDER BY array_position(%(chunks)s, r.answers_id)
+"""
+
+
+def answering(chunks: list[int], scope: list[int]) -> list[int]:
+    """The turns that answer these passages (in the passages' order), from the requester's vaults only."""
+    if not chunks or not scope:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_ANSWERING, {"chunks": chunks, "scope": scope})
+        return [row[0] for row in cursor.fetchall()]

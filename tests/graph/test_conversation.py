@@ -1,0 +1,84 @@
+"""The graph knows a conversation's structure — who speaks in a passage and which turn answers which — and the
+`full` pipeline's scorer uses it: the turn that answers a question rises, a turn that only addresses the person
+asked about falls."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from apps.graph.context import graph_context
+from apps.graph.conversation import answering
+from apps.graph.models import Entity, Mention, Reply
+from apps.graph.relevance import graph_features, graph_rater
+from apps.graph.services import graph_extract_pending
+from apps.notes.models import Chunk
+from apps.retrieval.candidates import load_chunks
+from apps.retrieval.gate import local_ratings
+from tests.factories import make_note, make_user, make_vault
+
+pytestmark = pytest.mark.django_db
+
+STAMP = "3:14 pm on 13 August, 2023"
+TURNS = [
+    ("Maria", "Guess what, John! I adopted a second puppy last week, a tiny black lab."),
+    ("John", "Wow, Maria, how cute! What's her name? Does she get along with your other dog?"),
+    ("Maria", "Her name is Shadow! She's full of energy and always puts a smile on my face."),
+    ("John", "Cool, Maria! Tell me more about her next time, I have to run to the gym now."),
+    ("Maria", "Sure thing. My volunteering at the shelter is going great as well."),
+    ("John", "Glad to hear. The kids at school made me a card yesterday."),
+    ("Maria", "That's sweet. The shelter needs more blankets before winter."),
+    ("John", "I can bring some from the garage this weekend."),
+    ("Maria", "Thanks! Also, the neighbours' cat keeps visiting our yard."),
+    ("John", "Haha, your puppy must love that. I took the kids to the lake on Sunday."),
+]
+
+
+def _conversation(vault):
+    for number, (speaker, text) in enumerate(TURNS, start=1):
+        make_note(vault, f"session_01/D1-{number}.md", f"{STAMP}: {speaker}: {text}\n")
+    make_note(vault, "session_01/Notes.md", "# Notes\nThe puppy's vet is Dr Alvarez in Leeds.\n")
+    graph_extract_pending(vault_id=vault.pk)
+    return {n: Chunk.objects.get(note__vault=vault, note__path=f"session_01/D1-{n}.md") for n in range(1, 11)}
+
+
+def test_the_graph_records_who_speaks_and_which_turn_answers_which(vault):
+    turns = _conversation(vault)
+    answers = dict(Reply.objects.filter(vault=vault).values_list("chunk_id", "answers_id"))
+    # natural order: D1-10 follows D1-9 (not D1-1), every turn answers the one before it, the first answers none
+    assert answers[turns[10].pk] == turns[9].pk and answers[turns[2].pk] == turns[1].pk
+    assert turns[1].pk not in answers and len(answers) == 9  # the note that is no turn answers nothing
+    said = {(m.entity.key, m.chunk_id): m.said for m in Mention.objects.filter(vault=vault).select_related("entity")}
+    assert said[("maria", turns[3].pk)] is True  # Maria speaks in the third turn
+    assert said[("maria", turns[2].pk)] is False  # John speaks to Maria in the second
+    assert Entity.objects.get(vault=vault, key="john").kind == "person"  # named in the first turn, then spoke
+
+
+def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
+    turns = _conversation(vault)
+    question = "What is the name of Maria's second puppy?"
+    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
+    text = {r.candidate.chunk: r.probability for r in local_ratings(question, candidates)}
+    graph = {r.candidate.chunk: r.probability for r in graph_rater([vault.pk])(question, candidates)}
+    lift = {n: graph[turns[n].pk] / text[turns[n].pk] for n in turns}
+    assert lift[3] > lift[5]  # both Maria's; the third answers "What's her name?", the fifth a goodbye
+    assert graph[turns[4].pk] < text[turns[4].pk]  # "Cool, Maria!" from John: addressed, not said
+
+    result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
+    survivors = [r.candidate.chunk for r in result.survivors]
+    assert turns[3].pk in survivors  # "Her name is Shadow!" reaches the answer
+
+
+def test_conversation_structure_is_read_only_from_the_requester_s_vaults(vault):
+    """Isolation: the speakers and replies of an unreadable vault never shape a score."""
+    turns = _conversation(vault)
+    stranger = make_user("conversation-stranger")
+    mine = make_vault(stranger, "Mine")
+    make_note(mine, "Other.md", "# Other\nNothing here.\n")
+    question = "What is the name of Maria's second puppy?"
+    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
+    base = np.full(len(candidates), 0.5)
+    assert graph_features(question, candidates, base, [vault.pk]).any()
+    assert not graph_features(question, candidates, base, [mine.pk]).any()
+    assert answering([turns[2].pk], [vault.pk]) == [turns[3].pk]  # the walk along the conversation
+    assert answering([turns[2].pk], [mine.pk]) == []
