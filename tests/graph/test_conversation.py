@@ -4,18 +4,16 @@ asked about falls."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from apps.graph.context import graph_context
-from apps.graph.conversation import answering
 from apps.graph.models import Entity, Mention, Reply
-from apps.graph.relevance import graph_features, graph_rater
+from apps.graph.relevance import graph_rater
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import local_ratings
-from tests.factories import make_note, make_user, make_vault
+from tests.factories import make_note
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +32,7 @@ TURNS = [
 ]
 
 
-def _conversation(vault):
+def conversation(vault):
     for number, (speaker, text) in enumerate(TURNS, start=1):
         make_note(vault, f"session_01/D1-{number}.md", f"{STAMP}: {speaker}: {text}\n")
     make_note(vault, "session_01/Notes.md", "# Notes\nThe puppy's vet is Dr Alvarez in Leeds.\n")
@@ -43,7 +41,7 @@ def _conversation(vault):
 
 
 def test_the_graph_records_who_speaks_and_which_turn_answers_which(vault):
-    turns = _conversation(vault)
+    turns = conversation(vault)
     answers = dict(Reply.objects.filter(vault=vault).values_list("chunk_id", "answers_id"))
     # natural order: D1-10 follows D1-9 (not D1-1), every turn answers the one before it, the first answers none
     assert answers[turns[10].pk] == turns[9].pk and answers[turns[2].pk] == turns[1].pk
@@ -55,7 +53,7 @@ def test_the_graph_records_who_speaks_and_which_turn_answers_which(vault):
 
 
 def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
-    turns = _conversation(vault)
+    turns = conversation(vault)
     question = "What is the name of Maria's second puppy?"
     candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
     text = {r.candidate.chunk: r.probability for r in local_ratings(question, candidates)}
@@ -69,16 +67,31 @@ def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     assert turns[3].pk in survivors  # "Her name is Shadow!" reaches the answer
 
 
-def test_conversation_structure_is_read_only_from_the_requester_s_vaults(vault):
-    """Isolation: the speakers and replies of an unreadable vault never shape a score."""
-    turns = _conversation(vault)
-    stranger = make_user("conversation-stranger")
-    mine = make_vault(stranger, "Mine")
-    make_note(mine, "Other.md", "# Other\nNothing here.\n")
-    question = "What is the name of Maria's second puppy?"
-    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
-    base = np.full(len(candidates), 0.5)
-    assert graph_features(question, candidates, base, [vault.pk]).any()
-    assert not graph_features(question, candidates, base, [mine.pk]).any()
-    assert answering([turns[2].pk], [vault.pk]) == [turns[3].pk]  # the walk along the conversation
-    assert answering([turns[2].pk], [mine.pk]) == []
+def test_full_walks_from_a_question_turn_to_the_turn_that_answers_it(vault):
+    """Search cannot find "Crumb & Co." for a question about the bakery's name (they share no word); the turn
+    that asked for the name can, and the walk along the conversation brings its answer to the gate (which rates it:
+    here it shares no word and little meaning with the question, and stays under the cut)."""
+    from apps.retrieval.context import CANDIDATES
+    from apps.retrieval.search import hybrid_search
+
+    for i in range(CANDIDATES + 30):
+        make_note(
+            vault,
+            f"Town/Shop {i}.md",
+            f"# Shop {i}\nShop {i} on the high street sells rye bread at its bakery counter.\n",
+        )
+    chat = [
+        ("John", "Priya, what name did you pick for your new bakery in the end?"),
+        ("Priya", "Crumb & Co., after my grandmother's recipe book."),
+        ("John", "Lovely. See you on Saturday at the market."),
+    ]
+    for number, (speaker, text) in enumerate(chat, start=1):
+        make_note(vault, f"chat/D1-{number}.md", f"{STAMP}: {speaker}: {text}\n")
+    graph_extract_pending(vault_id=vault.pk)
+    answer = Chunk.objects.get(note__vault=vault, note__path="chat/D1-2.md").pk
+    question = "What name did the new bakery get?"
+    searched = hybrid_search(user=vault.owner, query=question, vault_ids=[vault.pk], k=CANDIDATES).hits
+    assert answer not in [hit.chunk for hit in searched]
+
+    result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
+    assert answer in [r.candidate.chunk for r in result.rated]
