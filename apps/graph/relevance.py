@@ -2,8 +2,8 @@
 conversation — who speaks in it and which turn it answers.
 
 - `said`: a person the question names speaks in the passage ("What does Nate enjoy?" — Nate's own turns).
-- `addressed`: the passage names that person but someone else speaks ("Cool, Nate!" from Joanna rarely says what
-  Nate enjoys).
+- `addressed`: a turn names that person but someone else speaks ("Cool, Nate!" from Joanna rarely says what Nate
+  enjoys). A passage nobody speaks in (an ordinary note) is neither said nor addressed.
 - `answers`: the text scorer's estimate for the turn this passage answers, when that turn is a candidate too (the
   answer to "What's her name?" is the turn after it).
 
@@ -28,11 +28,15 @@ GRAPH_FEATURES = ("said", "addressed", "answers")
 GRAPH_WEIGHTS = np.array([0.0990, 3.4588, 2.3036, 2.7591, 0.7066, 0.1010, -0.3878, 4.0821, 0.4778, -2.0447, 2.9836])
 GRAPH_BIAS = -8.3548
 
+# Per turn (a passage someone speaks in): does a person the question names speak in it, is one only named?
 _PEOPLE = """
-SELECT m.chunk_id, bool_or(m.said) FROM graph_mention m
-JOIN graph_entity e ON e.id = m.entity_id AND e.vault_id = ANY(%(scope)s) AND e.kind = 'person' AND e.tier = 'hot'
-WHERE m.vault_id = ANY(%(scope)s) AND m.chunk_id = ANY(%(chunks)s) AND e.key = ANY(%(names)s)
+SELECT m.chunk_id, bool_or(m.said AND e.kind = 'person' AND e.key = ANY(%(names)s)),
+       bool_or(e.kind = 'person' AND e.key = ANY(%(names)s))
+FROM graph_mention m
+JOIN graph_entity e ON e.id = m.entity_id AND e.vault_id = ANY(%(scope)s) AND e.tier = 'hot'
+WHERE m.vault_id = ANY(%(scope)s) AND m.chunk_id = ANY(%(chunks)s)
 GROUP BY m.chunk_id
+HAVING bool_or(m.said)
 """
 
 _ANSWERS = """
@@ -46,18 +50,18 @@ def graph_features(question: str, candidates: Sequence[Candidate], base: np.ndar
     chunks = [c.chunk for c in candidates]
     names = sorted(names_in(question))
     with connection.cursor() as cursor:
-        people: dict[int, bool] = {}
+        people: dict[int, tuple[bool, bool]] = {}
         if names:
             cursor.execute(_PEOPLE, {"scope": scope, "chunks": chunks, "names": names})
-            people = dict(cursor.fetchall())
+            people = {chunk: (said, named) for chunk, said, named in cursor.fetchall()}
         cursor.execute(_ANSWERS, {"scope": scope, "chunks": chunks})
         answers = dict(cursor.fetchall())
     index = {chunk: i for i, chunk in enumerate(chunks)}
     rows = []
     for chunk in chunks:
-        said = people.get(chunk)
+        said, named = people.get(chunk, (False, False))
         earlier = answers.get(chunk)
-        rows.append([float(said is True), float(said is False), float(base[index[earlier]]) if earlier else 0.0])
+        rows.append([float(said), float(named and not said), float(base[index[earlier]]) if earlier else 0.0])
     return np.array(rows, dtype=np.float64).reshape(len(chunks), len(GRAPH_FEATURES))
 
 

@@ -4,11 +4,12 @@ asked about falls."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from apps.graph.context import graph_context
 from apps.graph.models import Entity, Mention, Reply
-from apps.graph.relevance import graph_rater
+from apps.graph.relevance import graph_features, graph_rater
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
 from apps.retrieval.candidates import load_chunks
@@ -35,7 +36,7 @@ TURNS = [
 def conversation(vault):
     for number, (speaker, text) in enumerate(TURNS, start=1):
         make_note(vault, f"session_01/D1-{number}.md", f"{STAMP}: {speaker}: {text}\n")
-    make_note(vault, "session_01/Notes.md", "# Notes\nThe puppy's vet is Dr Alvarez in Leeds.\n")
+    make_note(vault, "session_01/Notes.md", "# Notes\nMaria takes the puppy to Dr Alvarez in Leeds.\n")
     graph_extract_pending(vault_id=vault.pk)
     return {n: Chunk.objects.get(note__vault=vault, note__path=f"session_01/D1-{n}.md") for n in range(1, 11)}
 
@@ -61,6 +62,13 @@ def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     lift = {n: graph[turns[n].pk] / text[turns[n].pk] for n in turns}
     assert lift[3] > lift[5]  # both Maria's; the third answers "What's her name?", the fifth a goodbye
     assert graph[turns[4].pk] < text[turns[4].pk]  # "Cool, Maria!" from John: addressed, not said
+
+    notes = Chunk.objects.get(note__vault=vault, note__path="session_01/Notes.md")
+    rows = load_chunks(chunks=[turns[3].pk, turns[4].pk, notes.pk], query_vector=None, vault_ids=[vault.pk])
+    features = graph_features(question, rows, np.array([0.2, 0.5, 0.5]), [vault.pk])
+    assert features[0].tolist() == [1.0, 0.0, 0.0]  # Maria speaks (turn 2, which it answers, is no candidate here)
+    assert features[1].tolist() == [0.0, 1.0, 0.2]  # John to Maria, answering turn 3
+    assert features[2].tolist() == [0.0, 0.0, 0.0]  # a note about Maria nobody speaks in: neither said nor addressed
 
     result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
     survivors = [r.candidate.chunk for r in result.survivors]
