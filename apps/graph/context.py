@@ -1,9 +1,8 @@
 """Context through the graph (answer path steps 2–7): hybrid search finds the doors, the message's intent picks
 the walk, the walk's paths bring facts the search did not rank and carry learned values onto what they reach, the
-turns answering the search's best passages join them (conversation structure), the desire paths from the
-question's doors (its specific terms) carry what feedback taught, the relevance gate rates everything with the
-graph's scorer (who speaks, which turn answers which: `relevance.py`), and constraints on the message's own
-entities surface regardless (at most 3).
+desire paths from the question's doors (its specific terms) carry what feedback taught, the relevance gate rates
+everything with the graph's scorer (who speaks, which turn answers which: `relevance.py`), and constraints on the
+message's own entities surface regardless (at most 3).
 
 Every context unit keeps the path that produced it (`Candidate.trace`), so feedback lands on the path."""
 
@@ -17,7 +16,6 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from apps.graph.conversation import answering
 from apps.graph.doors import door_lifts, doors_of
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
@@ -31,7 +29,6 @@ from apps.retrieval.relevance import STOP
 from apps.retrieval.search import hybrid_search_vector
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
-REPLIES_TO = 6  # the turns answering the search's best passages join the candidates (conversation structure)
 MAX_CONSTRAINTS = 3
 
 _CONSTRAINTS = """
@@ -144,13 +141,11 @@ def walked_candidates(
         (c for c in found.facts if c not in set(searched)),
         key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
     )[:WALKED]
-    known = set(searched) | set(walked)
-    replies = [c for c in answering(searched[:REPLIES_TO], scope) if c not in known]
-    hops = _last_hops(found, searched + walked + replies, scope)
+    hops = _last_hops(found, searched + walked, scope)
     doors = doors_of(words, scope)
     candidates = [
         _traced(c, found, hops.get(c.chunk), doors)
-        for c in load_chunks(chunks=searched + walked + replies, query_vector=vector, vault_ids=scope)
+        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
     candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
     return found, candidates, hops, doors

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from apps.graph.extract import SPEAKER, key_of
 from apps.graph.models import Reply
@@ -57,20 +57,3 @@ def replies_refresh(*, vault_id: int, folders: set[str]) -> int:
         Reply.objects.filter(vault_id=vault_id, chunk__note_id__in=[pk for pk, _ in notes]).delete()
         Reply.objects.bulk_create(replies, ignore_conflicts=True)
     return len(replies)
-
-
-_ANSWERING = """
-SELECT r.chunk_id FROM graph_reply r
-JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
-WHERE r.vault_id = ANY(%(scope)s) AND r.answers_id = ANY(%(chunks)s)
-ORDER BY array_position(%(chunks)s, r.answers_id)
-"""
-
-
-def answering(chunks: list[int], scope: list[int]) -> list[int]:
-    """The turns that answer these passages (in the passages' order), from the requester's vaults only."""
-    if not chunks or not scope:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(_ANSWERING, {"chunks": chunks, "scope": scope})
-        return [row[0] for row in cursor.fetchall()]

@@ -73,33 +73,3 @@ def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
     survivors = [r.candidate.chunk for r in result.survivors]
     assert turns[3].pk in survivors  # "Her name is Shadow!" reaches the answer
-
-
-def test_full_walks_from_a_question_turn_to_the_turn_that_answers_it(vault):
-    """Search cannot find "Crumb & Co." for a question about the bakery's name (they share no word); the turn
-    that asked for the name can, and the walk along the conversation brings its answer to the gate (which rates it:
-    here it shares no word and little meaning with the question, and stays under the cut)."""
-    from apps.retrieval.context import CANDIDATES
-    from apps.retrieval.search import hybrid_search
-
-    for i in range(CANDIDATES + 30):
-        make_note(
-            vault,
-            f"Town/Shop {i}.md",
-            f"# Shop {i}\nShop {i} on the high street sells rye bread at its bakery counter.\n",
-        )
-    chat = [
-        ("John", "Priya, what name did you pick for your new bakery in the end?"),
-        ("Priya", "Crumb & Co., after my grandmother's recipe book."),
-        ("John", "Lovely. See you on Saturday at the market."),
-    ]
-    for number, (speaker, text) in enumerate(chat, start=1):
-        make_note(vault, f"chat/D1-{number}.md", f"{STAMP}: {speaker}: {text}\n")
-    graph_extract_pending(vault_id=vault.pk)
-    answer = Chunk.objects.get(note__vault=vault, note__path="chat/D1-2.md").pk
-    question = "What name did the new bakery get?"
-    searched = hybrid_search(user=vault.owner, query=question, vault_ids=[vault.pk], k=CANDIDATES).hits
-    assert answer not in [hit.chunk for hit in searched]
-
-    result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
-    assert answer in [r.candidate.chunk for r in result.rated]
