@@ -165,7 +165,7 @@ class Mention(models.Model):
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
     note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
-    said = models.BooleanField(default=False, db_default=False)  # the entity is who speaks in this passage (a conversation turn)
+    said = models.BooleanField(default=False, db_default=False)  # the entity speaks in this passage (a turn)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["entity", "chunk"], name="graph_mention_unique")]

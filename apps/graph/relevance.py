@@ -8,8 +8,9 @@ conversation — who speaks in it and which turn it answers.
   answer to "What's her name?" is the turn after it).
 
 A logistic model over FEATURES + GRAPH_FEATURES (fitted on the LoCoMo dev split only, `manage.py evaluate
-calibrate --graph`, over the candidates `full` sees) gives the probability; the gate's cut points and floor apply
-as for the text scorer. Both reads filter by the requester's vaults in SQL."""
+calibrate --graph`, over the candidates `full` sees: conversation turns) gives a turn's probability; any other
+passage keeps the text scorer's (on the sample vault the turn weights lost a meaning query's note). The gate's cut
+points and floor apply as for the text scorer. Both reads filter by the requester's vaults in SQL."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import connection
 
+from apps.graph.conversation import is_turn
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.gate import Rated, Rater, probabilities, rated_from
 from apps.retrieval.relevance import FEATURES, feature_matrix, names_in
@@ -78,7 +80,9 @@ def graph_rater(scope: list[int]) -> Rater:
         if not candidates:
             return []
         matrix = graph_matrix(question, candidates, scope)
-        probs = probabilities(matrix, GRAPH_WEIGHTS, GRAPH_BIAS)
-        return rated_from(candidates, matrix[:, : len(FEATURES)], probs)
+        text = matrix[:, : len(FEATURES)]
+        turns = np.array([is_turn(c.text) for c in candidates])
+        probs = np.where(turns, probabilities(matrix, GRAPH_WEIGHTS, GRAPH_BIAS), probabilities(text))
+        return rated_from(candidates, text, probs)
 
     return rate

@@ -56,14 +56,16 @@ def test_the_graph_records_who_speaks_and_which_turn_answers_which(vault):
 def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     turns = conversation(vault)
     question = "What is the name of Maria's second puppy?"
-    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
+    notes = Chunk.objects.get(note__vault=vault, note__path="session_01/Notes.md")
+    chunks = [c.pk for c in turns.values()] + [notes.pk]
+    candidates = load_chunks(chunks=chunks, query_vector=None, vault_ids=[vault.pk])
     text = {r.candidate.chunk: r.probability for r in local_ratings(question, candidates)}
     graph = {r.candidate.chunk: r.probability for r in graph_rater([vault.pk])(question, candidates)}
     lift = {n: graph[turns[n].pk] / text[turns[n].pk] for n in turns}
     assert lift[3] > lift[5]  # both Maria's; the third answers "What's her name?", the fifth a goodbye
     assert graph[turns[4].pk] < text[turns[4].pk]  # "Cool, Maria!" from John: addressed, not said
+    assert graph[notes.pk] == text[notes.pk]  # a passage nobody speaks in keeps the text scorer's estimate
 
-    notes = Chunk.objects.get(note__vault=vault, note__path="session_01/Notes.md")
     rows = load_chunks(chunks=[turns[3].pk, turns[4].pk, notes.pk], query_vector=None, vault_ids=[vault.pk])
     features = graph_features(question, rows, np.array([0.2, 0.5, 0.5]), [vault.pk])
     assert features[0].tolist() == [1.0, 0.0, 0.0]  # Maria speaks (turn 2, which it answers, is no candidate here)
