@@ -61,7 +61,7 @@ def collect(data: Path, tick: Tick | None = None, graph: bool = False) -> list[Q
                 out.append(
                     Question(
                         conversation=conv.sample_id,
-                        features=graph_matrix(q.text, cands, scope) if graph else feature_matrix(q.text, cands),
+                        features=graph_matrix(q.text, cands, scope)[0] if graph else feature_matrix(q.text, cands),
                         labels=np.array([float(bool(set(t) & evidence)) for t in turns]),
                         tokens=np.array([tokens_of(c.text) for c in cands]),
                         evidence=evidence,

@@ -67,10 +67,11 @@ def graph_features(question: str, candidates: Sequence[Candidate], base: np.ndar
     return np.array(rows, dtype=np.float64).reshape(len(chunks), len(GRAPH_FEATURES))
 
 
-def graph_matrix(question: str, candidates: Sequence[Candidate], scope: list[int]) -> np.ndarray:
-    """FEATURES + GRAPH_FEATURES, one row per candidate."""
+def graph_matrix(question: str, candidates: Sequence[Candidate], scope: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """FEATURES + GRAPH_FEATURES, one row per candidate; and the text scorer's probability per candidate."""
     features = feature_matrix(question, candidates)
-    return np.hstack([features, graph_features(question, candidates, probabilities(features), scope)])
+    base = probabilities(features)
+    return np.hstack([features, graph_features(question, candidates, base, scope)]), base
 
 
 def graph_rater(scope: list[int]) -> Rater:
@@ -79,10 +80,9 @@ def graph_rater(scope: list[int]) -> Rater:
     def rate(question: str, candidates: Sequence[Candidate]) -> list[Rated]:
         if not candidates:
             return []
-        matrix = graph_matrix(question, candidates, scope)
-        text = matrix[:, : len(FEATURES)]
+        matrix, base = graph_matrix(question, candidates, scope)
         turns = np.array([is_turn(c.text) for c in candidates])
-        probs = np.where(turns, probabilities(matrix, GRAPH_WEIGHTS, GRAPH_BIAS), probabilities(text))
-        return rated_from(candidates, text, probs)
+        probs = np.where(turns, probabilities(matrix, GRAPH_WEIGHTS, GRAPH_BIAS), base)
+        return rated_from(candidates, matrix[:, : len(FEATURES)], probs)
 
     return rate
