@@ -3,7 +3,8 @@
 For every question with evidence, the gate's own candidates (hybrid top 30) and features are collected; an
 L2-regularised logistic regression (Newton's method, C = 1) predicts "this candidate carries an evidence turn".
 The printed weights are what `apps/retrieval/gate.py` uses; the leave-one-conversation-out figures show what
-the cut for score 3 costs and saves within the budget, on conversations the fit did not see. With `graph`, the
+the cut for score 3 costs and saves within the budget, on conversations the fit did not see, and how the survivors'
+MRR moves with how much of the search's rank their order keeps (`RANK_IN_ORDER` in the gate). With `graph`, the
 candidates are those `full` sees (search, then the walk's facts) and the features add the graph's
 (`apps/graph/relevance.py` uses those weights).
 """
@@ -90,17 +91,23 @@ def fit(questions: list[Question], c: float = 1.0, steps: int = 50) -> tuple[np.
     return w[:-1], float(w[-1])
 
 
+def _kept(q: Question, p: np.ndarray, cut: float) -> tuple[list[int], int]:
+    """The candidates the gate lets through at this cut (its rule: best first, within the budget), and their tokens."""
+    budget, used = q.tokens[:BUDGET_TOP].sum(), 0
+    kept: list[int] = []
+    for i in np.argsort(-p, kind="stable"):
+        if p[i] < cut or (kept and used + q.tokens[i] > budget):
+            break
+        kept.append(i)
+        used += q.tokens[i]
+    return kept, int(used)
+
+
 def within_budget(questions: list[Question], probs: list[np.ndarray], cut: float) -> dict[str, float]:
     """What the gate would inject at this cut: recall, noise turns and tokens per question (the gate's rule)."""
     recall, noise, tokens = [], [], []
     for q, p in zip(questions, probs, strict=True):
-        budget, used = q.tokens[:BUDGET_TOP].sum(), 0
-        kept: list[int] = []
-        for i in np.argsort(-p, kind="stable"):
-            if p[i] < cut or (kept and used + q.tokens[i] > budget):
-                break
-            kept.append(i)
-            used += q.tokens[i]
+        kept, used = _kept(q, p, cut)
         turns = [t for i in kept for t in q.turns[i]]
         recall.append(len(set(turns) & q.evidence) / len(q.evidence))
         noise.append(sum(t not in q.evidence for t in turns))
@@ -108,19 +115,40 @@ def within_budget(questions: list[Question], probs: list[np.ndarray], cut: float
     return {"recall": float(np.mean(recall)), "noise": float(np.mean(noise)), "tokens": float(np.mean(tokens))}
 
 
+def survivors_mrr(questions: list[Question], probs: list[np.ndarray], rank_weights: list[float], keep: float) -> float:
+    """MRR of what passes the cut for score 3 when it is put in order with `keep` of the search's rank (the rank
+    feature's share of each question's logit; `rank_weights` are the fitted rank weights, per question)."""
+    rank = FEATURES.index("rank")
+    ranks = []
+    for q, p, w in zip(questions, probs, rank_weights, strict=True):
+        kept, _ = _kept(q, p, CUTS[1])
+        logit = np.log(np.clip(p, 1e-12, 1 - 1e-12) / np.clip(1 - p, 1e-12, 1))
+        order = sorted(kept, key=lambda i: -(logit[i] - (1 - keep) * w * q.features[i, rank]))
+        first = next((n for n, i in enumerate(order, start=1) if q.labels[i]), None)
+        ranks.append(1.0 / first if first else 0.0)
+    return float(np.mean(ranks)) if ranks else 0.0
+
+
 def calibrate(questions: list[Question], names: tuple[str, ...] = FEATURES) -> dict[str, Any]:
     weights, bias = fit(questions)
     held_out: list[np.ndarray] = []
+    rank_weights: list[float] = []
     ordered: list[Question] = []
     conversations = sorted({q.conversation for q in questions})
     for name in conversations if len(conversations) > 1 else []:
         w, b = fit([q for q in questions if q.conversation != name])
         for q in (q for q in questions if q.conversation == name):
             held_out.append(1.0 / (1.0 + np.exp(-(q.features @ w + b))) if len(q.features) else np.zeros(0))
+            rank_weights.append(float(w[FEATURES.index("rank")]))
             ordered.append(q)
     return {
         "questions": len(questions),
         "weights": dict(zip(names, np.round(weights, 4).tolist(), strict=True)),
         "bias": round(bias, 4),
         "held_out": {f"p>={cut}": within_budget(ordered, held_out, cut) for cut in (0.0, *CUTS[:2])} if ordered else {},
+        "survivors_mrr_by_rank_kept": {
+            str(keep): round(survivors_mrr(ordered, held_out, rank_weights, keep), 4) for keep in (1.0, 0.5, 0.25, 0.0)
+        }
+        if ordered
+        else {},
     }

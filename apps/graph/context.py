@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from apps.graph.doors import door_lifts, doors_of
+from apps.graph.doors import asked_for, door_lifts, doors_of
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
 from apps.graph.relevance import graph_rater
@@ -46,8 +46,10 @@ def _words(text: str) -> list[str]:
 
 
 def _boost(path: Path | None, fact_value: float = 0.5) -> float:
-    """What learning has done to a unit, relative to an unlearned one (1.0): the learned values and strengths
-    along its path and the learned value of its last hop (the fact through that entity's mention)."""
+    """What learning has done to a path, relative to an unlearned one (1.0): the learned values and strengths
+    along it, and the learned value of its last hop (the fact through that entity's mention) when given. The walk
+    picks the facts it brings by both; a unit's place among the survivors moves with its path and its desire paths,
+    not with the last hop (the fact's value for every question of an intent says little about this question's)."""
     lift = 2 * fact_value
     if path is None:
         return lift
@@ -101,14 +103,14 @@ def context_for(
     *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
-    found, candidates, hops, doors = walked_candidates(text=text, vector=vector, scope=scope)
+    found, candidates, doors = walked_candidates(text=text, vector=vector, scope=scope)
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
-    desire = door_lifts(doors, [c.chunk for c in candidates], scope)
+    desire = door_lifts(doors, asked_for(text), [c.chunk for c in candidates], scope)
     boosts = {
-        c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk), hops.get(c.chunk, (0, 0.5))[1])
+        c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk))
         for c in candidates
-        if c.chunk in hops or c.chunk in found.facts or c.chunk in desire
+        if c.chunk in found.facts or c.chunk in desire
     }
     usage_vault = scope[0] if len(scope) == 1 else None
     result = gate(
@@ -127,38 +129,37 @@ def context_for(
     return result
 
 
-def walked_candidates(
-    *, text: str, vector: list[float], scope: list[int]
-) -> tuple[Walk, list[Candidate], dict[int, tuple[int, float]], list[str]]:
+def walked_candidates(*, text: str, vector: list[float], scope: list[int]) -> tuple[Walk, list[Candidate], list[str]]:
     """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
-    traced), and "what changed" summaries; also the walk, the last hops and the question's doors."""
+    traced; the walk brings first what its paths and its last hops learned), and "what changed" summaries; also
+    the walk and the question's doors."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
     searched = [h.chunk for h in hits]
+    reached = [c for c in found.facts if c not in set(searched)]
+    hops = _last_hops(found, searched + reached, scope)
     walked = sorted(
-        (c for c in found.facts if c not in set(searched)),
-        key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path)),
+        reached, key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path, hops.get(c, (0, 0.5))[1]))
     )[:WALKED]
-    hops = _last_hops(found, searched + walked, scope)
     doors = doors_of(words, scope)
     candidates = [
-        _traced(c, found, hops.get(c.chunk), doors)
+        _traced(c, found, hops.get(c.chunk), doors, asked_for(text))
         for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
     candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
-    return found, candidates, hops, doors
+    return found, candidates, doors
 
 
 def _path_of(found: Walk, chunk: int) -> Path | None:
     return found.facts[chunk].path if chunk in found.facts else None
 
 
-def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, doors: list[str]) -> Candidate:
+def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, doors: list[str], asks: str) -> Candidate:
     path = _path_of(found, candidate.chunk)
     trace = path.trace(found.intent) if path else {"intent": found.intent, "entities": [], "edges": []}
-    extra = {"mention": hop[0] if hop else None, "doors": doors, "walk_ms": round(found.elapsed_ms, 1)}
+    extra = {"mention": hop[0] if hop else None, "doors": doors, "asks": asks, "walk_ms": round(found.elapsed_ms, 1)}
     return replace(candidate, trace={**trace, **extra})
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from django.db import transaction
+from django.db.models import Q
 
 from apps.graph.extract import SPEAKER, key_of
 from apps.graph.models import Reply
@@ -29,6 +30,15 @@ def folder_of(path: str) -> str:
 
 def _natural(path: str) -> list[tuple[int, int | str]]:
     return [(0, int(part)) if part.isdigit() else (1, part.lower()) for part in re.split(r"(\d+)", path)]
+
+
+def neighbours_of(*, chunk_id: int, vault_id: int) -> list[tuple[int, str]]:
+    """The live turns next to a turn in its conversation (the one it answers, the one that answers it), as the
+    (note, content hash) a learned value is keyed by; only the vault's own."""
+    pairs = Reply.objects.filter(vault_id=vault_id).filter(Q(chunk_id=chunk_id) | Q(answers_id=chunk_id))
+    ids = {pk for pair in pairs.values_list("chunk_id", "answers_id") for pk in pair} - {chunk_id}
+    live = Chunk.objects.filter(pk__in=ids, vault_id=vault_id, tier=Tier.HOT).order_by("id")
+    return list(live.values_list("note_id", "content_hash"))
 
 
 def replies_refresh(*, vault_id: int, folders: set[str]) -> int:

@@ -1,29 +1,41 @@
 """Doors and the desire paths from them (DESIGN, answer path step 5: "learned = how often this kind of path helped
 this kind of question before").
 
-A door is a specific term of the question: one that at most a tenth of the passages in scope carry, and at most
-200 (a speaker's name or a word every note uses opens everything, so it says nothing about which fact helps).
+A door is a specific term of the question, as its English stem ("offer" and "offering" open the same door): one
+that at most a tenth of the passages in scope carry, and at most 200 (a speaker's name or a word every note uses
+opens everything, so it says nothing about which fact helps).
 Feedback on a context unit teaches the path from each of the question's doors straight to the unit's fact
-(`DoorValue`); a later question through the same doors finds the facts that helped first. Both reads filter by
-the requester's vaults in SQL."""
+(`DoorValue`), for the kind of answer the question asks for (its question word: the turn that said when they went
+camping is the way for the next "when … camping", not for "what did they do while camping"); a later question of
+that kind through the same doors finds the facts that helped first. Both reads filter by the requester's vaults in
+SQL."""
 
 from __future__ import annotations
 
-from django.db import connection, transaction
+import re
 
-from apps.graph.learning import ANY_INTENT
+from django.db import connection, transaction
 
 DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 → +0.028, 0.20 → +0.028, all → +0.018
 DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
 MAX_DOORS = 8
+ASKS = re.compile(
+    r"^\W*(when|where|who|whom|whose|why|how (?:many|much|long|often|old|far)|how|what|which|would|could|should|"
+    r"can|is|are|was|were|did|does|do|has|have|will)\b",
+    re.I,
+)
+YES_NO = {"would", "could", "should", "can", "is", "are", "was", "were", "did", "does", "do", "has", "have", "will"}
 
 _COUNTS = """
-SELECT term, sum(passages) FROM graph_termcount
-WHERE vault_id = ANY(%(scope)s) AND term = ANY(%(terms)s)
-GROUP BY term
+WITH doors AS (
+    SELECT DISTINCT (ts_lexize('english_stem', w))[1] AS term FROM unnest(%(words)s::text[]) AS w
+)
+SELECT t.term, sum(t.passages) FROM graph_termcount t
+WHERE t.vault_id = ANY(%(scope)s) AND (t.term = '' OR t.term IN (SELECT term FROM doors))
+GROUP BY t.term
 """
 
-# ts_stat reads every live passage of the vault once (in the worker): the terms few enough carry to be doors.
+# ts_stat reads every live passage of the vault once (in the worker): the stems few enough carry to be doors.
 _REFRESH = """
 INSERT INTO graph_termcount (vault_id, term, passages)
 SELECT %(vault)s, word, ndoc FROM ts_stat(%(passages)s) WHERE ndoc <= %(most)s AND length(word) <= 100
@@ -40,22 +52,32 @@ GROUP BY c.id
 """
 
 
+def asked_for(question: str) -> str:
+    """The kind of answer a question asks for: its question word ("when", "who", "how many", …), "yes-no" for a
+    question that opens with an auxiliary, "other" for anything else."""
+    match = ASKS.match(question)
+    if match is None:
+        return "other"
+    word = " ".join(match.group(1).lower().split())
+    return "yes-no" if word in YES_NO else "who" if word in ("whom", "whose") else word
+
+
 def doors_of(words: list[str], scope: list[int]) -> list[str]:
-    """The question's content words that some but at most DOOR_SHARE (and at most DOOR_MAX_CARRIERS) of the scope's
-    live passages carry, from the counts the worker keeps (`term_counts_refresh`)."""
+    """The stems of the question's content words that some but at most DOOR_SHARE (and at most DOOR_MAX_CARRIERS)
+    of the scope's live passages carry, from the counts the worker keeps (`term_counts_refresh`)."""
     unique = sorted({w for w in words if 2 < len(w) <= 100})[:32]
     if not unique or not scope:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_COUNTS, {"scope": scope, "terms": ["", *unique]})
+        cursor.execute(_COUNTS, {"scope": scope, "words": unique})
         counts = {term: int(n) for term, n in cursor.fetchall()}
-    cap = min(int(counts.get("", 0) * DOOR_SHARE), DOOR_MAX_CARRIERS)
-    return [w for w in unique if 0 < counts.get(w, 0) <= cap][:MAX_DOORS]
+    cap = min(int(counts.pop("", 0) * DOOR_SHARE), DOOR_MAX_CARRIERS)
+    return sorted(term for term, n in counts.items() if 0 < n <= cap)[:MAX_DOORS]
 
 
 def term_counts_refresh(*, vault_id: int) -> int:
     """Recount which terms the vault's live passages carry (after extraction runs); returns the terms kept."""
-    passages = f"SELECT search_simple FROM notes_chunk WHERE vault_id = {int(vault_id)} AND tier = 'hot'"  # noqa: S608 - an int
+    passages = f"SELECT search_vector FROM notes_chunk WHERE vault_id = {int(vault_id)} AND tier = 'hot'"  # noqa: S608 - an int
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext('graph_termcount'), %s)", [vault_id])  # one at a time
         cursor.execute("DELETE FROM graph_termcount WHERE vault_id = %s", [vault_id])
@@ -63,13 +85,13 @@ def term_counts_refresh(*, vault_id: int) -> int:
         return max(cursor.rowcount - 1, 0)
 
 
-def door_lifts(doors: list[str], chunks: list[int], scope: list[int]) -> dict[int, float]:
-    """chunk → what the desire paths from these doors learned about it, as odds against an unlearned fact (1.0):
-    the Beta(1, 1) mean of the outcomes through any of the doors, v / (1 − v)."""
+def door_lifts(doors: list[str], asks: str, chunks: list[int], scope: list[int]) -> dict[int, float]:
+    """chunk → what the desire paths from these doors learned about it for questions that ask for `asks`, as odds
+    against an unlearned fact (1.0): the Beta(1, 1) mean of the outcomes through any of the doors, v / (1 − v)."""
     if not doors or not chunks:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_LEARNED, {"scope": scope, "intent": ANY_INTENT, "doors": doors, "chunks": chunks})
+        cursor.execute(_LEARNED, {"scope": scope, "intent": asks, "doors": doors, "chunks": chunks})
         rows = cursor.fetchall()
     lifts = {}
     for chunk, helped, failed in rows:

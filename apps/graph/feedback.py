@@ -7,7 +7,8 @@
 - the last hop (the fact reached through an entity's mention) learns its own value the same way, so a path can
   learn which of its entity's facts help; so does the desire path from each of the question's doors (its
   specific terms, `apps.graph.doors`) straight to the fact, and so does each edge at the hour and weekday the
-  question was asked (`apps.graph.rhythm`);
+  question was asked (`apps.graph.rhythm`); a fact that helped also opens the doors' paths, at half a hit, to the
+  turns next to it in its conversation (the answer to a question is often the turn after the one confirmed);
 - `reject` / `correct`: the path weakens, one step down the ladder.
 Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.graph.conversation import neighbours_of
 from apps.graph.doors import MAX_DOORS
 from apps.graph.learning import (
     DELIBERATE,
@@ -33,6 +35,7 @@ from apps.graph.rhythm import rhythm_values_record
 from apps.notes.models import Chunk
 
 UP = {"confirm", "used"}
+NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 DOWN = {"not_relevant", "reject", "correct"}
 
 
@@ -68,12 +71,17 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
             moved.append(fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, helped=helped,
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
-        fact = Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash")
-        for note_id, content_hash in fact:  # the desire paths: from each of the question's doors to this fact
+        fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
+        facts = [(f, weight, reason) for f in fact]  # the desire paths: from each of the question's doors to this fact
+        if helped and fact and chunk_id:
+            beside = f"{reason} (the turn next to it)"
+            facts += [(f, weight * NEIGHBOUR, beside) for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id)]
+        asks = str(trace.get("asks") or "other")[:16]
+        for (note_id, content_hash), share, why in facts:
             for door in _doors(trace):
-                moved.append(door_value_record(vault_id=vault_id, door=door, note_id=note_id,
-                                               content_hash=content_hash, helped=helped, weight=weight,
-                                               source=source, reason=reason, feedback_id=feedback_id))  # fmt: skip
+                moved.append(door_value_record(vault_id=vault_id, asks=asks, door=door, note_id=note_id,
+                                               content_hash=content_hash, helped=helped, weight=share,
+                                               source=source, reason=why, feedback_id=feedback_id))  # fmt: skip
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()

@@ -62,7 +62,7 @@ def weight_adjust(
 
 
 MISS_WEIGHT = 0.25  # a miss counts a quarter of a hit: one question's noise is often another's answer
-ANY_INTENT = "any"  # doors learn across intents
+ANY_INTENT = "any"  # rhythm values learn across intents
 _VALUES = {
     "path_value": ("graph_pathvalue", ("edge_id",)),
     "fact_value": ("graph_factvalue", ("mention_id",)),
@@ -89,13 +89,13 @@ def fact_value_record(
 
 
 def door_value_record(
-    *, vault_id: int, door: str, note_id: int, content_hash: str, helped: bool, weight: float, source: str,
-    reason: str,
-    feedback_id: int | None = None,
+    *, vault_id: int, asks: str, door: str, note_id: int, content_hash: str, helped: bool, weight: float,
+    source: str, reason: str, feedback_id: int | None = None,
 ) -> Moved:  # fmt: skip
-    """The same for a desire path from a question's door (a specific term) straight to a fact."""
+    """The same for a desire path from a question's door (a specific term) straight to a fact, for questions that
+    ask for `asks` (`apps.graph.doors.asked_for`)."""
     key = (door, note_id, content_hash)
-    return _value_record("door_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
+    return _value_record("door_value", vault_id, asks, key, helped, weight, source, reason, feedback_id)
 
 
 def rhythm_value_record(

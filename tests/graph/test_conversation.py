@@ -7,14 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from apps.chat.models import ContextItem
 from apps.graph.context import graph_context
-from apps.graph.models import Entity, Mention, Reply
+from apps.graph.models import DoorValue, Entity, Mention, Reply, WeightChange
 from apps.graph.relevance import graph_features, graph_rater
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import local_ratings
-from tests.factories import make_note
+from tests.factories import api, make_note
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +76,28 @@ def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
     survivors = [r.candidate.chunk for r in result.survivors]
     assert turns[3].pk in survivors  # "Her name is Shadow!" reaches the answer
+
+
+def test_a_confirmed_turn_opens_its_doors_to_the_turns_beside_it_at_half_a_hit(vault):
+    turns = conversation(vault)
+    reply = api(vault.owner).post(
+        "/api/chat/", {"vaults": [vault.pk], "message": "What is the name of the puppy Maria adopted?"}, format="json"
+    )
+    item = ContextItem.objects.get(message_id=reply.json()["message"], chunk_id=turns[3].pk)
+    vote = api(vault.owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
+    assert vote.status_code == 201 and item.trace["doors"] and item.trace["asks"] == "what"
+    learned = DoorValue.objects.filter(vault=vault, intent="what")
+    by_note = {(v.note_id, v.door): (v.helped, v.failed) for v in learned}
+    for door in item.trace["doors"]:
+        assert by_note[(turns[3].note_id, door)] == (1.0, 0.0)  # the confirmed turn: a hit
+        assert by_note[(turns[2].note_id, door)] == (0.5, 0.0)  # the question it answers: half a hit
+        assert by_note[(turns[4].note_id, door)] == (0.5, 0.0)  # the turn that answers it: half a hit
+    assert {note for note, _ in by_note} == {turns[n].note_id for n in (2, 3, 4)}  # nothing further away
+    beside = WeightChange.objects.filter(
+        feedback_id=vote.json()["id"], target="door_value", reason__endswith="next to it)"
+    )
+    assert beside.count() == 2 * len(item.trace["doors"])  # each on the ledger
+
+    item.refresh_from_db()
+    api(vault.owner).post("/api/feedback/", {"context_item": item.pk, "signal": "not_relevant"}, format="json")
+    assert DoorValue.objects.get(vault=vault, note_id=turns[2].note_id, door=item.trace["doors"][0]).failed == 0.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.chat.models import ContextItem
-from apps.graph.doors import door_lifts, doors_of
+from apps.graph.doors import asked_for, door_lifts, doors_of
 from apps.graph.models import WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk, Note
@@ -45,16 +45,21 @@ def test_a_door_is_a_specific_term_of_the_question(owner):
     assert doors_of(words, [vault.pk]) == ["grafana"]  # "team" opens every note; a word no note has opens nothing
 
 
-def test_a_confirm_through_one_question_serves_the_fact_first_to_another_through_the_same_door(owner):
+def test_a_question_asks_for_a_kind_of_answer():
+    asked = ["When did Mel go camping?", "how many dogs?", "Whose idea was it?", "Did it rain?", "Tell me more", ""]
+    assert [asked_for(q) for q in asked] == ["when", "how many", "who", "yes-no", "other", "other"]
+
+
+def test_a_confirm_through_one_question_serves_the_fact_first_to_another_of_its_kind_through_the_same_door(owner):
     vault = _vault(owner)
-    later = "What is Grafana used for?"
-    before = _order(owner, vault, later)
+    later, other_kind = "What is Grafana used for?", "When does Grafana help?"
+    before, before_other = _order(owner, vault, later), _order(owner, vault, other_kind)
     low, high = sorted(["grafana-dashboards.md", "grafana-alerts.md"], key=lambda p: -before[p].position)
     assert before[low].position > before[high].position
 
-    first = _order(owner, vault, "Which Grafana panel should I open?")
+    first = _order(owner, vault, "What Grafana panel should I open?")
     item = first[low]
-    assert "grafana" in item.trace["doors"] and "team" not in item.trace["doors"]
+    assert "grafana" in item.trace["doors"] and "team" not in item.trace["doors"] and item.trace["asks"] == "what"
     votes = [
         api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": signal}, format="json")
         for signal in ("confirm", "used")
@@ -66,18 +71,22 @@ def test_a_confirm_through_one_question_serves_the_fact_first_to_another_through
     after = _order(owner, vault, later)
     assert after[low].position < after[high].position  # the desire path carried it past the other
     assert {p: i.survived for p, i in after.items()} == {p: i.survived for p, i in before.items()}  # never admits
+    after_other = _order(owner, vault, other_kind)  # a "when" question through the same door learned nothing
+    assert {p: i.position for p, i in after_other.items()} == {p: i.position for p, i in before_other.items()}
 
 
 def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
     mine, theirs = _vault(owner, "Mine"), _vault(owner, "Theirs")
-    item = _order(owner, mine, "Which Grafana panel should I open?")["grafana-alerts.md"]
+    item = _order(owner, mine, "What Grafana panel should I open?")["grafana-alerts.md"]
     api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
     their_chunks = list(Chunk.objects.filter(vault=theirs).values_list("pk", flat=True))
-    assert door_lifts(["grafana"], [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
+    assert door_lifts(["grafana"], "what", [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
     note_update(actor=owner, note=Note.objects.get(pk=item.note_id), body=Note.objects.get(pk=item.note_id).body,
                 path="ops/grafana-alerts.md")  # re-chunked: new chunk ids, the same passage  # fmt: skip
     moved = Chunk.objects.get(note_id=item.note_id)
     assert moved.pk != item.chunk_id
-    assert door_lifts(["grafana"], [moved.pk], [mine.pk]) == {moved.pk: pytest.approx(2.0)}  # what it learned stays
-    assert door_lifts(["grafana"], [item.chunk_id], [theirs.pk]) == {}  # the value lives in its own vault only
-    assert door_lifts(["grafana"], their_chunks, [theirs.pk, mine.pk]) == {}
+    assert door_lifts(["grafana"], "what", [moved.pk], [mine.pk]) == {
+        moved.pk: pytest.approx(2.0)
+    }  # what it learned stays
+    assert door_lifts(["grafana"], "what", [item.chunk_id], [theirs.pk]) == {}  # the value lives in its own vault only
+    assert door_lifts(["grafana"], "what", their_chunks, [theirs.pk, mine.pk]) == {}
