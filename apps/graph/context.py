@@ -1,8 +1,8 @@
 """Context through the graph (answer path steps 2–7): hybrid search finds the doors, the message's intent picks
-the walk, the walk's paths bring facts the search did not rank and carry learned values onto what they reach, the
-desire paths from the question's doors (its specific terms) carry what feedback taught, the relevance gate rates
-everything with the graph's scorer (who speaks, which turn answers which: `relevance.py`), and constraints on the
-message's own entities surface regardless (at most 3).
+the walk, the walk's paths bring facts the search did not rank (their learned values pick which), the relevance
+gate rates everything with the graph's scorer (who speaks, which turn answers which: `relevance.py`), the desire
+paths from the question's doors (its specific terms) carry what feedback taught onto the order of what passed, and
+constraints on the message's own entities surface regardless (at most 3).
 
 Every context unit keeps the path that produced it (`Candidate.trace`), so feedback lands on the path."""
 
@@ -47,9 +47,10 @@ def _words(text: str) -> list[str]:
 
 def _boost(path: Path | None, fact_value: float = 0.5) -> float:
     """What learning has done to a path, relative to an unlearned one (1.0): the learned values and strengths
-    along it, and the learned value of its last hop (the fact through that entity's mention) when given. The walk
-    picks the facts it brings by both; a unit's place among the survivors moves with its path and its desire paths,
-    not with the last hop (the fact's value for every question of an intent says little about this question's)."""
+    along it and the learned value of its last hop (the fact through that entity's mention). The walk brings first
+    the facts it rates best. A unit's place among what passed the gate moves only with its desire paths: a path's
+    strength says how good a route it is, not whether the fact it fetched answers this question (on LoCoMo dev,
+    after the replay, ordering by it too cost 0.010 MRR: hub edges collect every vote)."""
     lift = 2 * fact_value
     if path is None:
         return lift
@@ -107,11 +108,6 @@ def context_for(
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
     desire = door_lifts(doors, asked_for(text), [c.chunk for c in candidates], scope)
-    boosts = {
-        c.chunk: desire.get(c.chunk, 1.0) * _boost(_path_of(found, c.chunk))
-        for c in candidates
-        if c.chunk in found.facts or c.chunk in desire
-    }
     usage_vault = scope[0] if len(scope) == 1 else None
     result = gate(
         text,
@@ -120,7 +116,7 @@ def context_for(
         model=model,
         user=user,
         vault_id=usage_vault,
-        boosts=boosts,
+        boosts=desire,
         local_rater=graph_rater(scope),
     )
     constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
