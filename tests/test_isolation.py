@@ -463,3 +463,18 @@ def test_conversation_structure_is_read_only_from_the_requester_s_vaults(vault):
     base = np.full(len(candidates), 0.5)
     assert graph_features(question, candidates, base, [vault.pk]).any()
     assert not graph_features(question, candidates, base, [mine.pk]).any()
+
+
+def test_a_confirm_opens_doors_only_to_the_turns_beside_it_in_its_own_vault(vault):
+    """The turns beside a confirmed turn are read from its vault only: a chunk of another vault has none there."""
+    from apps.graph.conversation import neighbours_of
+    from tests.graph.test_conversation import conversation
+
+    turns = conversation(vault)
+    other = make_vault(make_user("neighbour-stranger"), "Theirs")
+    theirs = conversation(other)
+    assert neighbours_of(chunk_id=turns[3].pk, vault_id=vault.pk) == [
+        (turns[n].note_id, turns[n].content_hash) for n in (2, 4)
+    ]  # the check can fail
+    assert neighbours_of(chunk_id=theirs[3].pk, vault_id=vault.pk) == []
+    assert neighbours_of(chunk_id=turns[3].pk, vault_id=other.pk) == []
