@@ -4,7 +4,7 @@ learned weights are never reset by re-extraction)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
 
@@ -203,12 +203,19 @@ def graph_extract_pending(
         counts[level] = counts.get(level, 0) + 1
         if progress:
             progress(done, len(todo))
-    if todo:
-        _unmentioned_prune(vault_id)
-        replies_refresh(vault_id=vault_id, folders={folder_of(n.path) for n in todo})
     if todo or not TermCount.objects.filter(vault_id=vault_id, term="").exists():
-        term_counts_refresh(vault_id=vault_id)  # the doors' counts follow what the vault holds
+        graph_structure_refresh(vault_id=vault_id, notes=todo)
     return counts
+
+
+def graph_structure_refresh(*, vault_id: int, notes: Sequence[Note]) -> None:
+    """What follows extracting these notes of a vault, however it was asked for (the sweep, a re-extraction, the
+    Librarian): co-mentions nothing supports go, the replies of their folders are recomputed, and the doors' counts
+    follow what the vault holds."""
+    if notes:
+        _unmentioned_prune(vault_id)
+        replies_refresh(vault_id=vault_id, folders={folder_of(n.path) for n in notes})
+    term_counts_refresh(vault_id=vault_id)
 
 
 _UNMENTIONED = """

@@ -64,12 +64,14 @@ def tend_entities(vault_id: int | None = None) -> dict[str, int]:
 @shared_task(name="apps.graph.tasks.reextract_notes", time_limit=1800, soft_time_limit=1700)
 def reextract_notes(note_ids: list[int]) -> int:
     """Extract these notes again (under-mapped entities: with a reasoning model, a second look finds more)."""
-    from apps.graph.services import graph_extract_note
+    from apps.graph.services import graph_extract_note, graph_structure_refresh
     from apps.notes.models import Note
 
     notes = list(Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault"))
     for note in notes:
         graph_extract_note(note=note, force=True)
+    for vault_id in sorted({n.vault_id for n in notes}):
+        graph_structure_refresh(vault_id=vault_id, notes=[n for n in notes if n.vault_id == vault_id])
     return len(notes)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from apps.graph.services import graph_extract_note
+from apps.graph.services import graph_extract_note, graph_structure_refresh
 from apps.librarian.enrich import current_writer, enrich_note, stale_notes
 from apps.notes.models import Note, Tier
 from apps.vaults.chat_settings import parse
@@ -34,12 +34,16 @@ def reenrich(
             notes = Note.objects.filter(vault=vault, tier=Tier.HOT).order_by("id")
         else:
             notes = stale_notes(vault.pk, current_writer(vault.chat_settings))
+        done = []
         for note in notes.select_related("vault")[:budget]:
             enrich_note(note, user=user)
             graph_extract_note(note=note, force=everything)  # the graph is re-read with the metadata
+            done.append(note)
             counts["enriched"] += 1
             if tick:
                 tick(1)
+        if done:
+            graph_structure_refresh(vault_id=vault.pk, notes=done)
     return counts
 
 

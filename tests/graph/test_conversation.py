@@ -101,3 +101,13 @@ def test_a_confirmed_turn_opens_its_doors_to_the_turns_beside_it_at_half_a_hit(v
     item.refresh_from_db()
     api(vault.owner).post("/api/feedback/", {"context_item": item.pk, "signal": "not_relevant"}, format="json")
     assert DoorValue.objects.get(vault=vault, note_id=turns[2].note_id, door=item.trace["doors"][0]).failed == 0.0
+
+
+def test_re_extracting_one_note_threads_it_into_its_conversation_at_once(vault):
+    from apps.graph.tasks import reextract_notes
+
+    turns = conversation(vault)
+    later = make_note(vault, "session_01/D1-11.md", f"{STAMP}: Maria: Shadow says hi to the kids!\n")
+    assert reextract_notes([later.pk]) == 1  # the Librarian's second look, or any single-note re-read
+    added = Chunk.objects.get(note=later)
+    assert Reply.objects.get(vault=vault, chunk=added).answers_id == turns[10].pk  # not left to the next sweep
