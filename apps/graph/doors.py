@@ -24,6 +24,13 @@ ASKS = re.compile(
     r"can|is|are|was|were|did|does|do|has|have|will)\b",
     re.I,
 )
+# A polite lead-in is not what the question asks for: "Can you tell me when …" asks when.
+LEAD_IN = re.compile(
+    r"^\W*(?:(?:please|so|and|hey|ok(?:ay)?)\W+)*(?:(?:can|could|would|will) you (?:please )?(?:tell|remind|show) me|"
+    r"(?:do|does) (?:you|anyone|anybody) (?:know|remember)|(?:please )?(?:tell|remind|show) me|i (?:wonder|forgot)|"
+    r"any idea)\W+",
+    re.I,
+)
 YES_NO = {"would", "could", "should", "can", "is", "are", "was", "were", "did", "does", "do", "has", "have", "will"}
 
 _COUNTS = """
@@ -53,9 +60,10 @@ GROUP BY c.id
 
 
 def asked_for(question: str) -> str:
-    """The kind of answer a question asks for: its question word ("when", "who", "how many", …), "yes-no" for a
-    question that opens with an auxiliary, "other" for anything else."""
-    match = ASKS.match(question)
+    """The kind of answer a question asks for: its question word ("when", "who", "how many", …, after a polite
+    lead-in such as "can you tell me"), "yes-no" for a question that opens with an auxiliary, "other" for anything
+    else."""
+    match = ASKS.match(LEAD_IN.sub("", question, count=1))
     if match is None:
         return "other"
     word = " ".join(match.group(1).lower().split())

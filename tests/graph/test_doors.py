@@ -48,6 +48,9 @@ def test_a_door_is_a_specific_term_of_the_question(owner):
 def test_a_question_asks_for_a_kind_of_answer():
     asked = ["When did Mel go camping?", "how many dogs?", "Whose idea was it?", "Did it rain?", "Tell me more", ""]
     assert [asked_for(q) for q in asked] == ["when", "how many", "who", "yes-no", "other", "other"]
+    polite = ["Can you tell me when Mel went camping?", "Do you remember who called?", "Please remind me where it is"]
+    assert [asked_for(q) for q in polite] == ["when", "who", "where"]
+    assert asked_for("Can you open the report?") == "yes-no"  # a request is no question word
 
 
 def test_a_confirm_through_one_question_serves_the_fact_first_to_another_of_its_kind_through_the_same_door(owner):
