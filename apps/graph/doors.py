@@ -20,18 +20,20 @@ DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 →
 DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
 MAX_DOORS = 8
 ASKS = re.compile(
-    r"^\W*(when|where|who|whom|whose|why|how (?:many|much|long|often|old|far)|how|what|which|would|could|should|"
-    r"can|is|are|was|were|did|does|do|has|have|will)\b",
+    r"^(when|where|who|whom|whose|why|how\s+(?:many|much|long|often|old|far)|how|what|which|would|could|should|"
+    r"can|is|are|was|were|did|does|do|has|have|will|if|whether)\b",
     re.I,
 )
-# A polite lead-in is not what the question asks for: "Can you tell me when …" asks when.
+# Neither a filler nor a polite lead-in is what the question asks for: "So, can you tell me when …" asks when.
+FILLER = re.compile(r"^\W*(?:(?:please|so|and|hey|ok|okay|well)\b\W*)*", re.I)
 LEAD_IN = re.compile(
-    r"^\W*(?:(?:please|so|and|hey|ok(?:ay)?)\W+)*(?:(?:can|could|would|will) you (?:please )?(?:tell|remind|show) me|"
-    r"(?:do|does) (?:you|anyone|anybody) (?:know|remember)|(?:please )?(?:tell|remind|show) me|i (?:wonder|forgot)|"
-    r"any idea)\W+",
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me|"
+    r"(?:do|does)\s+(?:you|anyone|anybody)\s+(?:know|remember)|(?:tell|remind|show)\s+me|i\s+(?:wonder|forgot)|"
+    r"any\s+idea)\b\W*",
     re.I,
 )
-YES_NO = {"would", "could", "should", "can", "is", "are", "was", "were", "did", "does", "do", "has", "have", "will"}
+YES_NO = {"would", "could", "should", "can", "is", "are", "was", "were", "did", "does", "do", "has", "have", "will",
+          "if", "whether"}  # fmt: skip
 
 _COUNTS = """
 WITH doors AS (
@@ -63,7 +65,7 @@ def asked_for(question: str) -> str:
     """The kind of answer a question asks for: its question word ("when", "who", "how many", …, after a polite
     lead-in such as "can you tell me"), "yes-no" for a question that opens with an auxiliary, "other" for anything
     else."""
-    match = ASKS.match(LEAD_IN.sub("", question, count=1))
+    match = ASKS.match(LEAD_IN.sub("", FILLER.sub("", question, count=1), count=1))
     if match is None:
         return "other"
     word = " ".join(match.group(1).lower().split())

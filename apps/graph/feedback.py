@@ -46,8 +46,10 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
     (1.0 for a person's signal; automatic signals pass a smaller one); `at` is when the path was walked (the
     question's time; now if not given), for the rhythm values."""
     intent = str(trace.get("intent") or "what")
-    edges = list(
-        Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=vault_id).values_list("pk", flat=True)
+    edges = list(  # in id order: concurrent votes on paths that share edges lock them in the same order
+        Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=vault_id)
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
     step = DELIBERATE * weight
     moved: list[Moved | None] = []
@@ -72,16 +74,17 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
         fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
-        facts = [(f, weight, reason) for f in fact]  # the desire paths: from each of the question's doors to this fact
+        paths = {(door, *f): (weight, reason) for f in fact for door in _doors(trace)}  # doors → this fact
         if helped and fact and chunk_id:
             beside = f"{reason} (the turn next to it)"
-            facts += [(f, weight * NEIGHBOUR, beside) for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id)]
+            for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
+                for door in _doors(trace):
+                    paths.setdefault((door, *f), (weight * NEIGHBOUR, beside))  # the fact's own hit stands
         asks = str(trace.get("asks") or "other")[:16]
-        for (note_id, content_hash), share, why in facts:
-            for door in _doors(trace):
-                moved.append(door_value_record(vault_id=vault_id, asks=asks, door=door, note_id=note_id,
-                                               content_hash=content_hash, helped=helped, weight=share,
-                                               source=source, reason=why, feedback_id=feedback_id))  # fmt: skip
+        for (door, note_id, content_hash), (share, why) in sorted(paths.items()):  # one lock order for every vote
+            moved.append(door_value_record(vault_id=vault_id, asks=asks, door=door, note_id=note_id,
+                                           content_hash=content_hash, helped=helped, weight=share,
+                                           source=source, reason=why, feedback_id=feedback_id))  # fmt: skip
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()

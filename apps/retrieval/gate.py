@@ -201,10 +201,12 @@ def gate(
     lift = boosts or {}
     lifted_all = {id(r): lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in ordered}
 
-    def first(r: Rated) -> float:
+    def first(r: Rated) -> tuple[float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
         estimate = order_probability(r)
-        return -(factor if estimate is None else min(1.0, estimate * factor))
+        if estimate is None:  # a model's 1–5 stands; learning orders within a score
+            return (-r.score, -factor)
+        return (0.0, -min(1.0, estimate * factor))
 
     if lift or any(r.probability is not None for r in survivors):
         kept = {id(r) for r in survivors}

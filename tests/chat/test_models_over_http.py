@@ -156,3 +156,18 @@ def test_the_budget_holds_even_for_the_best_candidate(llm_server, owner, vault):
     result = gate("Where is the printer?", [*small, huge], user=owner, vault_id=vault.pk)
     assert result.rated[0].candidate is huge and result.rated[0].score == 5
     assert result.survivors == []  # the 5 does not fit and the gate does not skip past it to weaker ones
+
+
+def test_learned_odds_order_within_a_model_s_score_and_never_above_it(llm_server, owner, vault):
+    """A model's 1–5 stands: a 3 the desire paths favour is still cited after a 5 they disfavour."""
+    from apps.retrieval.candidates import Candidate
+    from apps.retrieval.gate import gate
+
+    def cand(rank: int, text: str) -> Candidate:
+        return Candidate(rank + 1, rank + 1, vault.pk, f"n{rank}.md", "", "", text, "authored", rank, 0.5)
+
+    useful, answer, other = cand(0, "printers live upstairs"), cand(1, "the printer is on floor 2"), cand(2, "toner")
+    llm_server.replies.append({"content": json.dumps({"scores": {"1": 3, "2": 5, "3": 3}})})
+    boosts = {useful.chunk: 4.0, answer.chunk: 0.5, other.chunk: 2.0}
+    result = gate("Where is the printer?", [useful, answer, other], user=owner, vault_id=vault.pk, boosts=boosts)
+    assert [r.candidate for r in result.survivors] == [answer, useful, other]

@@ -51,6 +51,8 @@ def test_a_question_asks_for_a_kind_of_answer():
     polite = ["Can you tell me when Mel went camping?", "Do you remember who called?", "Please remind me where it is"]
     assert [asked_for(q) for q in polite] == ["when", "who", "where"]
     assert asked_for("Can you open the report?") == "yes-no"  # a request is no question word
+    loose = ["How  many dogs?", "so, when did it happen", "Can you tell me if it rained?", "Sofa colour?"]
+    assert [asked_for(q) for q in loose] == ["how many", "when", "yes-no", "other"]
 
 
 def test_a_confirm_through_one_question_serves_the_fact_first_to_another_of_its_kind_through_the_same_door(owner):
