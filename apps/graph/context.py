@@ -104,10 +104,10 @@ def context_for(
     *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
-    found, candidates, doors = walked_candidates(text=text, vector=vector, scope=scope)
+    found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
-    desire = door_lifts(doors, asked_for(text), [c.chunk for c in candidates], scope)
+    desire = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
     usage_vault = scope[0] if len(scope) == 1 else None
     result = gate(
         text,
@@ -125,27 +125,30 @@ def context_for(
     return result
 
 
-def walked_candidates(*, text: str, vector: list[float], scope: list[int]) -> tuple[Walk, list[Candidate], list[str]]:
+def walked_candidates(
+    *, text: str, vector: list[float], scope: list[int]
+) -> tuple[Walk, list[Candidate], list[str], str]:
     """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
     traced; the walk brings first what its paths and its last hops learned), and "what changed" summaries; also
-    the walk and the question's doors."""
+    the walk, the question's doors and what it asks for."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
     searched = [h.chunk for h in hits]
-    reached = [c for c in found.facts if c not in set(searched)]
+    known = set(searched)
+    reached = [c for c in found.facts if c not in known]
     hops = _last_hops(found, searched + reached, scope)
     walked = sorted(
         reached, key=lambda c: -(found.facts[c].similarity * _boost(found.facts[c].path, hops.get(c, (0, 0.5))[1]))
     )[:WALKED]
-    doors = doors_of(words, scope)
+    doors, asks = doors_of(words, scope), asked_for(text)
     candidates = [
-        _traced(c, found, hops.get(c.chunk), doors, asked_for(text))
+        _traced(c, found, hops.get(c.chunk), doors, asks)
         for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
     candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
-    return found, candidates, doors
+    return found, candidates, doors, asks
 
 
 def _path_of(found: Walk, chunk: int) -> Path | None:

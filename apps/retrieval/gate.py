@@ -199,7 +199,6 @@ def gate(
         survivors.append(item)
         used += cost
     lift = boosts or {}
-    lifted_all = {id(r): lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in ordered}
 
     def first(r: Rated) -> tuple[float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
@@ -208,9 +207,8 @@ def gate(
             return (-r.score, -factor)
         return (0.0, -min(1.0, estimate * factor))
 
-    if lift or any(r.probability is not None for r in survivors):
-        kept = {id(r) for r in survivors}
-        rest = sorted((r for r in ordered if id(r) not in kept), key=lambda r: (-r.score, first(r), r.candidate.rank))
-        survivors = [lifted_all[id(r)] for r in sorted(survivors, key=first)]
-        ordered = survivors + [lifted_all[id(r)] for r in rest]  # what reaches the answer first, in citation order
+    kept = {id(r) for r in survivors}
+    rest = sorted((r for r in ordered if id(r) not in kept), key=lambda r: (-r.score, first(r), r.candidate.rank))
+    survivors = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=first)]
+    ordered = survivors + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]  # in citation order
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
