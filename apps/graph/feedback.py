@@ -74,11 +74,12 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
                                            weight=weight, source=source, reason=reason,
                                            feedback_id=feedback_id))  # fmt: skip
         fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
-        paths = {(door, *f): (weight, reason) for f in fact for door in _doors(trace)}  # doors → this fact
-        if helped and fact and chunk_id:
+        doors = _doors(trace)
+        paths = {(door, *f): (weight, reason) for f in fact for door in doors}  # doors → this fact
+        if helped and fact and chunk_id and doors:
             beside = f"{reason} (the turn next to it)"
             for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
-                for door in _doors(trace):
+                for door in doors:
                     paths.setdefault((door, *f), (weight * NEIGHBOUR, beside))  # the fact's own hit stands
         asks = str(trace.get("asks") or "other")[:16]
         for (door, note_id, content_hash), (share, why) in sorted(paths.items()):  # one lock order for every vote
