@@ -87,11 +87,21 @@ def rated_from(candidates: Sequence[Candidate], features: np.ndarray, probs: np.
     return rated
 
 
+def with_odds_times(probability: float, factor: float) -> float:
+    """`probability` with its odds multiplied by `factor`. Learning speaks in odds against an unlearned fact: a fact
+    that helped once is twice as likely to help as one never tried, whether the estimate was 0.1 or 0.9. (Scaling
+    the probability itself, capped at 1, sent every lifted fact past 0.5 to a tie at the top, above estimates the
+    learning knew nothing against: on LoCoMo dev, learning MRR +0.018 that way, +0.021 in odds.)"""
+    if factor == 1.0:
+        return probability
+    return probability * factor / (probability * factor + 1.0 - probability)
+
+
 def lifted(rated: Rated, factor: float) -> Rated:
-    """The local probability scaled by what learning did to the candidate's path (its score stands)."""
+    """The local probability with its odds multiplied by what learning did to the candidate (its score stands)."""
     if factor == 1.0 or rated.probability is None:
         return rated
-    return Rated(rated.candidate, rated.score, min(1.0, rated.probability * factor))
+    return Rated(rated.candidate, rated.score, with_odds_times(rated.probability, factor))
 
 
 def order_probability(rated: Rated) -> float | None:
@@ -180,9 +190,9 @@ def gate(
     local_rater: Rater = local_ratings,
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
-    What passed is put in order by the local estimate with less of the search's rank in it (`order_probability`)
-    times `boosts` (chunk → factor, from learned paths), which never decide what passes — relevance does; so is the
-    list of every candidate after them. A model's 1–5 stands.
+    What passed is put in order by the local estimate with less of the search's rank in it (`order_probability`),
+    its odds times `boosts` (chunk → factor, from learned paths), which never decide what passes — relevance does;
+    so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`)."""
     model = model or slot_model("scoring")
     if not candidates:
@@ -205,7 +215,7 @@ def gate(
         estimate = order_probability(r)
         if estimate is None:  # a model's 1–5 stands; learning orders within a score
             return (-r.score, -factor)
-        return (0.0, -min(1.0, estimate * factor))
+        return (0.0, -with_odds_times(estimate, factor))
 
     kept = {id(r) for r in survivors}
     rest = sorted((r for r in ordered if id(r) not in kept), key=lambda r: (-r.score, first(r), r.candidate.rank))

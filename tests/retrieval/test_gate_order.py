@@ -22,3 +22,23 @@ def test_among_what_passed_the_answer_comes_before_the_search_s_top_look_alike()
     assert [r.candidate for r in result.survivors] == [answer, look_alike]  # both pass; the answer is cited first
     estimate = {r.candidate.rank: r.probability for r in result.rated}
     assert estimate[0] > estimate[1]  # on the estimate that decides passing, the top search hit is ahead
+
+
+def test_what_learning_knows_moves_a_fact_past_a_close_one_but_not_past_one_the_scorer_is_nearly_sure_of():
+    """A fact that helped once through the question's doors has its odds doubled (`boosts` 2.0): ahead of a passage
+    rated a little more likely, still behind one the scorer is nearly sure answers. Scaling the probability instead
+    put every lifted fact past 0.5 at the top, tied at 1."""
+    from apps.retrieval.gate import Rated, score_of
+
+    sure, helped, close = (
+        Candidate(n, n, 1, f"turn-{n}.md", "", "", f"turn {n}", "authored", 0, 0.5) for n in (1, 2, 3)
+    )
+    estimates = {sure.chunk: 0.99, helped.chunk: 0.90, close.chunk: 0.93}
+
+    def rater(question: str, candidates: list[Candidate]) -> list[Rated]:
+        return [Rated(c, score_of(estimates[c.chunk]), estimates[c.chunk]) for c in candidates]
+
+    result = gate("When did Maria adopt Shadow?", [sure, close, helped], boosts={helped.chunk: 2.0}, local_rater=rater)
+    assert [r.candidate for r in result.survivors] == [sure, helped, close]
+    unlearned = gate("When did Maria adopt Shadow?", [sure, close, helped], local_rater=rater)
+    assert [r.candidate for r in unlearned.survivors] == [sure, close, helped]
