@@ -83,7 +83,7 @@ WITH e AS MATERIALIZED (
 ), ranked AS (
     SELECT id, here, there, confidence, strength, value, rhythm,
            ROW_NUMBER() OVER (PARTITION BY here ORDER BY confidence * strength * value * rhythm DESC, named DESC,
-                              evidence DESC, id) AS n
+                              evidence DESC, id, there) AS n
     FROM joined
 )
 SELECT id, here, there, confidence, strength, value, rhythm FROM ranked WHERE n <= %(per)s
@@ -199,6 +199,11 @@ def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str],
         return [Step(*row) for row in cursor.fetchall()]
 
 
+def _best_first(path: Path) -> tuple[float, list[int], list[int]]:
+    """Best score first; equal scores by the entities and edges walked, so the cuts never depend on row order."""
+    return (-path.score, path.entities, [s.edge for s in path.steps])
+
+
 def walk(
     *, entry: list[int], scope: list[int], intent: str, words: list[str], at: datetime | None = None
 ) -> tuple[list[Path], bool]:
@@ -224,10 +229,10 @@ def walk(
             for step in steps.get(path.entities[-1], []):
                 if step.target not in path.entities:
                     grown.append(Path([*path.entities, step.target], [*path.steps, step]))
-        grown.sort(key=lambda p: -p.score)
+        grown.sort(key=_best_first)
         frontier_paths = grown[: MAX_PATHS * 2]
         scored += [p for p in frontier_paths if len(p.steps) >= 2]
-    scored.sort(key=lambda p: -p.score)
+    scored.sort(key=_best_first)
     return scored[:MAX_PATHS], truncated
 
 
