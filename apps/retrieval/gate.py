@@ -106,12 +106,11 @@ def lifted(rated: Rated, factor: float) -> Rated:
 
 def order_probability(rated: Rated) -> float | None:
     """The local estimate for putting what passed in order: the search's rank counts RANK_IN_ORDER of what it
-    counts for passing (None when a model rated the candidate)."""
+    counts for passing: the rest of its log-odds term comes off the estimate (None when a model rated it)."""
     if rated.probability is None:
         return None
-    p = min(max(rated.probability, 1e-12), 1 - 1e-12)
     shift = (1 - RANK_IN_ORDER) * WEIGHTS[FEATURES.index("rank")] / (1.0 + rated.candidate.rank)
-    return float(1.0 / (1.0 + np.exp(-(np.log(p / (1 - p)) - shift))))
+    return with_odds_times(rated.probability, float(np.exp(-shift)))
 
 
 def score_of(probability: float) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.retrieval.candidates import Candidate
-from apps.retrieval.gate import gate
+from apps.retrieval.gate import Rated, gate, score_of
 
 pytestmark = pytest.mark.django_db
 
@@ -28,8 +28,6 @@ def test_what_learning_knows_moves_a_fact_past_a_close_one_but_not_past_one_the_
     """A fact that helped once through the question's doors has its odds doubled (`boosts` 2.0): ahead of a passage
     rated a little more likely, still behind one the scorer is nearly sure answers. Scaling the probability instead
     put every lifted fact past 0.5 at the top, tied at 1."""
-    from apps.retrieval.gate import Rated, score_of
-
     sure, helped, close = (
         Candidate(n, n, 1, f"turn-{n}.md", "", "", f"turn {n}", "authored", 0, 0.5) for n in (1, 2, 3)
     )
