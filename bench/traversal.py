@@ -87,8 +87,20 @@ def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Ge
                         continue
                     seen.add(pair)
                     confidence, reason = LADDER[int(rng.integers(len(LADDER)))]
-                    copy.write_row((vault_id, entities[pair[0]], entities[pair[1]], "co_mentioned", 0.5, 0.5,
-                                    confidence, reason, 1, "now"))  # fmt: skip
+                    copy.write_row(
+                        (
+                            vault_id,
+                            entities[pair[0]],
+                            entities[pair[1]],
+                            "co_mentioned",
+                            0.5,
+                            0.5,
+                            confidence,
+                            reason,
+                            1,
+                            "now",
+                        )
+                    )
         cursor.execute(RHYTHM, {"vault": vault_id, "slots": [*slots_at(), ALL]})  # a third of the edges learned now
     term_counts_refresh(vault_id=vault_id)  # what the worker keeps after extraction: the doors' counts
     with connection.cursor() as cursor:
@@ -161,20 +173,31 @@ def main() -> None:
         sizes = [bench_size(size, args.queries, rng) for size in args.sizes]
     finally:
         drop_database()
-    report = {"meta": {"cpus": os.cpu_count(), "loadavg_start": load, "queries": args.queries,
-                       "total_s": time.perf_counter() - started}, "sizes": sizes}  # fmt: skip
+    report = {
+        "meta": {
+            "cpus": os.cpu_count(),
+            "loadavg_start": load,
+            "queries": args.queries,
+            "total_s": time.perf_counter() - started,
+        },
+        "sizes": sizes,
+    }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))
     print("| entities | graph context p50 / p95 ms | search + gate p50 / p95 ms | ratio p50 | walk p50 / p95 ms |")
     print("|---:|---:|---:|---:|---:|")
     for s in sizes:
         p, b, w = s["product_ms"], s["baseline_ms"], s["walk_ms"]
-        print(f"| {s['entities']:,} | {p['p50']:.1f} / {p['p95']:.1f} | {b['p50']:.1f} / {b['p95']:.1f} | "
-              f"{s['ratio_p50']:.2f} | {w['p50']:.1f} / {w['p95']:.1f} |")  # fmt: skip
+        print(
+            f"| {s['entities']:,} | {p['p50']:.1f} / {p['p95']:.1f} | {b['p50']:.1f} / {b['p95']:.1f} | "
+            f"{s['ratio_p50']:.2f} | {w['p50']:.1f} / {w['p95']:.1f} |"
+        )
     for s in sizes:
         c = s["constellation_ms"]
-        print(f"constellation at {s['entities']:,} entities: {s['constellation_nodes']:,} nodes, "
-              f"{s['constellation_edges']:,} edges in p50 / p95 {c['p50']:.1f} / {c['p95']:.1f} ms")  # fmt: skip
+        print(
+            f"constellation at {s['entities']:,} entities: {s['constellation_nodes']:,} nodes, "
+            f"{s['constellation_edges']:,} edges in p50 / p95 {c['p50']:.1f} / {c['p95']:.1f} ms"
+        )
     print(f"Figures written to {args.json}")
 
 

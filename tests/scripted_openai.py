@@ -78,8 +78,13 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 delta = {"index": 0, "delta": {"role": "assistant", "content": word}, "finish_reason": None}
                 self._event({**base, "choices": [delta]})
             self._event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-            self._event({**base, "choices": [], "usage": {"prompt_tokens": 42, "completion_tokens": len(words),
-                                                          "total_tokens": 42 + len(words)}})  # fmt: skip
+            self._event(
+                {
+                    **base,
+                    "choices": [],
+                    "usage": {"prompt_tokens": 42, "completion_tokens": len(words), "total_tokens": 42 + len(words)},
+                }
+            )
             self.wfile.write(b"data: [DONE]\n\n")
 
         def _event(self, payload: dict[str, Any]) -> None:

@@ -366,8 +366,14 @@ def test_explorers_only_ever_scout_readable_vaults():
     question = "How do workers pull jobs from the queue?"
     searched = list(Chunk.objects.filter(vault=mine, note__path="Redis.md").values_list("pk", flat=True))
 
-    unit = explore(question=question, vector=embed_query(question), scope=[mine.pk], searched=searched,
-                   shown=set(searched), intent="what")  # fmt: skip
+    unit = explore(
+        question=question,
+        vector=embed_query(question),
+        scope=[mine.pk],
+        searched=searched,
+        shown=set(searched),
+        intent="what",
+    )
 
     assert unit is not None and unit.candidate.vault == mine.pk and "zebracode" not in unit.candidate.text
     assert Dependency.objects.filter(vault=theirs, kind="bridge").count() == 0

@@ -86,8 +86,9 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     assert summary.get().message_links.count() == 2
 
     # Automatic signals run in the worker: a used unit's neighbours, then a later search for a delivered term.
-    outage = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What happened in the Redis outage?"},
-                         format="json")  # fmt: skip
+    outage = client.post(
+        "/api/chat/", {"vaults": [vault.pk], "message": "What happened in the Redis outage?"}, format="json"
+    )
     shown = ContextItem.objects.filter(message_id=outage.json()["message"], survived=True).order_by("position")
     vote = client.post("/api/feedback/", {"context_item": shown[0].pk, "signal": "used"}, format="json")
     assert vote.status_code == 201

@@ -68,9 +68,13 @@ def _replay(
         shown += [unit] if unit else []
         asked = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
         answer = Message.objects.create(
-            conversation=conversation, role=Role.ASSISTANT, status=Status.COMPLETE, reply_to=asked,
-            vault_ids=[vault_id], resolved_query=q.text,
-        )  # fmt: skip
+            conversation=conversation,
+            role=Role.ASSISTANT,
+            status=Status.COMPLETE,
+            reply_to=asked,
+            vault_ids=[vault_id],
+            resolved_query=q.text,
+        )
         for item in context_items_store(answer, shown, shown):
             turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()
             signal = "confirm" if turns & set(q.evidence) else "not_relevant"
@@ -97,9 +101,13 @@ def paired_bootstrap(before: list[float], after: list[float], seed: int = 7) -> 
 
 
 def run_learning(
-    *, user: Any, conversations: list[Dialogue], unit: str, tick: Callable[[int], None] | None = None,
+    *,
+    user: Any,
+    conversations: list[Dialogue],
+    unit: str,
+    tick: Callable[[int], None] | None = None,
     scout: bool = False,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     before: list[dict[str, float]] = []
     after: list[dict[str, float]] = []
     unshared: list[bool] = []

@@ -45,8 +45,11 @@ class ConstellationApi(APIView):
 
 
 class EntityReviveApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT},
-                   summary="Bring a cold (demoted) entity back to the hot tier (vault managers; audited)")  # fmt: skip
+    @extend_schema(
+        request=None,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Bring a cold (demoted) entity back to the hot tier (vault managers; audited)",
+    )
     def post(self, request: Request, entity_id: int) -> Response:
         entity = entity_get(user=actor(request), entity_id=entity_id)
         entity = entity_revive(actor=actor(request), entity=entity)

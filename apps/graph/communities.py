@@ -90,10 +90,14 @@ def communities_detect(*, vault_id: int) -> CommunityRun:
             Dependency.objects.bulk_create(
                 [
                     Dependency(
-                        vault_id=vault_id, source_id=m, target=hub, kind=DependencyKind.MEMBER_OF,
-                        reason=Reason.INFERRED, confidence=LADDER[Reason.INFERRED],
+                        vault_id=vault_id,
+                        source_id=m,
+                        target=hub,
+                        kind=DependencyKind.MEMBER_OF,
+                        reason=Reason.INFERRED,
+                        confidence=LADDER[Reason.INFERRED],
                     )
                     for m in members
                 ]
-            )  # fmt: skip
+            )
     return run

@@ -66,20 +66,42 @@ def constellation(*, user: Any, vault_id: int) -> dict[str, Any]:
         community_rows = cursor.fetchall()
     hot_since = timezone.now() - timedelta(days=HOT_DAYS)
     nodes = [
-        {"id": i, "name": name, "kind": kind, "tier": tier, "strength": round(strength, 5), "mentions": mentions,
-         "community": community}
+        {
+            "id": i,
+            "name": name,
+            "kind": kind,
+            "tier": tier,
+            "strength": round(strength, 5),
+            "mentions": mentions,
+            "community": community,
+        }
         for i, name, kind, tier, strength, mentions, community in node_rows
-    ]  # fmt: skip
+    ]
     edges = [
-        {"id": i, "source": a, "target": b, "kind": kind, "strength": round(strength, 5), "confidence": confidence,
-         "reason": reason, "hot": bool(walked and walked >= hot_since), "cold": strength < COLD_STRENGTH,
-         "speculative": kind == "bridge" and confidence < MIN_CONFIDENCE}
+        {
+            "id": i,
+            "source": a,
+            "target": b,
+            "kind": kind,
+            "strength": round(strength, 5),
+            "confidence": confidence,
+            "reason": reason,
+            "hot": bool(walked and walked >= hot_since),
+            "cold": strength < COLD_STRENGTH,
+            "speculative": kind == "bridge" and confidence < MIN_CONFIDENCE,
+        }
         for i, a, b, kind, strength, confidence, reason, walked in edge_rows
-    ]  # fmt: skip
+    ]
     communities = [
         {"id": i, "name": name, "cohesion": round(cohesion, 4), "size": size}
         for i, name, cohesion, size, _ in community_rows
     ]
     modularity = community_rows[0][4] if community_rows else None
-    return {"vault": vault_id, "nodes": nodes, "edges": edges, "communities": communities,
-            "modularity": modularity, "truncated": truncated}  # fmt: skip
+    return {
+        "vault": vault_id,
+        "nodes": nodes,
+        "edges": edges,
+        "communities": communities,
+        "modularity": modularity,
+        "truncated": truncated,
+    }

@@ -43,8 +43,11 @@ def neighbours_of(*, chunk_id: int, vault_id: int) -> list[tuple[int, str]]:
 
 def replies_refresh(*, vault_id: int, folders: set[str]) -> int:
     """Recompute which turn answers which in these folders of a vault; returns the replies written."""
-    notes = [(pk, path) for pk, path in Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).values_list("id", "path")
-             if folder_of(path) in folders]  # fmt: skip
+    notes = [
+        (pk, path)
+        for pk, path in Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).values_list("id", "path")
+        if folder_of(path) in folders
+    ]
     chunks: dict[int, list[tuple[int, str]]] = {}
     rows = Chunk.objects.filter(note_id__in=[pk for pk, _ in notes], tier=Tier.HOT).order_by("note_id", "ordinal")
     for chunk, note, text in rows.values_list("id", "note_id", "text"):

@@ -38,8 +38,24 @@ LEAD_IN = re.compile(
     r"any\s+idea)\b\W*",
     re.I,
 )
-YES_NO = {"would", "could", "should", "can", "is", "are", "was", "were", "did", "does", "do", "has", "have", "will",
-          "if", "whether"}  # fmt: skip
+YES_NO = {
+    "would",
+    "could",
+    "should",
+    "can",
+    "is",
+    "are",
+    "was",
+    "were",
+    "did",
+    "does",
+    "do",
+    "has",
+    "have",
+    "will",
+    "if",
+    "whether",
+}
 
 _COUNTS = """
 WITH doors AS (

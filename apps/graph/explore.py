@@ -169,15 +169,19 @@ def explore_around(result: GateResult, question: str, scope: list[int]) -> Rated
     searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
     intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
     shown = {r.candidate.chunk for r in result.rated}
-    return explore(question=question, vector=embed_query(question), scope=scope, searched=searched, shown=shown,
-                   intent=str(intent))  # fmt: skip
+    return explore(
+        question=question, vector=embed_query(question), scope=scope, searched=searched, shown=shown, intent=str(intent)
+    )
 
 
 def _bridge(vault_id: int, source: int, target: int) -> Dependency:
     """The speculative bridge an explorer unit proposes (0.3, llm-uncertain: below what walks follow)."""
     a, b = min(source, target), max(source, target)
     edge, _ = Dependency.objects.get_or_create(
-        vault_id=vault_id, source_id=a, target_id=b, kind=DependencyKind.BRIDGE,
+        vault_id=vault_id,
+        source_id=a,
+        target_id=b,
+        kind=DependencyKind.BRIDGE,
         defaults={"reason": Reason.LLM_UNCERTAIN, "confidence": LADDER[Reason.LLM_UNCERTAIN]},
-    )  # fmt: skip
+    )
     return edge

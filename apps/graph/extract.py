@@ -31,9 +31,26 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
 # Dates are when things happened, not things: a month or a weekday named in every other passage is a hub that
 # links everything to everything (on LoCoMo dev, "July" and "August" were two of a conversation's top three).
 CALENDAR = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-}  # fmt: skip
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+}
 
 
 def _spoken(line: str) -> str:

@@ -59,9 +59,13 @@ def _parsed(data: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]] | No
 
 def _ask(note: NoteText, limit: int, model: str, vault_id: int | None) -> dict[str, list[dict[str, Any]]] | None:
     reply = complete_json(
-        slot="reasoning", purpose="graph extraction", messages=_messages(note, limit), local=dict,
-        vault_id=vault_id, model=model,
-    )  # fmt: skip
+        slot="reasoning",
+        purpose="graph extraction",
+        messages=_messages(note, limit),
+        local=dict,
+        vault_id=vault_id,
+        model=model,
+    )
     return _parsed(reply.data)
 
 

@@ -39,9 +39,18 @@ NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 DOWN = {"not_relevant", "reject", "correct"}
 
 
-def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_id: int | None, weight: float = 1.0,
-                source: str = "feedback", chunk_id: int | None = None, reason: str | None = None,
-                at: datetime | None = None) -> list[Moved]:  # fmt: skip
+def paths_learn(
+    *,
+    vault_id: int,
+    trace: dict[str, Any],
+    signal: str,
+    feedback_id: int | None,
+    weight: float = 1.0,
+    source: str = "feedback",
+    chunk_id: int | None = None,
+    reason: str | None = None,
+    at: datetime | None = None,
+) -> list[Moved]:
     """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
     (1.0 for a person's signal; automatic signals pass a smaller one); `at` is when the path was walked (the
     question's time; now if not given), for the rhythm values."""
@@ -57,22 +66,58 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
     if signal in UP or signal in DOWN:
         helped = signal in UP
         for edge in edges:
-            moved.append(weight_adjust(target="edge_strength", target_id=edge, delta=step if helped else -step,
-                                       source=source, reason=reason, feedback_id=feedback_id))  # fmt: skip
-            moved.append(path_value_record(vault_id=vault_id, intent=intent, edge_id=edge, helped=helped,
-                                           weight=weight, source=source, reason=reason,
-                                           feedback_id=feedback_id))  # fmt: skip
-            moved.extend(rhythm_values_record(vault_id=vault_id, edge_id=edge, at=at or timezone.now(),
-                                              helped=helped, weight=weight, source=source, reason=reason,
-                                              feedback_id=feedback_id))  # fmt: skip
+            moved.append(
+                weight_adjust(
+                    target="edge_strength",
+                    target_id=edge,
+                    delta=step if helped else -step,
+                    source=source,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
+            moved.append(
+                path_value_record(
+                    vault_id=vault_id,
+                    intent=intent,
+                    edge_id=edge,
+                    helped=helped,
+                    weight=weight,
+                    source=source,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
+            moved.extend(
+                rhythm_values_record(
+                    vault_id=vault_id,
+                    edge_id=edge,
+                    at=at or timezone.now(),
+                    helped=helped,
+                    weight=weight,
+                    source=source,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
             if signal in ("confirm", "reject", "correct") and source == "feedback":
-                moved.append(confidence_step(edge_id=edge, up=helped, source=source, reason=reason,
-                                             feedback_id=feedback_id))  # fmt: skip
+                moved.append(
+                    confidence_step(edge_id=edge, up=helped, source=source, reason=reason, feedback_id=feedback_id)
+                )
         mention = Mention.objects.filter(pk=trace.get("mention") or 0, vault_id=vault_id).values_list("pk", flat=True)
         for hop in mention:  # the last hop: this fact, reached through this entity
-            moved.append(fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, helped=helped,
-                                           weight=weight, source=source, reason=reason,
-                                           feedback_id=feedback_id))  # fmt: skip
+            moved.append(
+                fact_value_record(
+                    vault_id=vault_id,
+                    intent=intent,
+                    mention_id=hop,
+                    helped=helped,
+                    weight=weight,
+                    source=source,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
         fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
         doors = _doors(trace)
         paths = {(door, *f): (weight, reason) for f in fact for door in doors}  # doors → this fact
@@ -83,15 +128,34 @@ def paths_learn(*, vault_id: int, trace: dict[str, Any], signal: str, feedback_i
                     paths.setdefault((door, *f), (weight * NEIGHBOUR, beside))  # the fact's own hit stands
         asks = str(trace.get("asks") or "other")[:16]
         for (door, note_id, content_hash), (share, why) in sorted(paths.items()):  # one lock order for every vote
-            moved.append(door_value_record(vault_id=vault_id, asks=asks, door=door, note_id=note_id,
-                                           content_hash=content_hash, helped=helped, weight=share,
-                                           source=source, reason=why, feedback_id=feedback_id))  # fmt: skip
+            moved.append(
+                door_value_record(
+                    vault_id=vault_id,
+                    asks=asks,
+                    door=door,
+                    note_id=note_id,
+                    content_hash=content_hash,
+                    helped=helped,
+                    weight=share,
+                    source=source,
+                    reason=why,
+                    feedback_id=feedback_id,
+                )
+            )
     elif signal == "not_useful":
         entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
         node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
         if node is not None:
-            moved.append(weight_adjust(target="entity_strength", target_id=node, delta=-step, source=source,
-                                       reason=reason, feedback_id=feedback_id))  # fmt: skip
+            moved.append(
+                weight_adjust(
+                    target="entity_strength",
+                    target_id=node,
+                    delta=-step,
+                    source=source,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
     return [m for m in moved if m is not None]
 
 

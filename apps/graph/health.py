@@ -96,8 +96,14 @@ def entities_tend(*, vault_id: int) -> dict[str, int]:
         with transaction.atomic():
             Entity.objects.filter(pk=entity.pk).update(tier=Tier.COLD)
             changes = {"name": entity.name, "up": entity.votes_up, "down": entity.votes_down}
-            audit_record(actor=None, action="entity.demote", object_type="entity", object_id=entity.pk,
-                         vault_id=vault_id, changes={**changes, "strength": entity.strength})  # fmt: skip
+            audit_record(
+                actor=None,
+                action="entity.demote",
+                object_type="entity",
+                object_id=entity.pk,
+                vault_id=vault_id,
+                changes={**changes, "strength": entity.strength},
+            )
         demoted += 1
     notes: set[int] = set()
     for entity in Entity.objects.filter(vault_id=vault_id, health=Health.UNDER_MAPPED, tier=Tier.HOT):
@@ -117,7 +123,13 @@ def entity_revive(*, actor: Any, entity: Entity) -> Entity:
         Entity.objects.filter(pk=entity.pk).update(  # votes before the revival (and the wear) no longer count
             tier=Tier.HOT, health=Health.HEALTHY, revived_at=timezone.now()
         )
-        audit_record(actor=actor, action="entity.revive", object_type="entity", object_id=entity.pk,
-                     vault_id=entity.vault_id, changes={"name": entity.name})  # fmt: skip
+        audit_record(
+            actor=actor,
+            action="entity.revive",
+            object_type="entity",
+            object_id=entity.pk,
+            vault_id=entity.vault_id,
+            changes={"name": entity.name},
+        )
     entity.refresh_from_db()
     return entity

@@ -55,9 +55,16 @@ def weight_adjust(
             return None
         vault_id, old, new = moved
         WeightChange.objects.create(
-            vault_id=vault_id, source=source, target=target, target_id=target_id, old=old, new=new,
-            delta=new - old, reason=reason[:300], feedback_id=feedback_id,
-        )  # fmt: skip
+            vault_id=vault_id,
+            source=source,
+            target=target,
+            target_id=target_id,
+            old=old,
+            new=new,
+            delta=new - old,
+            reason=reason[:300],
+            feedback_id=feedback_id,
+        )
     return Moved(target, target_id, old, new)
 
 
@@ -72,26 +79,49 @@ _VALUES = {
 
 
 def path_value_record(
-    *, vault_id: int, intent: str, edge_id: int, helped: bool, weight: float, source: str, reason: str,
+    *,
+    vault_id: int,
+    intent: str,
+    edge_id: int,
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
     feedback_id: int | None = None,
-) -> Moved:  # fmt: skip
+) -> Moved:
     """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes
     (a miss weighs a quarter of a hit)."""
     return _value_record("path_value", vault_id, intent, (edge_id,), helped, weight, source, reason, feedback_id)
 
 
 def fact_value_record(
-    *, vault_id: int, intent: str, mention_id: int, helped: bool, weight: float, source: str, reason: str,
+    *,
+    vault_id: int,
+    intent: str,
+    mention_id: int,
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
     feedback_id: int | None = None,
-) -> Moved:  # fmt: skip
+) -> Moved:
     """The same for the last hop: a fact reached through an entity's mention."""
     return _value_record("fact_value", vault_id, intent, (mention_id,), helped, weight, source, reason, feedback_id)
 
 
 def door_value_record(
-    *, vault_id: int, asks: str, door: str, note_id: int, content_hash: str, helped: bool, weight: float,
-    source: str, reason: str, feedback_id: int | None = None,
-) -> Moved:  # fmt: skip
+    *,
+    vault_id: int,
+    asks: str,
+    door: str,
+    note_id: int,
+    content_hash: str,
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
+    feedback_id: int | None = None,
+) -> Moved:
     """The same for a desire path from a question's door (a specific term) straight to a fact, for questions that
     ask for `asks` (`apps.graph.doors.asked_for`)."""
     key = (door, note_id, content_hash)
@@ -99,18 +129,32 @@ def door_value_record(
 
 
 def rhythm_value_record(
-    *, vault_id: int, edge_id: int, slot: str, helped: bool, weight: float, source: str, reason: str,
+    *,
+    vault_id: int,
+    edge_id: int,
+    slot: str,
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
     feedback_id: int | None = None,
-) -> Moved:  # fmt: skip
+) -> Moved:
     """The same for an edge at an hour of the day or a day of the week (`apps.graph.rhythm`)."""
     key = (edge_id, slot)
     return _value_record("rhythm_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
 
 
 def _value_record(
-    target: str, vault_id: int, intent: str, key: tuple[object, ...], helped: bool, weight: float, source: str,
-    reason: str, feedback_id: int | None,
-) -> Moved:  # fmt: skip
+    target: str,
+    vault_id: int,
+    intent: str,
+    key: tuple[object, ...],
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
+    feedback_id: int | None,
+) -> Moved:
     table, columns = _VALUES[target]
     params: dict[str, Any] = {"vault": vault_id, "intent": intent, **{f"k{i}": v for i, v in enumerate(key)}}
     names = ", ".join(columns)
@@ -135,9 +179,17 @@ def _value_record(
         )
         row_id, old, new = cursor.fetchone()
         WeightChange.objects.create(
-            vault_id=vault_id, source=source, target=target, target_id=row_id, intent=intent,
-            old=old, new=new, delta=new - old, reason=reason[:300], feedback_id=feedback_id,
-        )  # fmt: skip
+            vault_id=vault_id,
+            source=source,
+            target=target,
+            target_id=row_id,
+            intent=intent,
+            old=old,
+            new=new,
+            delta=new - old,
+            reason=reason[:300],
+            feedback_id=feedback_id,
+        )
     return Moved(target, row_id, old, new)
 
 
@@ -158,10 +210,16 @@ def confidence_step(
         old = edge.confidence
         Dependency.objects.filter(pk=edge_id).update(reason=new_reason, confidence=new_confidence)
         WeightChange.objects.create(
-            vault_id=edge.vault_id, source=source, target="edge_confidence", target_id=edge_id, old=old,
-            new=new_confidence, delta=new_confidence - old, reason=f"{reason} ({edge.reason} → {new_reason})"[:300],
+            vault_id=edge.vault_id,
+            source=source,
+            target="edge_confidence",
+            target_id=edge_id,
+            old=old,
+            new=new_confidence,
+            delta=new_confidence - old,
+            reason=f"{reason} ({edge.reason} → {new_reason})"[:300],
             feedback_id=feedback_id,
-        )  # fmt: skip
+        )
     return Moved("edge_confidence", edge_id, old, new_confidence)
 
 
@@ -180,7 +238,12 @@ def edges_decay(*, now: Any = None) -> int:
     )
     moved = 0
     for edge_id in stale.order_by("id").values_list("pk", flat=True)[:DECAY_BATCH]:
-        if weight_adjust(target="edge_strength", target_id=edge_id, delta=-DECAY_STEP, source="decay",
-                         reason=f"not walked for {DECAY_AFTER_DAYS} days"):  # fmt: skip
+        if weight_adjust(
+            target="edge_strength",
+            target_id=edge_id,
+            delta=-DECAY_STEP,
+            source="decay",
+            reason=f"not walked for {DECAY_AFTER_DAYS} days",
+        ):
             moved += 1
     return moved

@@ -74,8 +74,9 @@ def question_rhythm_record(*, user: Any, vault_ids: list[int], question: str, at
         return
     local = timezone.localtime(at)
     key = question_key(question)
-    day = QuestionRhythm(user=user, vault_ids=sorted(vault_ids), key=key, text=question, day=local.date(),
-                         hour=local.hour)  # fmt: skip
+    day = QuestionRhythm(
+        user=user, vault_ids=sorted(vault_ids), key=key, text=question, day=local.date(), hour=local.hour
+    )
     QuestionRhythm.objects.bulk_create([day], ignore_conflicts=True)
 
 
@@ -87,9 +88,13 @@ def hour_ahead(now: datetime) -> datetime:
 def burned_in(hour: datetime) -> list[tuple[int, list[int], str, str]]:
     """(user, vaults, key, text as last asked) of every question burned in at `hour`'s hour and weekday."""
     params: dict[str, Any] = {
-        "hour": hour.hour, "since": hour.date() - timedelta(days=WINDOW_DAYS), "daily": DAILY_DAYS,
-        "weekday": hour.isoweekday(), "weekly": WEEKLY_DAYS, "limit": MAX_PER_HOUR,
-    }  # fmt: skip
+        "hour": hour.hour,
+        "since": hour.date() - timedelta(days=WINDOW_DAYS),
+        "daily": DAILY_DAYS,
+        "weekday": hour.isoweekday(),
+        "weekly": WEEKLY_DAYS,
+        "limit": MAX_PER_HOUR,
+    }
     with connection.cursor() as cursor:
         cursor.execute(_BURNED_IN, params)
         return [(int(u), [int(v) for v in vaults], key, text) for u, vaults, key, text in cursor.fetchall()]
@@ -127,16 +132,25 @@ def prewarm_question(
         return None
     cfg = strictest(parse_settings(v.chat_settings) for v in Vault.objects.filter(pk__in=scope))
     models = {slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")}
-    steps = context_steps(user=user, question=text, vault_ids=scope, threshold=cfg.gate_threshold, models=models,
-                          deep_research=False)  # fmt: skip
+    steps = context_steps(
+        user=user, question=text, vault_ids=scope, threshold=cfg.gate_threshold, models=models, deep_research=False
+    )
     with scored_as_of(hour):  # the walk scores paths as the hour it prepares for will
         result, _run = drain(steps)
     row, _ = PrewarmedContext.objects.update_or_create(
-        user=user, vault_ids=scope, key=key,
-        defaults={"threshold": result.threshold, "scoring": models["scoring"], "model": result.model,
-                  "items": _items(result), "notes": result.notes, "ready_at": now,
-                  "expires_at": hour + timedelta(hours=1)},
-    )  # fmt: skip
+        user=user,
+        vault_ids=scope,
+        key=key,
+        defaults={
+            "threshold": result.threshold,
+            "scoring": models["scoring"],
+            "model": result.model,
+            "items": _items(result),
+            "notes": result.notes,
+            "ready_at": now,
+            "expires_at": hour + timedelta(hours=1),
+        },
+    )
     return row
 
 
@@ -166,14 +180,20 @@ def prewarmed_context(
     prepared under other settings, or a unit that survived the gate is gone (stale: search afresh)."""
     now = now or timezone.now()
     row = PrewarmedContext.objects.filter(
-        user=user, vault_ids=sorted(scope), key=question_key(question), threshold=threshold, scoring=scoring,
-        ready_at__lte=now, expires_at__gt=now,
-    ).first()  # fmt: skip
+        user=user,
+        vault_ids=sorted(scope),
+        key=question_key(question),
+        threshold=threshold,
+        scoring=scoring,
+        ready_at__lte=now,
+        expires_at__gt=now,
+    ).first()
     if row is None:
         return None
     readable = sorted(set(scope) & set(vault_ids_for(user, "read")))
-    loaded = {c.chunk: c for c in load_chunks(chunks=[i["chunk"] for i in row.items], query_vector=None,
-                                              vault_ids=readable)}  # fmt: skip
+    loaded = {
+        c.chunk: c for c in load_chunks(chunks=[i["chunk"] for i in row.items], query_vector=None, vault_ids=readable)
+    }
     live = set(Chunk.objects.filter(pk__in=loaded, vault_id__in=readable, tier="hot").values_list("pk", flat=True))
     if any(i["survived"] and i["chunk"] not in live for i in row.items):
         return None
@@ -182,9 +202,12 @@ def prewarmed_context(
         if item["chunk"] not in live:
             continue
         unit = replace(
-            loaded[item["chunk"]], rank=item["rank"], similarity=item["similarity"],
-            text=item["text"] or loaded[item["chunk"]].text, trace={**item["trace"], "prewarmed": True},
-        )  # fmt: skip
+            loaded[item["chunk"]],
+            rank=item["rank"],
+            similarity=item["similarity"],
+            text=item["text"] or loaded[item["chunk"]].text,
+            trace={**item["trace"], "prewarmed": True},
+        )
         rated.append(Rated(unit, item["score"], item["probability"]))
         if item["survived"]:
             survivors.append(rated[-1])

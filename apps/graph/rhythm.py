@@ -42,13 +42,29 @@ def scored_as_of(when: datetime) -> Iterator[None]:
 
 
 def rhythm_values_record(
-    *, vault_id: int, edge_id: int, at: datetime, helped: bool, weight: float, source: str, reason: str,
+    *,
+    vault_id: int,
+    edge_id: int,
+    at: datetime,
+    helped: bool,
+    weight: float,
+    source: str,
+    reason: str,
     feedback_id: int | None = None,
-) -> list[Moved]:  # fmt: skip
+) -> list[Moved]:
     """Count one outcome of walking `edge_id` at `at`: for its hour, its weekday and all times."""
     moved = []
     for slot in [*slots_at(at), ALL]:
-        moved.append(rhythm_value_record(vault_id=vault_id, edge_id=edge_id, slot=slot, helped=helped,
-                                         weight=weight, source=source, reason=reason,
-                                         feedback_id=feedback_id))  # fmt: skip
+        moved.append(
+            rhythm_value_record(
+                vault_id=vault_id,
+                edge_id=edge_id,
+                slot=slot,
+                helped=helped,
+                weight=weight,
+                source=source,
+                reason=reason,
+                feedback_id=feedback_id,
+            )
+        )
     return moved

@@ -49,8 +49,10 @@ def impact(*, user: Any, vault_id: int, name: str) -> dict[str, Any]:
             rows = [r for r in cursor.fetchall() if r[0] not in seen]
         if not rows:
             break
-        found = {source: {"id": source, "name": name_, "kind": kind_, "via": {"kind": kind, "to": target}}
-                 for source, target, kind, name_, kind_ in rows}  # fmt: skip
+        found = {
+            source: {"id": source, "name": name_, "kind": kind_, "via": {"kind": kind, "to": target}}
+            for source, target, kind, name_, kind_ in rows
+        }
         seen |= set(found)
         frontier = list(found)
         levels.append({"depth": depth, "entities": sorted(found.values(), key=lambda e: e["name"])})
@@ -61,9 +63,7 @@ def expansion(*, user: Any, item_id: int) -> dict[str, Any]:
     """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
     for the conversation's owner while they can still read the unit's vault; else 404."""
     readable = vault_ids_for(user, "read")
-    item = ContextItem.objects.filter(
-        pk=item_id, message__conversation__owner=user, vault_id__in=readable
-    ).first()  # fmt: skip
+    item = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user, vault_id__in=readable).first()
     if item is None:
         raise Http404("No context item matches the given query.")
     chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]

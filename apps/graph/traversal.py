@@ -192,10 +192,20 @@ def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str],
     with connection.cursor() as cursor:
         cursor.execute(
             _EDGES,
-            {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "intent": intent, "words": words,
-             "per": EDGES_PER_ENTITY, "same": SAME_NAME, "any": ANY_INTENT, "hour": slots[0], "weekday": slots[1],
-             "all": ALL},
-        )  # fmt: skip
+            {
+                "scope": scope,
+                "frontier": frontier,
+                "min": MIN_CONFIDENCE,
+                "intent": intent,
+                "words": words,
+                "per": EDGES_PER_ENTITY,
+                "same": SAME_NAME,
+                "any": ANY_INTENT,
+                "hour": slots[0],
+                "weekday": slots[1],
+                "all": ALL,
+            },
+        )
         return [Step(*row) for row in cursor.fetchall()]
 
 

@@ -48,9 +48,11 @@ class PrincipleApi(APIView):
         data = PrincipleAnswerIn(data=request.data)
         data.is_valid(raise_exception=True)
         principle, new = principle_answer(
-            actor=actor(request), principle=principle, signal=data.validated_data["signal"],
+            actor=actor(request),
+            principle=principle,
+            signal=data.validated_data["signal"],
             text=data.validated_data.get("text", ""),
-        )  # fmt: skip
+        )
         return Response({**principle_payload(principle), "recorded": new})
 
 

@@ -34,8 +34,22 @@ GENERAL = re.compile(
     r"usually|the point is|the trick is)",
     re.I,
 )
-MARKER_WORDS = {"lesson", "lessons", "learned", "rule", "thumb", "principle", "always", "never", "whenever",
-                "every", "time", "usually", "point", "trick"}  # fmt: skip
+MARKER_WORDS = {
+    "lesson",
+    "lessons",
+    "learned",
+    "rule",
+    "thumb",
+    "principle",
+    "always",
+    "never",
+    "whenever",
+    "every",
+    "time",
+    "usually",
+    "point",
+    "trick",
+}
 WORD = re.compile(r"[a-z][a-z'-]{3,}")
 MIN_SHARED = 2  # content terms two sentences must share
 COMMON = 500  # a term more general sentences say than this is no pattern
@@ -56,15 +70,22 @@ class Seen:
 
 def terms_of(sentence: str) -> frozenset[str]:
     words = (w.strip("'-") for w in WORD.findall(sentence.lower()))
-    return frozenset(w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words
-                     if w and w not in STOP and w not in MARKER_WORDS)  # fmt: skip
+    return frozenset(
+        w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words if w and w not in STOP and w not in MARKER_WORDS
+    )
 
 
 def _general_sentences(vault_id: int) -> list[Seen]:
-    rows = Chunk.objects.filter(
-        vault_id=vault_id, tier="hot", note__tier="hot",
-        note__provenance__in=[Provenance.AUTHORED, Provenance.EXTRACTED],
-    ).select_related("note").order_by("note_id", "ordinal")  # fmt: skip
+    rows = (
+        Chunk.objects.filter(
+            vault_id=vault_id,
+            tier="hot",
+            note__tier="hot",
+            note__provenance__in=[Provenance.AUTHORED, Provenance.EXTRACTED],
+        )
+        .select_related("note")
+        .order_by("note_id", "ordinal")
+    )
     chunks = list(rows)
     titles = {key_of(c.note.title) for c in chunks}  # a note's subject may have been named by a link first
     subjects = dict(Entity.objects.filter(vault_id=vault_id, key__in=titles).values_list("key", "pk"))
@@ -172,26 +193,37 @@ def principles_discover(*, vault_id: int) -> list[Principle]:
 def _record(vault_id: int, signature: str, group: list[Seen]) -> Principle:
     statement = statement_of(group)
     entity, _ = Entity.objects.get_or_create(
-        vault_id=vault_id, key=key_of(f"principle: {signature}"),
+        vault_id=vault_id,
+        key=key_of(f"principle: {signature}"),
         defaults={"name": statement[:300], "kind": EntityKind.PRINCIPLE},
-    )  # fmt: skip
+    )
     principle = Principle.objects.create(vault_id=vault_id, entity=entity, signature=signature, statement=statement)
     Evidence.objects.bulk_create(
-        Evidence(vault_id=vault_id, principle=principle, note_id=s.note, chunk_id=s.chunk, entity_id=s.entity,
-                 sentence=s.sentence)
+        Evidence(
+            vault_id=vault_id,
+            principle=principle,
+            note_id=s.note,
+            chunk_id=s.chunk,
+            entity_id=s.entity,
+            sentence=s.sentence,
+        )
         for s in group
-    )  # fmt: skip
+    )
     for subject in dict.fromkeys(s.entity for s in group if s.entity is not None):
         Dependency.objects.get_or_create(
-            vault_id=vault_id, source=entity, target_id=subject, kind=DependencyKind.BRIDGE,
+            vault_id=vault_id,
+            source=entity,
+            target_id=subject,
+            kind=DependencyKind.BRIDGE,
             defaults={"reason": Reason.INFERRED, "confidence": LADDER[Reason.INFERRED]},
-        )  # fmt: skip
+        )
     vault = Vault.objects.get(pk=vault_id)
     users = get_users_with_perms(vault, only_with_perms_in=["read_vault"], with_group_users=True)
     readers = cast(QuerySet[Any], users).values_list("pk", flat=True)  # a queryset when given only_with_perms_in
     Notification.objects.bulk_create(
-        Notification(vault_id=vault_id, user_id=user, principle=principle, title="DesirePath noticed something",
-                     text=statement)
+        Notification(
+            vault_id=vault_id, user_id=user, principle=principle, title="DesirePath noticed something", text=statement
+        )
         for user in readers
-    )  # fmt: skip
+    )
     return principle

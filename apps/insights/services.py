@@ -40,8 +40,9 @@ def principle_answer(*, actor: Any, principle: Principle, signal: str, text: str
         raise PermissionDenied("Only the vault's contributors answer for it.")
     try:
         with transaction.atomic():
-            Answer.objects.create(vault_id=principle.vault_id, principle=principle, user=actor, signal=signal,
-                                  text=text)  # fmt: skip
+            Answer.objects.create(
+                vault_id=principle.vault_id, principle=principle, user=actor, signal=signal, text=text
+            )
     except IntegrityError:
         return principle, False
     reason = f"principle {signal}ed by a person"
@@ -49,8 +50,14 @@ def principle_answer(*, actor: Any, principle: Principle, signal: str, text: str
     principle.answered_at = timezone.now()
     principle.save(update_fields=["status", "statement", "previous", "answered_at"])
     Notification.objects.filter(principle=principle, user=actor, read_at__isnull=True).update(read_at=timezone.now())
-    audit_record(actor=actor, action=f"principle.{signal}", object_type="principle", object_id=principle.pk,
-                 vault_id=principle.vault_id, changes={"statement": principle.statement})  # fmt: skip
+    audit_record(
+        actor=actor,
+        action=f"principle.{signal}",
+        object_type="principle",
+        object_id=principle.pk,
+        vault_id=principle.vault_id,
+        changes={"statement": principle.statement},
+    )
     return principle, True
 
 
@@ -69,8 +76,9 @@ def _confirm(principle: Principle, text: str, reason: str) -> None:
         while Dependency.objects.filter(pk=edge, confidence__lt=CONFIRMED_AT).exists():
             if confidence_step(edge_id=edge, up=True, source="feedback", reason=reason) is None:
                 break
-    weight_adjust(target="entity_strength", target_id=principle.entity_id, delta=DELIBERATE, source="feedback",
-                  reason=reason)  # fmt: skip
+    weight_adjust(
+        target="entity_strength", target_id=principle.entity_id, delta=DELIBERATE, source="feedback", reason=reason
+    )
     Entity.objects.filter(pk=principle.entity_id).update(tier=Tier.HOT)
 
 
@@ -86,8 +94,9 @@ def _reject(principle: Principle, text: str, reason: str) -> None:
     for edge in _edges(principle):
         weight_adjust(target="edge_strength", target_id=edge, delta=-DELIBERATE, source="feedback", reason=reason)
         confidence_step(edge_id=edge, up=False, source="feedback", reason=reason)
-    weight_adjust(target="entity_strength", target_id=principle.entity_id, delta=-DELIBERATE, source="feedback",
-                  reason=reason)  # fmt: skip
+    weight_adjust(
+        target="entity_strength", target_id=principle.entity_id, delta=-DELIBERATE, source="feedback", reason=reason
+    )
     Entity.objects.filter(pk=principle.entity_id).update(tier=Tier.COLD)
 
 

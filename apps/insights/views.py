@@ -27,8 +27,12 @@ def principles_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             principle = principle_get(user=request.user, principle_id=request.POST.get("principle", ""))
             if principle.vault_id != vault.pk:
                 raise Http404("No principle matches the given query.")
-            principle_answer(actor=cast(User, request.user), principle=principle,
-                             signal=request.POST.get("signal", ""), text=request.POST.get("text", ""))  # fmt: skip
+            principle_answer(
+                actor=cast(User, request.user),
+                principle=principle,
+                signal=request.POST.get("signal", ""),
+                text=request.POST.get("text", ""),
+            )
             return redirect("principles-page", vault_id=vault.pk)
         except ValidationError as exc:
             error = "; ".join(str(m) for messages in cast(dict, exc.detail).values() for m in messages)

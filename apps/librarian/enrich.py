@@ -126,9 +126,14 @@ def enrich_note(note: Note, *, user: Any = None) -> NoteMetadata | None:
 
     known = vocabulary(note.vault_id)
     reply = complete_json(
-        slot="reasoning", purpose="collision metadata", messages=prompt(note, known),
-        local=model_free_reply, user=user, vault_id=note.vault_id, model=model,
-    )  # fmt: skip
+        slot="reasoning",
+        purpose="collision metadata",
+        messages=prompt(note, known),
+        local=model_free_reply,
+        user=user,
+        vault_id=note.vault_id,
+        model=model,
+    )
     metadata, written_by = parse_metadata(reply.data, known), writer_of(model)
     if metadata is None:  # malformed or unavailable: the model-free Librarian writes it, and says so
         metadata, written_by = local.get("m") or model_free(note), LOCAL_LIBRARIAN

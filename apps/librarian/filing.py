@@ -123,11 +123,18 @@ def file_exchange(message_id: int) -> Note | None:
     grounded = bool(message.grounded)
     local = model_free(question, answer, grounded)
     reply = complete_json(
-        slot="reasoning", purpose="librarian filing", messages=_prompt(question, answer),
-        local=lambda: {"kind": local.kind, "title": local.title,
-                       "claims": [{"text": t, "status": s} for t, s in local.claims]},
-        user=owner, vault_id=personal.pk, model=cfg.model_for("reasoning"),
-    )  # fmt: skip
+        slot="reasoning",
+        purpose="librarian filing",
+        messages=_prompt(question, answer),
+        local=lambda: {
+            "kind": local.kind,
+            "title": local.title,
+            "claims": [{"text": t, "status": s} for t, s in local.claims],
+        },
+        user=owner,
+        vault_id=personal.pk,
+        model=cfg.model_for("reasoning"),
+    )
     filing = parse_filing(reply.data) or local
     if filing.kind == "chatter":
         return _log_chatter(personal, owner, message, question)

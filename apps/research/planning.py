@@ -15,16 +15,28 @@ from apps.retrieval.relevance import STOP, names_in
 MAX_SUB_QUESTIONS = 7
 QUESTION_START = re.compile(r"^\s*(what|which|who|where|when|why|how|should|is|are|do|does|did)\b", re.I)
 SIGNALS = [
-    ("a comparison", re.compile(
-        r"\b(compare|comparison|versus|vs\.?|differences?|better|worse|pros and cons)\b", re.I)),
+    (
+        "a comparison",
+        re.compile(r"\b(compare|comparison|versus|vs\.?|differences?|better|worse|pros and cons)\b", re.I),
+    ),
     ("asks why", re.compile(r"\bwhy\b", re.I)),
-    ("a strategy question", re.compile(
-        r"\b(strategy|strategies|approach|alternatives|options|recommend|prioriti[sz]e|long[- ]term|trade-?offs?)\b",
-        re.I)),
-    ("asks for everything of a kind", re.compile(
-        r"\b(all|every|list|what (kinds?|types?|sorts?) of|what (activities|things|events|places|books|hobbies|"
-        r"ways|items|topics|steps|changes)|which \w+s\b)", re.I)),
-]  # fmt: skip
+    (
+        "a strategy question",
+        re.compile(
+            r"\b(strategy|strategies|approach|alternatives|options|recommend|prioriti[sz]e"
+            r"|long[- ]term|trade-?offs?)\b",
+            re.I,
+        ),
+    ),
+    (
+        "asks for everything of a kind",
+        re.compile(
+            r"\b(all|every|list|what (kinds?|types?|sorts?) of|what (activities|things|events|places|books|hobbies|"
+            r"ways|items|topics|steps|changes)|which \w+s\b)",
+            re.I,
+        ),
+    ),
+]
 JUDGE_PROMPT = (
     "Decide whether answering this question needs deeper research across many notes (several entities, a "
     'comparison, a why, a strategy, or everything of a kind) or a single search. Reply with JSON only: {"research": '
@@ -54,8 +66,9 @@ def judge_model_free(question: str) -> Verdict:
 def split_model_free(question: str) -> list[str]:
     """Clauses joined by and/or/commas/versus, then each named entity with the question's content words."""
     text = re.sub(r"[?!.]+$", "", question.strip())
-    lead = re.match(r"^\s*(what|which|who|where|when|why|how)\b[^,;]*?\b(is|are|was|were|does|did|do|has|have)\b",
-                    text, re.I)  # fmt: skip
+    lead = re.match(
+        r"^\s*(what|which|who|where|when|why|how)\b[^,;]*?\b(is|are|was|were|does|did|do|has|have)\b", text, re.I
+    )
     prefix = lead.group(0) if lead else ""
     subs: list[str] = []
     parts = [p.strip() for p in re.split(r"\s*(?:,|;|\band\b|\bor\b|\bversus\b|\bvs\.?)\s*", text) if p.strip()]

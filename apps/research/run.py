@@ -93,9 +93,13 @@ def context_steps(
     run = Research(ran=False, reason=OFF)
     if deep_research:
         run = yield from research_steps(
-            user=user, question=question, vault_ids=vault_ids, threshold=threshold, models=models,
+            user=user,
+            question=question,
+            vault_ids=vault_ids,
+            threshold=threshold,
+            models=models,
             cancelled=cancelled,
-        )  # fmt: skip
+        )
     result = run.result or graph_context(
         user=user, question=question, vault_ids=vault_ids, threshold=threshold, model=models.get("scoring")
     )

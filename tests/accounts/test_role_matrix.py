@@ -72,10 +72,15 @@ def _zip() -> bytes:
 
 def _request(world: World, user: User | None, method: str, url: str, body: dict | None = None):
     url = url.format(
-        vault=world.vault_id, note=world.note_id, cold=world.cold_note_id, job=world.job_id,
-        correction=world.correction_id, entity=world.entity_id, principle=world.principle_id,
+        vault=world.vault_id,
+        note=world.note_id,
+        cold=world.cold_note_id,
+        job=world.job_id,
+        correction=world.correction_id,
+        entity=world.entity_id,
+        principle=world.principle_id,
         target=world.target_user.pk,
-    )  # fmt: skip
+    )
     client = api(user)
     if method == "import":
         upload = io.BytesIO(_zip())

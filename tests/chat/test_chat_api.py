@@ -77,9 +77,11 @@ def test_the_vault_had_nothing_and_says_so(sample):
 
 @pytest.mark.parametrize(
     ("fallback", "answer"),
-    [("refuse", "Nothing in Sample vault answers this, and Sample vault is set to refuse rather than guess."),
-     ("silent", "")],
-)  # fmt: skip
+    [
+        ("refuse", "Nothing in Sample vault answers this, and Sample vault is set to refuse rather than guess."),
+        ("silent", ""),
+    ],
+)
 def test_refuse_and_silent_fallbacks(sample, fallback, answer):
     Vault.objects.filter(pk=sample.pk).update(chat_settings={"fallback": fallback})
     reply = ask(sample.owner, "What is the capital of Mongolia?", [sample.pk])
@@ -108,9 +110,14 @@ def test_proposals_are_labelled_in_the_answer(owner, vault):
 
 @pytest.mark.parametrize(
     ("body", "field"),
-    [({"message": "   "}, "message"), ({"message": "x" * 1501}, "message"), ({"message": "a\x00b"}, "message"),
-     ({}, "message"), ({"message": "hi", "vaults": ["one"]}, "vaults")],
-)  # fmt: skip
+    [
+        ({"message": "   "}, "message"),
+        ({"message": "x" * 1501}, "message"),
+        ({"message": "a\x00b"}, "message"),
+        ({}, "message"),
+        ({"message": "hi", "vaults": ["one"]}, "vaults"),
+    ],
+)
 def test_bad_messages_are_refused_with_a_reason_and_nothing_is_stored(sample, body, field):
     response = api(sample.owner).post("/api/chat/", {"vaults": [sample.pk], **body}, format="json")
     assert response.status_code == 400 and field in response.json()

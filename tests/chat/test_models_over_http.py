@@ -151,8 +151,9 @@ def test_the_budget_holds_even_for_the_best_candidate(llm_server, owner, vault):
 
     small = [cand(i, f"short note {i} about printers") for i in range(6)]  # ~7 tokens each: budget ~42
     huge = cand(6, "printer " * 100)
-    llm_server.replies.append({"content": json.dumps({"scores": {"1": 3, "2": 3, "3": 2, "4": 2, "5": 2, "6": 2,
-                                                                  "7": 5}})})  # fmt: skip
+    llm_server.replies.append(
+        {"content": json.dumps({"scores": {"1": 3, "2": 3, "3": 2, "4": 2, "5": 2, "6": 2, "7": 5}})}
+    )
     result = gate("Where is the printer?", [*small, huge], user=owner, vault_id=vault.pk)
     assert result.rated[0].candidate is huge and result.rated[0].score == 5
     assert result.survivors == []  # the 5 does not fit and the gate does not skip past it to weaker ones

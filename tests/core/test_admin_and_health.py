@@ -63,9 +63,16 @@ def test_admins_observe_the_graph_and_its_ledger_but_set_no_weight(admin_client,
         weight_adjust(target="edge_strength", target_id=edge.pk, delta=delta, source="feedback", reason="test")
     change = WeightChange.objects.filter(target_id=edge.pk).first()
 
-    for page in ("/admin/graph/entity/", "/admin/graph/dependency/", "/admin/graph/weightchange/",
-                 "/admin/graph/pathvalue/", "/admin/graph/factvalue/", "/admin/graph/doorvalue/",
-                 "/admin/graph/community/", "/admin/notes/correction/"):  # fmt: skip
+    for page in (
+        "/admin/graph/entity/",
+        "/admin/graph/dependency/",
+        "/admin/graph/weightchange/",
+        "/admin/graph/pathvalue/",
+        "/admin/graph/factvalue/",
+        "/admin/graph/doorvalue/",
+        "/admin/graph/community/",
+        "/admin/notes/correction/",
+    ):
         assert admin_client.get(page).status_code == 200, page
     oscillating = admin_client.get("/admin/graph/dependency/?oscillating=yes")
     assert (

@@ -124,8 +124,19 @@ def test_evaluate_locomo_learn_reports_learning_with_exploration_off_and_on(tmp_
     data.write_text(json.dumps([TINY]))
     stdout = io.StringIO()
 
-    call_command("evaluate", "locomo", "--data", str(data), "--pipeline", "gate", "--learn", "--json", str(out),
-                 stdout=stdout, stderr=io.StringIO())  # fmt: skip
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--pipeline",
+        "gate",
+        "--learn",
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
 
     learning = json.loads(out.read_text())["learning"]
     assert set(learning) >= {"before", "after", "unshared", "mrr_change", "votes", "exploration"}

@@ -33,8 +33,9 @@ def test_readers_get_the_vault_s_graph_to_draw_and_nobody_else_does(sample):
     by_id = {e["id"]: e for e in data["edges"]}
     assert by_id[cold_edge.pk]["cold"] and by_id[cold_edge.pk]["strength"] == pytest.approx(0.25)
     assert all(e["speculative"] == (e["kind"] == "bridge" and e["confidence"] < 0.5) for e in data["edges"])
-    assert {c["id"] for c in data["communities"]} == set(Community.objects.filter(vault=sample).values_list(
-        "entity_id", flat=True))  # fmt: skip
+    assert {c["id"] for c in data["communities"]} == set(
+        Community.objects.filter(vault=sample).values_list("entity_id", flat=True)
+    )
     assert any(n["community"] for n in data["nodes"]) and data["modularity"] > 0
 
     assert api(outsider).get(f"/api/graph/constellation/?vault={sample.pk}").status_code == 404

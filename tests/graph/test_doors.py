@@ -16,11 +16,29 @@ from tests.factories import api, make_note, make_vault
 pytestmark = pytest.mark.django_db
 
 TOPICS = [
-    "parking permits", "the coffee machine", "holiday requests", "the printer queue", "badge access",
-    "desk booking", "expense claims", "the library shelves", "bike storage", "the quiet room", "recycling bins",
-    "visitor passes", "the kitchen rota", "plant watering", "lost property", "the mail room", "first aid kits",
-    "meeting rooms", "the lockers", "fire drills", "laptop loans", "the notice board",
-]  # fmt: skip
+    "parking permits",
+    "the coffee machine",
+    "holiday requests",
+    "the printer queue",
+    "badge access",
+    "desk booking",
+    "expense claims",
+    "the library shelves",
+    "bike storage",
+    "the quiet room",
+    "recycling bins",
+    "visitor passes",
+    "the kitchen rota",
+    "plant watering",
+    "lost property",
+    "the mail room",
+    "first aid kits",
+    "meeting rooms",
+    "the lockers",
+    "fire drills",
+    "laptop loans",
+    "the notice board",
+]
 
 
 def _vault(owner, name="Ops"):
@@ -88,8 +106,12 @@ def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
     api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
     their_chunks = list(Chunk.objects.filter(vault=theirs).values_list("pk", flat=True))
     assert door_lifts(["grafana"], "what", [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
-    note_update(actor=owner, note=Note.objects.get(pk=item.note_id), body=Note.objects.get(pk=item.note_id).body,
-                path="ops/grafana-alerts.md")  # re-chunked: new chunk ids, the same passage  # fmt: skip
+    note_update(
+        actor=owner,
+        note=Note.objects.get(pk=item.note_id),
+        body=Note.objects.get(pk=item.note_id).body,
+        path="ops/grafana-alerts.md",
+    )  # re-chunked: new chunk ids, the same passage
     moved = Chunk.objects.get(note_id=item.note_id)
     assert moved.pk != item.chunk_id
     assert door_lifts(["grafana"], "what", [moved.pk], [mine.pk]) == {

@@ -96,8 +96,9 @@ def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
     assert len({u.trace["edges"][0] for u in units}) == 1
     bridge_id = units[0].trace["edges"][0]
     far = units[0].trace["entities"][-1]  # the explored entity: few edges of its own, the bridge among them
-    assert not any(s.edge == bridge_id for p in walk(entry=[far], scope=[vault.pk], intent="what", words=[])[0]
-                   for s in p.steps)  # fmt: skip
+    assert not any(
+        s.edge == bridge_id for p in walk(entry=[far], scope=[vault.pk], intent="what", words=[])[0] for s in p.steps
+    )
     for unit in units:
         vote = api(owner).post("/api/feedback/", {"context_item": unit.pk, "signal": "confirm"}, format="json")
         assert vote.status_code == 201

@@ -19,9 +19,11 @@ pytestmark = pytest.mark.django_db
 def test_the_sample_vault_becomes_a_bounded_graph(sample):
     counts = graph_extract_pending(vault_id=sample.pk)
     per_note = list(Extraction.objects.filter(vault=sample).values_list("entities", flat=True))
-    print(f"sample vault: {len(per_note)} notes, levels {counts}, entities per note mean "
-          f"{statistics.mean(per_note):.1f} max {max(per_note)}; {Entity.objects.filter(vault=sample).count()} "
-          f"entities, {Dependency.objects.filter(vault=sample).count()} edges")  # fmt: skip
+    print(
+        f"sample vault: {len(per_note)} notes, levels {counts}, entities per note mean "
+        f"{statistics.mean(per_note):.1f} max {max(per_note)}; {Entity.objects.filter(vault=sample).count()} "
+        f"entities, {Dependency.objects.filter(vault=sample).count()} edges"
+    )
     assert max(per_note) <= MAX_ENTITIES
 
     ptw = Entity.objects.get(vault=sample, key="permit to work")
@@ -78,8 +80,9 @@ def test_a_co_mention_in_a_second_note_climbs_the_ladder(vault):
     make_note(vault, "A.md", "# A\nYesterday Priya and Tobias rebuilt the oven together.\n")
     make_note(vault, "B.md", "# B\nLater Priya asked Tobias about the starter.\n")
     graph_extract_pending(vault_id=vault.pk)
-    edge = Dependency.objects.get(vault=vault, kind="co_mentioned", source__key__in=["priya", "tobias"],
-                                  target__key__in=["priya", "tobias"])  # fmt: skip
+    edge = Dependency.objects.get(
+        vault=vault, kind="co_mentioned", source__key__in=["priya", "tobias"], target__key__in=["priya", "tobias"]
+    )
     assert (edge.evidence, edge.reason, edge.confidence) == (2, "multi-memory", 0.9)
 
 

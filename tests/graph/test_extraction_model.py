@@ -35,15 +35,25 @@ def _reply(entities, attributes=(), dependencies=()):
 
 def test_a_reasoning_model_extracts_cited_facts_and_dependencies(reasoner, vault):
     note = make_note(vault, "Job queue.md", BODY)
-    reasoner.replies.append(_reply(
-        [{"name": "Celery", "kind": "thing"}, {"name": "Redis", "kind": "thing"},
-         {"name": "billing service", "kind": "thing"}, {"name": "Wrong", "kind": "planet"}],
-        [{"entity": "Celery", "kind": "fact", "text": "Celery runs on Redis in the ops cluster."},
-         {"entity": "Celery", "kind": "constraint", "text": "Every worker must restart after a deploy."},
-         {"entity": "Redis", "kind": "fact", "text": "Redis is the best database ever made."}],
-        [{"source": "Celery", "target": "Redis", "certain": True},
-         {"source": "billing service", "target": "Celery", "certain": False}],
-    ))  # fmt: skip
+    reasoner.replies.append(
+        _reply(
+            [
+                {"name": "Celery", "kind": "thing"},
+                {"name": "Redis", "kind": "thing"},
+                {"name": "billing service", "kind": "thing"},
+                {"name": "Wrong", "kind": "planet"},
+            ],
+            [
+                {"entity": "Celery", "kind": "fact", "text": "Celery runs on Redis in the ops cluster."},
+                {"entity": "Celery", "kind": "constraint", "text": "Every worker must restart after a deploy."},
+                {"entity": "Redis", "kind": "fact", "text": "Redis is the best database ever made."},
+            ],
+            [
+                {"source": "Celery", "target": "Redis", "certain": True},
+                {"source": "billing service", "target": "Celery", "certain": False},
+            ],
+        )
+    )
 
     extraction = graph_extract_note(note=note)
 
@@ -58,8 +68,10 @@ def test_a_reasoning_model_extracts_cited_facts_and_dependencies(reasoner, vault
         (d.source.key, d.target.key): (d.reason, d.confidence)
         for d in Dependency.objects.filter(vault=vault, kind="depends_on").select_related("source", "target")
     }
-    assert depends == {("celery", "redis"): ("single-memory", 0.7),
-                       ("billing service", "celery"): ("llm-uncertain", 0.3)}  # fmt: skip
+    assert depends == {
+        ("celery", "redis"): ("single-memory", 0.7),
+        ("billing service", "celery"): ("llm-uncertain", 0.3),
+    }
     usage = ModelUsage.objects.get(purpose="graph extraction")
     assert (usage.slot, usage.model) == ("reasoning", MODEL)
     sent = reasoner.requests[0]["body"]["messages"]

@@ -20,8 +20,11 @@ pytestmark = pytest.mark.django_db
 
 def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     vault = _vault(owner)
-    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": "What is Grafana used for?"},
-                            format="json").json()  # fmt: skip
+    reply = (
+        api(owner)
+        .post("/api/chat/", {"vaults": [vault.pk], "message": "What is Grafana used for?"}, format="json")
+        .json()
+    )
     item = next(i for i in ContextItem.objects.filter(message_id=reply["message"]) if i.trace.get("mention"))
     entity = Mention.objects.get(pk=item.trace["mention"]).entity
     for signal in ("not_relevant", "not_useful", "reject"):

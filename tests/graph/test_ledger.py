@@ -18,9 +18,15 @@ def _edge(vault, strength=0.5, reason="single-memory", confidence=0.7):
     a = Entity.objects.create(vault=vault, name="Redis", key="redis", kind="thing")
     b = Entity.objects.create(vault=vault, name="Celery", key="celery", kind="thing")
     return Dependency.objects.create(
-        vault=vault, source=a, target=b, kind="co_mentioned", strength=strength, initial_strength=strength,
-        confidence=confidence, reason=reason,
-    )  # fmt: skip
+        vault=vault,
+        source=a,
+        target=b,
+        kind="co_mentioned",
+        strength=strength,
+        initial_strength=strength,
+        confidence=confidence,
+        reason=reason,
+    )
 
 
 def _strength(edge):
@@ -124,9 +130,14 @@ def test_edges_nobody_walks_fade_slowly_on_the_ledger(vault):
 
     idle = _edge(vault)
     walked = Dependency.objects.create(
-        vault=vault, source=idle.target, target=idle.source, kind="links_to", confidence=1.0,
-        reason="user-asserted", last_walked_at=timezone.now(),
-    )  # fmt: skip
+        vault=vault,
+        source=idle.target,
+        target=idle.source,
+        kind="links_to",
+        confidence=1.0,
+        reason="user-asserted",
+        last_walked_at=timezone.now(),
+    )
     month_ago = timezone.now() - timedelta(days=30)
     Dependency.objects.filter(pk__in=[idle.pk, walked.pk]).update(created_at=month_ago)
 

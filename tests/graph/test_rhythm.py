@@ -194,8 +194,9 @@ def test_a_path_that_helps_at_nine_walks_first_at_nine_and_last_at_three(sample,
     assert miss.status_code == 201
 
     def path_at(when):
-        paths, _ = walk(entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"],
-                        words=[], at=when)  # fmt: skip
+        paths, _ = walk(
+            entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"], words=[], at=when
+        )
         return next((p for p in paths if [s.edge for s in p.steps] == edges), None)
 
     odds = lambda hits, misses: (1 + hits) / (1 + misses * MISS_WEIGHT)  # noqa: E731 - Beta(1, 1) mean as odds
@@ -209,8 +210,13 @@ def test_a_path_that_helps_at_nine_walks_first_at_nine_and_last_at_three(sample,
     assert monday_nine.score > tuesday_nine.score > saturday_seven.score
     # On a Wednesday at three its first edge scores at_three² and falls out of the four edges followed per entity.
     assert wednesday_three is None
-    first = walk(entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"], words=[],
-                 at=at(11, 15, 30))[0]  # fmt: skip
+    first = walk(
+        entry=walked.trace["entities"][:1],
+        scope=[sample.pk],
+        intent=walked.trace["intent"],
+        words=[],
+        at=at(11, 15, 30),
+    )[0]
     assert edges[0] not in {p.steps[0].edge for p in first}
     assert at_three**2 < 1 < at_nine**2
     assert saturday_seven.prior == monday_nine.prior  # only the learned part moved

@@ -31,9 +31,14 @@ def _tree(vault, fanout=8, depth=4):
                 child = Entity.objects.create(vault=vault, name=f"e{n}", key=f"e{n}", kind="thing")
                 weak = i == 0
                 Dependency.objects.create(
-                    vault=vault, source=parent, target=child, kind="co_mentioned", reason="single-memory",
-                    confidence=0.4 if weak else 0.7, strength=0.9 if weak else 0.2 + 0.05 * i,
-                )  # fmt: skip
+                    vault=vault,
+                    source=parent,
+                    target=child,
+                    kind="co_mentioned",
+                    reason="single-memory",
+                    confidence=0.4 if weak else 0.7,
+                    strength=0.9 if weak else 0.2 + 0.05 * i,
+                )
                 below.append(child)
         level = below[:20]
     return root
@@ -67,8 +72,15 @@ def test_a_learned_value_lifts_its_path_and_is_kept_per_intent(vault):
     last = before[-1]
     for step in last.steps:
         for _ in range(5):
-            path_value_record(vault_id=vault.pk, intent="what", edge_id=step.edge, helped=True, weight=1.0,
-                              source="feedback", reason="test")  # fmt: skip
+            path_value_record(
+                vault_id=vault.pk,
+                intent="what",
+                edge_id=step.edge,
+                helped=True,
+                weight=1.0,
+                source="feedback",
+                reason="test",
+            )
     after, _ = walk(entry=[root.pk], scope=[vault.pk], intent="what", words=[])
     assert after[0].entities == last.entities and after[0].score > before[0].score
     other, _ = walk(entry=[root.pk], scope=[vault.pk], intent="relate", words=[])

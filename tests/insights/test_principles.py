@@ -58,14 +58,16 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
 
     assert principle.status == "proposed" and principle.entity.kind == "principle"
     assert principle.statement.startswith("Across ")
+    # Not Pasta: "always" alone is no shared lesson.
     assert {e.note.title for e in Evidence.objects.filter(principle=principle)} == {
         "Bike Repair",
         "TLS Postmortem",
         "Irrigation",
-    }  # fmt: skip  — not Pasta: "always" alone is no shared lesson
+    }
     assert set(Notification.objects.filter(principle=principle).values_list("user__username", flat=True)) == {
-        owner.username, reader.username,
-    }  # fmt: skip
+        owner.username,
+        reader.username,
+    }
     assert principles_discover(vault_id=vault.pk) == []  # found once
 
     listed = api(reader).get(f"/api/principles/?vault={vault.pk}").json()["principles"]
@@ -132,8 +134,11 @@ def test_a_correction_refines_the_principle_and_a_rejection_makes_it_fade(owner)
 
 def test_the_same_lesson_in_linked_notes_is_no_principle(owner):
     vault = make_vault(owner, "Linked")
-    make_note(vault, "a/Bike Repair.md", "# Bike Repair\n\nSee [[Wheel Truing]].\n\n"
-              "Lesson: the small parts you never check decide the ride.\n")  # fmt: skip
+    make_note(
+        vault,
+        "a/Bike Repair.md",
+        "# Bike Repair\n\nSee [[Wheel Truing]].\n\nLesson: the small parts you never check decide the ride.\n",
+    )
     make_note(
         vault, "a/Wheel Truing.md", "# Wheel Truing\n\nRule of thumb: small parts nobody checks decide the wheel.\n"
     )

@@ -68,8 +68,12 @@ def test_claims_are_marked_decided_or_considered():
 
 
 def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample):
-    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "reasoning": "openai/scripted-reasoner", "scoring": "local/x",
-                          "chat": "local/extractive"}  # fmt: skip
+    settings.LLM_SLOTS = {
+        **settings.LLM_SLOTS,
+        "reasoning": "openai/scripted-reasoner",
+        "scoring": "local/x",
+        "chat": "local/extractive",
+    }
     message = answered(sample.owner, sample, "What is a PTW and when do I need one?")
     reply = {
         "kind": "concept",
@@ -85,8 +89,10 @@ def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample)
     assert "- **Decided:** Power work needs a PTW." in note.body
     assert "- **Considered:** We might ask facilities for same-day permits." in note.body
     prompt = llm_server.requests[-1]["body"]["messages"][1]["content"]
-    assert prompt.startswith("<question>") and "never follow instructions" in llm_server.requests[-1]["body"][
-        "messages"][0]["content"]  # fmt: skip
+    assert (
+        prompt.startswith("<question>")
+        and "never follow instructions" in llm_server.requests[-1]["body"]["messages"][0]["content"]
+    )
 
     llm_server.replies.append({"content": json.dumps({**reply, "kind": "chatter"})})
     again = answered(sample.owner, sample, "What is a PTW and when do I need one?")

@@ -60,9 +60,12 @@ def test_a_contributor_s_correction_supersedes_the_passage_with_an_authored_note
     assert "IT helpdesk" not in served and "Facilities issue" in served
     detail = api(owner).get(f"/api/notes/{note.pk}/").json()
     assert detail["superseded"] == [
-        {"correction": Correction.objects.get().pk, "passage": old.text, "successor": {"id": successor.pk,
-                                                                                       "path": successor.path}}
-    ]  # fmt: skip
+        {
+            "correction": Correction.objects.get().pk,
+            "passage": old.text,
+            "successor": {"id": successor.pk, "path": successor.path},
+        }
+    ]
 
 
 def test_a_superseded_passage_stays_cold_when_its_note_is_rewritten_or_restored(owner, vault):
@@ -118,8 +121,9 @@ def test_a_correction_of_a_passage_that_changed_since_is_refused_and_nothing_is_
     proposal = correction_submit(user=reader, chunk=Chunk.objects.get(pk=item.chunk_id), text="Facilities do.")
     note_update(actor=owner, note=note, body=BODY.replace("The IT helpdesk", "The front desk"))
 
-    late = api(reader).post("/api/feedback/", {"context_item": item.pk, "signal": "correct", "text": "No."},
-                            format="json")  # fmt: skip
+    late = api(reader).post(
+        "/api/feedback/", {"context_item": item.pk, "signal": "correct", "text": "No."}, format="json"
+    )
     assert late.status_code == 400 and "changed since it was shown" in late.content.decode()
     assert Feedback.objects.filter(signal="correct").count() == 0
     applied = api(owner).post(f"/api/corrections/{proposal.pk}/", {"action": "apply"}, format="json")

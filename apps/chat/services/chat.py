@@ -123,17 +123,26 @@ class _Writer:
         """The model-free answerer goes through the gateway too, so its use is on the ledger (cost 0)."""
         model = self.model if is_local(self.model) else "local/extractive"
         complete(
-            slot="chat", purpose=purpose, messages=messages, local=lambda _: text, user=self.user,
-            vault_id=self.vault_id, model=model,
-        )  # fmt: skip
+            slot="chat",
+            purpose=purpose,
+            messages=messages,
+            local=lambda _: text,
+            user=self.user,
+            vault_id=self.vault_id,
+            model=model,
+        )
 
     def stream(self, purpose: str, messages: list[dict[str, str]]) -> Generator[Event, None, bool]:
         """A chat-slot call streamed into the answer; False (and a notice) when the provider fails."""
         try:
             for piece in complete_stream(
-                slot="chat", purpose=purpose, messages=messages, user=self.user, vault_id=self.vault_id,
+                slot="chat",
+                purpose=purpose,
+                messages=messages,
+                user=self.user,
+                vault_id=self.vault_id,
                 model=self.model,
-            ):  # fmt: skip
+            ):
                 yield self.delta(piece)
         except ModelUnavailable as exc:
             self.message.notices.append(f"The chat model is unavailable ({exc}).")
@@ -252,12 +261,21 @@ def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -
     """Gated context: pre-warmed when this question burned in at this hour (`apps.graph.prewarm`), else through
     deep research when the vaults allow it and the judge says so (progress streamed)."""
     ready = prewarmed_context(
-        user=user, question=message.resolved_query, scope=scope, threshold=cfg.gate_threshold,
+        user=user,
+        question=message.resolved_query,
+        scope=scope,
+        threshold=cfg.gate_threshold,
         scoring=cfg.model_for("scoring"),
-    )  # fmt: skip
+    )
     if ready is not None:
-        message.research = {"ran": False, "reason": PREWARMED, "sub_questions": [], "dispatches": 0,
-                            "cancelled": False, "prewarmed": True}  # fmt: skip
+        message.research = {
+            "ran": False,
+            "reason": PREWARMED,
+            "sub_questions": [],
+            "dispatches": 0,
+            "cancelled": False,
+            "prewarmed": True,
+        }
         return ready
     steps = context_steps(
         user=user,

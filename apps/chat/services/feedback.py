@@ -46,19 +46,25 @@ def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> 
         if created:  # one vote per user, item and signal: pressing twice moves nothing twice
             asked = item.message
             paths_learn(
-                vault_id=item.vault_id, trace=item.trace or {}, signal=signal, feedback_id=vote.pk,
-                chunk_id=item.chunk_id, at=asked.created_at,
-            )  # fmt: skip
+                vault_id=item.vault_id,
+                trace=item.trace or {},
+                signal=signal,
+                feedback_id=vote.pk,
+                chunk_id=item.chunk_id,
+                at=asked.created_at,
+            )
             if signal in (Signal.CONFIRM, Signal.USED):  # the question helped at this hour: burn-in evidence
-                question_rhythm_record(user=user, vault_ids=asked.vault_ids, question=asked.resolved_query,
-                                       at=asked.created_at)  # fmt: skip
+                question_rhythm_record(
+                    user=user, vault_ids=asked.vault_ids, question=asked.resolved_query, at=asked.created_at
+                )
             if signal == Signal.USED:
                 queue_after_commit(co_occurrence, item.pk, fallback="its neighbours miss one automatic signal")
             if signal == Signal.CORRECT:
                 chunk = item.chunk or Chunk.objects.filter(note=item.note, text=item.text).first()
                 if chunk is None:  # the note changed since: nothing is stored, the person is told
-                    raise ValidationError({"context_item": ["this passage has changed since it was shown; "
-                                                            "open its note to correct it"]})  # fmt: skip
+                    raise ValidationError(
+                        {"context_item": ["this passage has changed since it was shown; open its note to correct it"]}
+                    )
                 correction_submit(user=user, chunk=chunk, text=text, feedback_id=vote.pk)
     return vote, created
 

@@ -15,9 +15,28 @@ CONTINUES = re.compile(
     re.I,
 )
 POINTERS = {
-    "she", "he", "it", "they", "them", "her", "him", "his", "hers", "its", "their", "theirs",
-    "that", "this", "those", "these", "there", "then", "one", "ones", "same",
-}  # fmt: skip
+    "she",
+    "he",
+    "it",
+    "they",
+    "them",
+    "her",
+    "him",
+    "his",
+    "hers",
+    "its",
+    "their",
+    "theirs",
+    "that",
+    "this",
+    "those",
+    "these",
+    "there",
+    "then",
+    "one",
+    "ones",
+    "same",
+}
 CARRY_CHARS = 400  # how much of the earlier question a follow-up carries
 
 

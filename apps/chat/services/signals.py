@@ -69,6 +69,12 @@ def later_search_learn(*, user_id: int, text: str, before_message_id: int | None
 
 def _learn(unit: ContextItem, why: str) -> Any:
     return paths_learn(
-        vault_id=unit.vault_id, trace=unit.trace or {}, signal="used", feedback_id=None, weight=WEIGHT,
-        source="automatic", chunk_id=unit.chunk_id, reason=why,
-    )  # fmt: skip
+        vault_id=unit.vault_id,
+        trace=unit.trace or {},
+        signal="used",
+        feedback_id=None,
+        weight=WEIGHT,
+        source="automatic",
+        chunk_id=unit.chunk_id,
+        reason=why,
+    )

@@ -76,11 +76,18 @@ def _summary(messages: list[Message], owner: Any, personal: Vault) -> Summary:
     if not cfg.switches["librarian"]:  # off means off: the extractive summary, no model call
         return local
     reply = complete_json(
-        slot="reasoning", purpose="session summary", messages=_prompt(messages),
-        local=lambda: {"kind": "concept", "title": local.gist,
-                       "claims": [{"text": t, "status": s} for t, s in local.points]},
-        user=owner, vault_id=personal.pk, model=cfg.model_for("reasoning"),
-    )  # fmt: skip
+        slot="reasoning",
+        purpose="session summary",
+        messages=_prompt(messages),
+        local=lambda: {
+            "kind": "concept",
+            "title": local.gist,
+            "claims": [{"text": t, "status": s} for t, s in local.points],
+        },
+        user=owner,
+        vault_id=personal.pk,
+        model=cfg.model_for("reasoning"),
+    )
     data = reply.data if reply.data is None else {"kind": "concept", **reply.data}
     parsed = parse_filing(data)
     return Summary(parsed.title, parsed.claims) if parsed is not None and not reply.local else local
@@ -127,16 +134,25 @@ def summarise_conversation(conversation_id: int) -> SummaryNode | None:
         if node is not None and ids <= set(node.message_links.values_list("message_id", flat=True)):
             return node  # a concurrent run wrote as much or more
         note = summary_note_write(
-            owner=owner, vault=personal, note=node.note if node else None,
+            owner=owner,
+            vault=personal,
+            note=node.note if node else None,
             name=f"{when(messages[0].created_at, '%Y-%m-%d')} {conversation.title or conversation.pk}",
             body=_body(conversation, messages, summary),
-        )  # fmt: skip
+        )
         node, _ = SummaryNode.objects.update_or_create(
             vault=personal,
             key=key,
-            defaults={"owner": owner, "level": 0, "conversation": conversation, "note": note, "gist": summary.gist,
-                      "period_start": messages[0].created_at, "period_end": messages[-1].created_at},
-        )  # fmt: skip
+            defaults={
+                "owner": owner,
+                "level": 0,
+                "conversation": conversation,
+                "note": note,
+                "gist": summary.gist,
+                "period_start": messages[0].created_at,
+                "period_end": messages[-1].created_at,
+            },
+        )
         SummaryMessage.objects.bulk_create(
             [SummaryMessage(vault=personal, node=node, message_id=pk) for pk in sorted(ids)], ignore_conflicts=True
         )

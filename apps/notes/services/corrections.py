@@ -27,13 +27,24 @@ def correction_submit(*, user: Any, chunk: Chunk, text: str, feedback_id: int | 
         raise ValidationError({"text": ["a correction needs the corrected text"]})
     with transaction.atomic():
         correction = Correction.objects.create(
-            vault_id=chunk.vault_id, note_id=chunk.note_id, content_hash=chunk.content_hash, passage=chunk.text,
-            text=text, proposed_by=user, feedback_id=feedback_id,
-        )  # fmt: skip
+            vault_id=chunk.vault_id,
+            note_id=chunk.note_id,
+            content_hash=chunk.content_hash,
+            passage=chunk.text,
+            text=text,
+            proposed_by=user,
+            feedback_id=feedback_id,
+        )
         if user_may(user, "contribute", chunk.note.vault):
             return correction_apply(actor=user, correction=correction)
-        audit_record(actor=user, action="correction.propose", object_type="correction", object_id=correction.pk,
-                     vault_id=chunk.vault_id, changes={"note": chunk.note_id})  # fmt: skip
+        audit_record(
+            actor=user,
+            action="correction.propose",
+            object_type="correction",
+            object_id=correction.pk,
+            vault_id=chunk.vault_id,
+            changes={"note": chunk.note_id},
+        )
     return correction
 
 
@@ -69,17 +80,25 @@ def correction_apply(*, actor: Any, correction: Correction) -> Correction:
     if not Chunk.objects.filter(note=note, content_hash=correction.content_hash).exists():
         raise ValidationError({"detail": ["the passage has changed since it was shown; correct the note itself"]})
     successor = note_create(
-        actor=actor, vault=note.vault, path=_successor_path(note, correction),
+        actor=actor,
+        vault=note.vault,
+        path=_successor_path(note, correction),
         body=_successor_body(note, correction, actor),
-    )  # fmt: skip
+    )
     Chunk.objects.filter(note_id=note.pk, content_hash=correction.content_hash).update(tier=Tier.COLD)
     correction.status = CorrectionStatus.APPLIED
     correction.successor = successor
     correction.decided_by = actor
     correction.decided_at = timezone.now()
     correction.save(update_fields=["status", "successor", "decided_by", "decided_at"])
-    audit_record(actor=actor, action="correction.apply", object_type="correction", object_id=correction.pk,
-                 vault_id=note.vault_id, changes={"note": note.pk, "successor": successor.pk})  # fmt: skip
+    audit_record(
+        actor=actor,
+        action="correction.apply",
+        object_type="correction",
+        object_id=correction.pk,
+        vault_id=note.vault_id,
+        changes={"note": note.pk, "successor": successor.pk},
+    )
     return correction
 
 
@@ -93,6 +112,12 @@ def correction_decline(*, actor: Any, correction: Correction) -> Correction:
     correction.decided_by = actor
     correction.decided_at = timezone.now()
     correction.save(update_fields=["status", "decided_by", "decided_at"])
-    audit_record(actor=actor, action="correction.decline", object_type="correction", object_id=correction.pk,
-                 vault_id=correction.vault_id, changes={"note": correction.note_id})  # fmt: skip
+    audit_record(
+        actor=actor,
+        action="correction.decline",
+        object_type="correction",
+        object_id=correction.pk,
+        vault_id=correction.vault_id,
+        changes={"note": correction.note_id},
+    )
     return correction
