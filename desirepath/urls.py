@@ -23,6 +23,7 @@ urlpatterns = [
     path("api/", include("apps.insights.urls")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
+    path("", include("apps.notes.pages")),
     path("", include("apps.graph.pages")),
     path("", include("apps.insights.pages")),
 ]

@@ -408,7 +408,7 @@ def test_session_summaries_are_read_by_their_owner_only(tmp_path):
 
 
 def test_a_prewarmed_context_is_read_by_its_asker_only_and_only_while_they_read_its_vaults(monkeypatch):
-    """A pre-warmed context (`apps.graph.prewarm`) is a read path of its own: keyed to the person whose habit it
+    """A pre-warmed context (`apps.chat.prewarm`) is a read path of its own: keyed to the person whose habit it
     is and the exact vaults they asked over, its chunks read again through the permission filter when used. Nobody
     else gets it, even someone reading the same vault, and its asker stops getting it the moment a share goes."""
     from datetime import UTC, datetime
@@ -416,7 +416,7 @@ def test_a_prewarmed_context_is_read_by_its_asker_only_and_only_while_they_read_
     from django.conf import settings
     from django.utils import timezone
 
-    from apps.graph.prewarm import prewarm_hour, prewarmed_context, question_rhythm_record
+    from apps.chat.prewarm import prewarm_hour, prewarmed_context, question_rhythm_record
 
     owner, asker, colleague, stranger = (make_user(f"warm-{n}") for n in ("owner", "asker", "colleague", "stranger"))
     team = make_vault(owner, "Warm team")

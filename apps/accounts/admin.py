@@ -5,9 +5,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
+from apps.accounts.hooks import user_created
 from apps.accounts.models import Team, TeamMembership
 from apps.core.admin import ReadOnlyInline
-from apps.vaults.services import personal_vault_ensure
 
 
 class MembershipInline(ReadOnlyInline):
@@ -32,4 +32,4 @@ admin.site.unregister(User)
 class DesirePathUserAdmin(UserAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        personal_vault_ensure(user=obj)  # every account has its private vault
+        user_created(user=obj)

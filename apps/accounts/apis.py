@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 from apps.accounts import selectors, services
 from apps.accounts.serializers import (
     MemberAddIn,
-    MeOut,
     TeamCreateIn,
     TeamOut,
     TokenIn,
@@ -23,7 +22,6 @@ from apps.accounts.serializers import (
     UserOut,
 )
 from apps.core.auth import actor
-from apps.vaults.models import Vault
 
 
 class TokenApi(APIView):
@@ -50,16 +48,6 @@ class UserCreateApi(APIView):
         data.is_valid(raise_exception=True)
         user = services.user_create(actor=actor(request), **data.validated_data)
         return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
-
-
-class MeApi(APIView):
-    @extend_schema(responses={200: MeOut}, summary="Who am I, and which is my personal vault")
-    def get(self, request: Request) -> Response:
-        personal = Vault.objects.filter(owner=actor(request), is_personal=True).values_list("id", flat=True).first()
-        user = actor(request)
-        return Response(
-            {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff, "personal_vault": personal}
-        )
 
 
 class TeamListApi(APIView):

@@ -13,11 +13,6 @@ class UserOut(serializers.Serializer):
     username = serializers.CharField()
 
 
-class MeOut(UserOut):
-    is_staff = serializers.BooleanField()
-    personal_vault = serializers.IntegerField(allow_null=True)
-
-
 class TeamCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=150)
 

@@ -5,9 +5,9 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from apps.accounts.hooks import user_created
 from apps.accounts.models import Team, TeamMembership, TeamRole
 from apps.audit.services import audit_record
-from apps.vaults.services import personal_vault_ensure
 
 
 @transaction.atomic
@@ -22,7 +22,7 @@ def user_create(*, actor: User | None, username: str, password: str, is_staff: b
         raise ValidationError({"username": ["that username is taken"]})
     validate_password(password)
     user = User.objects.create_user(username=username, password=password, is_staff=is_staff)
-    personal_vault_ensure(user=user)
+    user_created(user=user)
     audit_record(
         actor=actor,
         action="user.create",

@@ -5,7 +5,6 @@ from apps.accounts import apis
 urlpatterns = [
     path("auth/token/", apis.TokenApi.as_view(), name="auth-token"),
     path("users/", apis.UserCreateApi.as_view(), name="user-create"),
-    path("me/", apis.MeApi.as_view(), name="me"),
     path("teams/", apis.TeamListApi.as_view(), name="team-list"),
     path("teams/<int:team_id>/", apis.TeamDetailApi.as_view(), name="team-detail"),
     path("teams/<int:team_id>/members/", apis.TeamMembersApi.as_view(), name="team-members"),

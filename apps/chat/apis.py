@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.chat.models import Conversation, Message, Role, Signal, Status
+from apps.chat.selectors import expansion
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
 from apps.chat.services.feedback import correction_of, feedback_record
 from apps.chat.services.relay import follow, queue_answer
@@ -154,3 +155,9 @@ def pending_message(*, user: Any, message_id: int) -> Message | None:
     return Message.objects.filter(
         pk=message_id, role=Role.ASSISTANT, status=Status.PENDING, conversation__owner=user
     ).first()
+
+
+class ExpandApi(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="A context unit's sources and the path behind it")
+    def get(self, request: Request, item_id: int) -> Response:
+        return Response(expansion(user=actor(request), item_id=item_id))

@@ -26,3 +26,11 @@ def later_search(user_id: int, text: str, before_message_id: int | None = None) 
     from apps.chat.services.signals import later_search_learn
 
     return later_search_learn(user_id=user_id, text=text, before_message_id=before_message_id)
+
+
+@shared_task(name="apps.chat.tasks.prewarm", time_limit=1500, soft_time_limit=1400)
+def prewarm() -> int:
+    """Hourly, before the hour: the context of every question burned in at the coming hour, prepared."""
+    from apps.chat.prewarm import prewarm_hour
+
+    return prewarm_hour()

@@ -26,10 +26,10 @@ def _check_redis() -> str:
 
 
 def _check_worker() -> str:
-    from desirepath.celery import app
+    from celery import current_app  # the project's app, set when the `desirepath` package is imported
 
     try:
-        replies = app.control.ping(timeout=1.0)
+        replies = current_app.control.ping(timeout=1.0)
     except Exception:  # noqa: BLE001
         return "down"
     return "ok" if replies else "down"

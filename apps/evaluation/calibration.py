@@ -19,6 +19,8 @@ import numpy as np
 
 from apps.evaluation import corpus, locomo
 from apps.evaluation.runner import Tick, eval_user
+from apps.graph.context import walked_candidates
+from apps.graph.relevance import graph_matrix
 from apps.llm.embeddings import embed_query
 from apps.llm.gateway import tokens_of
 from apps.retrieval.candidates import load_candidates
@@ -39,9 +41,6 @@ class Question:
 
 
 def collect(data: Path, tick: Tick | None = None, graph: bool = False) -> list[Question]:
-    from apps.graph.context import walked_candidates
-    from apps.graph.relevance import graph_matrix
-
     user = eval_user()
     out: list[Question] = []
     try:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from apps.graph.context import graph_context
+from apps.research.run import context_steps, drain
 from apps.retrieval.context import gated_context
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
@@ -52,8 +53,6 @@ def _full(user: object, vault_id: int, query: str) -> Retrieved:
 
 
 def _research(user: object, vault_id: int, query: str) -> Retrieved:
-    from apps.research.run import context_steps, drain
-
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
     result, _ = drain(context_steps(user=user, question=query, vault_ids=[vault_id]))

@@ -11,7 +11,7 @@ from apps.core.auth import actor
 from apps.core.validation import vault_param
 from apps.graph.constellation import constellation
 from apps.graph.health import entity_revive
-from apps.graph.selectors import entity_get, expansion, impact
+from apps.graph.selectors import entity_get, impact
 
 
 class ImpactApi(APIView):
@@ -25,12 +25,6 @@ class ImpactApi(APIView):
         if not name or len(name) > 300 or "\x00" in name:
             raise ValidationError({"entity": ["name an entity (at most 300 characters)"]})
         return Response(impact(user=actor(request), vault_id=vault_id, name=name))
-
-
-class ExpandApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="A context unit's sources and the path behind it")
-    def get(self, request: Request, item_id: int) -> Response:
-        return Response(expansion(user=actor(request), item_id=item_id))
 
 
 class ConstellationApi(APIView):

@@ -17,11 +17,11 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.graph.doors import asked_for, door_lifts, doors_of
+from apps.graph.hooks import candidate_sources
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
 from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
-from apps.librarian.summaries.walk import summary_candidates
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
@@ -129,7 +129,8 @@ def walked_candidates(
     *, text: str, vector: list[float], scope: list[int]
 ) -> tuple[Walk, list[Candidate], list[str], str]:
     """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
-    traced; the walk brings first what its paths and its last hops learned), and "what changed" summaries; also
+    traced; the walk brings first what its paths and its last hops learned), and what the rooms above add (the
+    librarian's "what changed" summaries); also
     the walk, the question's doors and what it asks for."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
     intent = intent_of(text)
@@ -147,7 +148,8 @@ def walked_candidates(
         _traced(c, found, hops.get(c.chunk), doors, asks)
         for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
     ]
-    candidates = summary_candidates(candidates, intent=intent, question=text, vector=vector, scope=scope)
+    for extend in candidate_sources:
+        candidates = extend(candidates, intent=intent, question=text, vector=vector, scope=scope)
     return found, candidates, doors, asks
 
 

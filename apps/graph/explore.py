@@ -25,9 +25,7 @@ from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.gate import GateResult, Rated, local_ratings
 from apps.retrieval.search import vector_literal
 
-EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 STALE_DAYS = 7
-ROUTINE_SESSIONS = 5  # this many sessions walking the same paths make the graph stale too
 POOL = 60  # passages near the question considered
 NEAR_HOPS = 2
 HUB_SHARE, HUB_MIN = 0.03, 10  # an entity more passages mention than this is a hub, not a way between meanings
@@ -71,37 +69,17 @@ ORDER BY m.chunk_id, m.id
 """
 
 
-def explorer_quota(scope: list[int]) -> int:
-    """Speculative units a session may get: more when nothing new entered the graph for a week, or when the last
-    sessions all walked the same paths."""
+def graph_grew(scope: list[int]) -> bool:
+    """Something new entered these vaults' graph this week (an entity, or an edge other than a community's or an
+    explorer's own proposal)."""
     since = timezone.now() - timedelta(days=STALE_DAYS)
-    fresh = (
+    return (
         Entity.objects.filter(vault_id__in=scope, created_at__gte=since).exists()
         or Dependency.objects.filter(vault_id__in=scope, created_at__gte=since)
         .exclude(kind=DependencyKind.MEMBER_OF)
-        .exclude(kind=DependencyKind.BRIDGE, confidence__lt=MIN_CONFIDENCE)  # an explorer's own proposals
+        .exclude(kind=DependencyKind.BRIDGE, confidence__lt=MIN_CONFIDENCE)
         .exists()
     )
-    return EXPLORERS if fresh and not _routine(scope) else EXPLORERS_STALE
-
-
-def _routine(scope: list[int]) -> bool:
-    """The last ROUTINE_SESSIONS sessions in these vaults walked edges, and none walked one the busiest of them did
-    not: the same paths every session."""
-    from apps.chat.models import ContextItem, Message, Role
-
-    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=scope).order_by("-created_at", "-id")
-    latest = answers.values_list("conversation_id", flat=True)[: ROUTINE_SESSIONS * 10]
-    sessions = list(dict.fromkeys(latest))[:ROUTINE_SESSIONS]
-    if len(sessions) < ROUTINE_SESSIONS:
-        return False
-    walked: dict[int, set[int]] = {s: set() for s in sessions}
-    rows = ContextItem.objects.filter(message__conversation_id__in=sessions, vault_id__in=scope, speculative=False)
-    for session, trace in rows.values_list("message__conversation_id", "trace"):
-        walked[session].update(e for e in (trace or {}).get("edges") or [] if isinstance(e, int))
-    if not all(walked.values()):
-        return False
-    return len(set().union(*walked.values())) <= max(len(edges) for edges in walked.values())
 
 
 def _hub(scope: list[int]) -> float:

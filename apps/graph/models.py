@@ -311,7 +311,7 @@ class RhythmValue(LearnedValue):
 
 class QuestionRhythm(models.Model):
     """One day on which a person's confirm or used landed on the units of a question asked at an hour: the
-    evidence that a question burns in at that hour (`apps.graph.prewarm`). The question is keyed by its normalised
+    evidence that a question burns in at that hour (`apps.chat.prewarm`). The question is keyed by its normalised
     resolved text and the exact vaults it read; rows older than the burn-in window are pruned by the hourly job."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -7,10 +7,8 @@ from typing import Any
 from django.db import connection
 from django.http import Http404
 
-from apps.chat.models import ContextItem
 from apps.graph.extract import key_of
-from apps.graph.models import Dependency, Entity
-from apps.notes.models import Chunk
+from apps.graph.models import Entity
 from apps.vaults.permissions import vault_ids_for
 
 IMPACT_CONFIDENCE = 0.7
@@ -57,48 +55,3 @@ def impact(*, user: Any, vault_id: int, name: str) -> dict[str, Any]:
         frontier = list(found)
         levels.append({"depth": depth, "entities": sorted(found.values(), key=lambda e: e["name"])})
     return {"entity": {"id": root.pk, "name": root.name, "kind": root.kind, "vault": root.vault_id}, "levels": levels}
-
-
-def expansion(*, user: Any, item_id: int) -> dict[str, Any]:
-    """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
-    for the conversation's owner while they can still read the unit's vault; else 404."""
-    readable = vault_ids_for(user, "read")
-    item = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user, vault_id__in=readable).first()
-    if item is None:
-        raise Http404("No context item matches the given query.")
-    chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]
-    chunks = Chunk.objects.filter(pk__in=chunk_ids, vault_id=item.vault_id).select_related("note")
-    trace = item.trace or {}
-    entities = Entity.objects.filter(pk__in=trace.get("entities") or [], vault_id=item.vault_id)
-    edges = Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=item.vault_id)
-    names = {e.pk: e.name for e in entities}
-    return {
-        "item": item.pk,
-        "sources": [
-            {
-                "note": c.note_id,
-                "chunk": c.pk,
-                "vault": c.vault_id,
-                "path": c.note.path,
-                "heading": c.heading,
-                "text": c.text,
-            }
-            for c in chunks
-        ],
-        "path": {
-            "intent": trace.get("intent"),
-            "entities": [{"id": pk, "name": names[pk]} for pk in trace.get("entities") or [] if pk in names],
-            "edges": [
-                {
-                    "id": e.pk,
-                    "kind": e.kind,
-                    "source": e.source_id,
-                    "target": e.target_id,
-                    "strength": e.strength,
-                    "confidence": e.confidence,
-                    "reason": e.reason,
-                }
-                for e in edges
-            ],
-        },
-    }

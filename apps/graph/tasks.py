@@ -1,12 +1,13 @@
 from celery import shared_task
 
+from apps.graph.models import Entity
+from apps.notes.models import Note
+from apps.vaults.models import Vault
+
 
 def vaults_of(vault_id: int | None, *, with_graph: bool = False) -> list[int]:
     """The vault a task was queued for, or every vault (`with_graph`: every vault that has entities); a vault
     deleted since it was queued (an evaluation's, a purged one) is skipped, not an error."""
-    from apps.graph.models import Entity
-    from apps.vaults.models import Vault
-
     vaults = Vault.objects.filter(pk=vault_id) if vault_id is not None else Vault.objects.all()
     if vault_id is None and with_graph:
         vaults = vaults.filter(pk__in=Entity.objects.values("vault_id"))
@@ -28,15 +29,15 @@ def extract_pending(vault_id: int | None = None) -> dict[str, int]:
 
 @shared_task(name="apps.graph.tasks.detect_communities", time_limit=1800, soft_time_limit=1700)
 def detect_communities(vault_id: int | None = None) -> int:
-    """Leiden over one vault (or every vault with a graph), then the patterns spanning its communities; the
-    number of runs stored."""
+    """Leiden over one vault (or every vault with a graph), then what subscribes to new communities (insights
+    looks for the patterns spanning them); the number of runs stored."""
     from apps.graph.communities import communities_detect
-    from apps.insights.discover import principles_discover
+    from apps.graph.hooks import communities_detected
 
     ids = vaults_of(vault_id, with_graph=True)
     for vid in ids:
         communities_detect(vault_id=vid)
-        principles_discover(vault_id=vid)  # "unrelated" reads the new communities
+        communities_detected(vault_id=vid)
     return len(ids)
 
 
@@ -65,7 +66,6 @@ def tend_entities(vault_id: int | None = None) -> dict[str, int]:
 def reextract_notes(note_ids: list[int]) -> int:
     """Extract these notes again (under-mapped entities: with a reasoning model, a second look finds more)."""
     from apps.graph.services import graph_extract_note, graph_structure_refresh
-    from apps.notes.models import Note
 
     notes = list(Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault"))
     for note in notes:
@@ -73,11 +73,3 @@ def reextract_notes(note_ids: list[int]) -> int:
     for vault_id in sorted({n.vault_id for n in notes}):
         graph_structure_refresh(vault_id=vault_id, notes=[n for n in notes if n.vault_id == vault_id])
     return len(notes)
-
-
-@shared_task(name="apps.graph.tasks.prewarm", time_limit=1500, soft_time_limit=1400)
-def prewarm() -> int:
-    """Hourly, before the hour: the context of every question burned in at the coming hour, prepared."""
-    from apps.graph.prewarm import prewarm_hour
-
-    return prewarm_hour()

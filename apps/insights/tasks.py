@@ -1,11 +1,11 @@
 from celery import shared_task
 
+from apps.graph.tasks import vaults_of
+from apps.insights.discover import principles_discover
+
 
 @shared_task(name="apps.insights.tasks.discover_principles", time_limit=1800, soft_time_limit=1700)
 def discover_principles(vault_id: int | None = None) -> int:
     """Look for patterns spanning unrelated notes in one vault (or every vault with a graph); principles made."""
-    from apps.graph.tasks import vaults_of
-    from apps.insights.discover import principles_discover
-
     ids = vaults_of(vault_id, with_graph=True)
     return sum(len(principles_discover(vault_id=vid)) for vid in ids)

@@ -1,6 +1,9 @@
 from celery import shared_task
 
+from apps.chat.models import Message
+from apps.core.queue import queue_after_commit
 from apps.librarian.services import reenrich_stale_everywhere
+from apps.vaults.models import Vault
 
 SUMMARY_BUDGET = 500  # conversations caught up per daily run; the rest the next day
 
@@ -13,15 +16,12 @@ def reenrich_stale() -> dict[str, int]:
 @shared_task(name="apps.librarian.tasks.reenrich_vaults")
 def reenrich_vaults(vault_ids: list[int], everything: bool = True) -> dict[str, int]:
     from apps.librarian.services import reenrich
-    from apps.vaults.models import Vault
 
     return reenrich(vaults=list(Vault.objects.filter(pk__in=vault_ids).order_by("id")), everything=everything)
 
 
 @shared_task(name="apps.librarian.tasks.file_exchange")
 def file_exchange_task(message_id: int) -> int | None:
-    from apps.chat.models import Message
-    from apps.core.queue import queue_after_commit
     from apps.librarian.filing import file_exchange
 
     note = file_exchange(message_id)

@@ -1,5 +1,6 @@
 from celery import shared_task
 
+from apps.notes import hooks
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_run
 
@@ -13,12 +14,5 @@ def import_run(job_id: int) -> str:
 @shared_task(autoretry_for=(OSError,), retry_backoff=True, max_retries=5, time_limit=1800, soft_time_limit=1700)
 def embed_pending(vault_id: int | None = None) -> int:
     embedded = chunks_embed_pending(vault_id=vault_id)
-    _extract_later(vault_id)
+    hooks.embedded(vault_id=vault_id)
     return embedded
-
-
-def _extract_later(vault_id: int | None) -> None:
-    """Graph extraction is the last step of ingestion (its own task: embedding never waits for it)."""
-    from apps.graph.tasks import extract_pending
-
-    extract_pending.delay(vault_id)

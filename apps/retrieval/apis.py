@@ -7,9 +7,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.chat.tasks import later_search
 from apps.core.auth import actor
-from apps.core.queue import queue_after_commit
+from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
 
@@ -31,5 +30,5 @@ class SearchApi(APIView):
             k=data["k"],
             include_cold=data["include_cold"],
         )
-        queue_after_commit(later_search, actor(request).pk, data["q"], fallback="one automatic signal is lost")
+        searched(user_id=actor(request).pk, query=data["q"])
         return Response({"results": [asdict(hit) for hit in result.hits]})

@@ -4,7 +4,4 @@ from apps.retrieval import views
 
 urlpatterns = [
     path("", views.search_page, name="search-page"),
-    path("notes/<int:note_id>/", views.note_page, name="note-page"),
-    path("jobs/<int:job_id>/", views.job_page, name="job-page"),
-    path("vaults/<int:vault_id>/", views.vault_page, name="vault-page"),
 ]

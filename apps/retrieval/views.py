@@ -1,29 +1,20 @@
-"""Server-rendered pages: search across the vaults you may read, open a note, follow an import."""
+"""The search page: hybrid search across the vaults you may read."""
 
 from __future__ import annotations
 
-from typing import cast
-
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from apps.chat.tasks import later_search
 from apps.core.exceptions import messages_of
-from apps.core.queue import queue_after_commit
 from apps.core.validation import is_id
-from apps.notes import selectors as note_selectors
-from apps.notes.rendering import render_note
-from apps.notes.services.corrections import correction_apply, correction_decline
-from apps.notes.services.ingest import import_job_from_upload
+from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
-from apps.vaults.permissions import role_of
-from apps.vaults.selectors import vault_get, vault_list
+from apps.vaults.selectors import vault_list
 
 
 def _highlight(snippet: str) -> str:
@@ -44,7 +35,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 {**hit.__dict__, "vault_name": names.get(hit.vault, ""), "snippet_html": _highlight(hit.snippet)}
                 for hit in result.hits
             ]
-            queue_after_commit(later_search, request.user.pk, query, fallback="one automatic signal is lost")
+            searched(user_id=request.user.pk, query=query)
         except ValidationError as exc:
             error = messages_of(exc)
         except Http404:
@@ -61,73 +52,3 @@ def search_page(request: HttpRequest) -> HttpResponse:
             "searched": "q" in request.GET,
         },
     )
-
-
-@login_required
-def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
-    note = note_selectors.note_get(user=request.user, note_id=note_id)
-    links = list(note_selectors.note_links(note=note))
-    html, frontmatter = render_note(note, links)
-    return render(
-        request,
-        "note.html",
-        {
-            "note": note,
-            "body_html": mark_safe(html),  # noqa: S308 - markdown-it with raw HTML disabled
-            "frontmatter": frontmatter,
-            "links": links,
-            "backlinks": note_selectors.note_backlinks(note=note),
-            "unresolved": [link for link in links if link.target_id is None],
-            "metadata": note_selectors.note_metadata(note=note),
-            "superseded": note_selectors.note_superseded(note=note),
-        },
-    )
-
-
-@login_required
-def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
-    """A vault's notes and imports; contributors upload a zip here (the import runs in the worker) and apply or
-    decline the corrections readers proposed."""
-    vault = vault_get(user=request.user, vault_id=vault_id)
-    role = role_of(request.user, vault)
-    error = ""
-    if request.method == "POST":
-        try:
-            actor = cast(User, request.user)
-            if "correction" in request.POST:  # a contributor applies or declines a reader's proposal
-                correction = note_selectors.correction_get(user=actor, correction_id=request.POST["correction"])
-                if correction.vault_id != vault.pk:
-                    raise Http404("No correction matches the given query.")
-                actions = {"apply": correction_apply, "decline": correction_decline}
-                if request.POST.get("action") not in actions:
-                    raise ValidationError({"action": ["apply or decline"]})
-                actions[request.POST["action"]](actor=actor, correction=correction)
-                return redirect("vault-page", vault_id=vault.pk)
-            job = import_job_from_upload(actor=actor, vault=vault, upload=request.FILES.get("file"))
-            return redirect("job-page", job_id=job.pk)
-        except ValidationError as exc:
-            error = messages_of(exc)
-        except PermissionDenied as exc:
-            error = str(exc)
-    return render(
-        request,
-        "vault.html",
-        {
-            "vault": vault,
-            "role": role,
-            "error": error,
-            "notes": note_selectors.note_list(vault=vault)[:500],
-            "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
-            "jobs": vault.import_jobs.all()[:10],
-            "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
-            if role != "reader"
-            else [],
-        },
-    )
-
-
-@login_required
-def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = note_selectors.import_job_get(user=request.user, job_id=job_id)
-    percent = int(100 * job.processed / job.total) if job.total else 0
-    return render(request, "job.html", {"job": job, "percent": percent, "files": job.files.all()[:2000]})

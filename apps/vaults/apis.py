@@ -17,7 +17,7 @@ from apps.vaults import selectors, services
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of, roles_for
-from apps.vaults.serializers import ShareIn, ShareOut, VaultCreateIn, VaultOut
+from apps.vaults.serializers import MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
 
 
 def _vault_out(vault: Vault, user: object, role: str | None = None) -> dict:
@@ -106,3 +106,13 @@ class VaultSharesApi(APIView):
         team = _team(int(team_id)) if team_id else None
         services.vault_unshare(actor=actor(request), vault=vault, user=user, team=team)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeApi(APIView):
+    @extend_schema(responses={200: MeOut}, summary="Who am I, and which is my personal vault")
+    def get(self, request: Request) -> Response:
+        personal = Vault.objects.filter(owner=actor(request), is_personal=True).values_list("id", flat=True).first()
+        user = actor(request)
+        return Response(
+            {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff, "personal_vault": personal}
+        )

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 from guardian.models import GroupObjectPermission, UserObjectPermission
 
+from apps.accounts.models import Team
 from apps.vaults.models import Vault
 from apps.vaults.permissions import Action, user_may, vaults_for
 
@@ -47,8 +48,6 @@ def vault_shares(*, vault: Vault) -> list[dict[str, Any]]:
         content_type__app_label="vaults", object_pk=str(vault.pk)
     ).select_related("group", "permission"):
         teams.setdefault(grow.group_id, (grow.group.name, set()))[1].add(grow.permission.codename)
-    from apps.accounts.models import Team
-
     team_ids = dict(Team.objects.filter(group_id__in=teams).values_list("group_id", "id"))
     return [{"user": uid, "team": None, "name": name, "role": role(perms)} for uid, (name, perms) in users.items()] + [
         {"user": None, "team": team_ids.get(gid), "name": name, "role": role(perms)}

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from apps.accounts.serializers import UserOut
 from apps.vaults.models import VaultRole
 
 
@@ -32,3 +33,8 @@ class ShareOut(serializers.Serializer):
     team = serializers.IntegerField(allow_null=True)
     name = serializers.CharField()
     role = serializers.CharField()
+
+
+class MeOut(UserOut):
+    is_staff = serializers.BooleanField()
+    personal_vault = serializers.IntegerField(allow_null=True)

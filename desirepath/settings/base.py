@@ -192,7 +192,7 @@ CELERY_BEAT_SCHEDULE = {
     # Patterns spanning unrelated notes become proposed principles (also after each import's community run).
     "insights-principles": {"task": "apps.insights.tasks.discover_principles", "schedule": 86400.0},
     # Ten minutes before each hour: questions that burned in at that hour get their context ready.
-    "graph-prewarm": {"task": "apps.graph.tasks.prewarm", "schedule": crontab(minute=50)},
+    "graph-prewarm": {"task": "apps.chat.tasks.prewarm", "schedule": crontab(minute=50)},
 }
 LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
 

@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from apps.chat.models import ContextItem
-from apps.graph.explore import ROUTINE_SESSIONS, _near, explorer_quota
+from apps.chat.selectors import ROUTINE_SESSIONS, explorer_quota
+from apps.graph.explore import _near
 from apps.graph.models import Dependency, Entity
 from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import entry_entities, walk

@@ -14,14 +14,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
 
+from apps.chat.hooks import exchange_answered
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
+from apps.chat.prewarm import prewarmed_context
+from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.followups import needs_context, resolve
 from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
-from apps.graph.explore import explore_around, explorer_quota
-from apps.graph.prewarm import prewarmed_context
+from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import context_steps
 from apps.retrieval.gate import GateResult, Rated
@@ -258,7 +260,7 @@ PREWARMED = "The context was prepared before the question: it is usually asked a
 
 
 def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
-    """Gated context: pre-warmed when this question burned in at this hour (`apps.graph.prewarm`), else through
+    """Gated context: pre-warmed when this question burned in at this hour (`apps.chat.prewarm`), else through
     deep research when the vaults allow it and the judge says so (progress streamed)."""
     ready = prewarmed_context(
         user=user,
@@ -317,11 +319,9 @@ def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
 
 
 def _finish(message: Message) -> Event:
-    from apps.librarian.tasks import file_exchange_task
-
     message.status = Status.COMPLETE
     message.save()
-    queue_after_commit(file_exchange_task, message.pk, fallback="this exchange is not filed")
+    exchange_answered(message_id=message.pk)
     Conversation.objects.filter(pk=message.conversation_id).update(updated_at=message.created_at)
     return Event("done", message_payload(message))
 

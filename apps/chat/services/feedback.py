@@ -12,10 +12,10 @@ from django.db import transaction
 from django.http import Http404
 
 from apps.chat.models import ContextItem, Feedback, Signal
+from apps.chat.prewarm import question_rhythm_record
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
 from apps.graph.feedback import paths_learn
-from apps.graph.prewarm import question_rhythm_record
 from apps.notes.models import Chunk, Correction
 from apps.notes.services.corrections import correction_submit
 from apps.vaults.permissions import vault_ids_for

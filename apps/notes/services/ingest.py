@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from apps.audit.models import AuditEvent
 from apps.audit.services import audit_record
-from apps.core.queue import queue_after_commit
+from apps.notes.hooks import imported
 from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, parse_note
 from apps.notes.models import FileOutcome, ImportFileResult, ImportJob, ImportStatus, Note, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
@@ -335,26 +335,10 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
         raise
     job.status, job.finished_at, job.archive = ImportStatus.SUCCEEDED, timezone.now(), None
     job.save(update_fields=["status", "finished_at", "archive"])
-    _extract_graph(job.vault_id)
+    imported(vault_id=job.vault_id)
     if progress:
         progress(job)
     return job
-
-
-def _extract_graph(vault_id: int) -> None:
-    """The last step of every import (worker, command, bootstrap): the vault's graph material for what changed,
-    then its communities (queued: the constellation shows clusters soon after an import, not an hour later).
-    The import stands whatever happens here; the periodic sweeps retry."""
-    from apps.graph.services import graph_extract_pending
-    from apps.graph.tasks import detect_communities
-
-    try:
-        changed = graph_extract_pending(vault_id=vault_id)
-    except Exception:  # noqa: BLE001 - the notes are imported; the graph catches up on the next sweep
-        logger.warning("graph extraction for vault %s left to the periodic sweep", vault_id, exc_info=True)
-        return
-    if changed:
-        queue_after_commit(detect_communities, vault_id, fallback="the hourly job finds the communities")
 
 
 def _run(job: ImportJob, progress: Progress | None) -> None:

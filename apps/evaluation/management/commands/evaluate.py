@@ -6,9 +6,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from apps.evaluation import locomo
+from apps.evaluation import corpus, locomo
+from apps.evaluation.calibration import calibrate, collect
+from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
-from apps.evaluation.runner import read_jsonl, run_locomo, run_vault
+from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
+from apps.graph.relevance import GRAPH_FEATURES
+from apps.retrieval.relevance import FEATURES
 
 SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
 
@@ -46,10 +50,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", type=Path, dest="json_out")
 
     def _learning(self, data: Path, unit: str) -> dict[str, Any]:
-        from apps.evaluation import corpus
-        from apps.evaluation.learning import run_learning
-        from apps.evaluation.runner import eval_user
-
         conversations = locomo.load(data)
         runs = {}
         for scout in (False, True):  # exploration off, then on: each run on freshly ingested vaults
@@ -78,10 +78,6 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
-            from apps.evaluation.calibration import calibrate, collect
-            from apps.graph.relevance import GRAPH_FEATURES
-            from apps.retrieval.relevance import FEATURES
-
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
             graph = options["graph"]

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from apps.notes import views
+
+urlpatterns = [
+    path("notes/<int:note_id>/", views.note_page, name="note-page"),
+    path("jobs/<int:job_id>/", views.job_page, name="job-page"),
+    path("vaults/<int:vault_id>/", views.vault_page, name="vault-page"),
+]
