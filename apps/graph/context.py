@@ -16,7 +16,8 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from apps.graph.doors import asked_for, door_lifts, doors_of
+from apps.core.text import STOP, asked_for
+from apps.graph.doors import door_lifts, doors_of
 from apps.graph.hooks import candidate_sources
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
@@ -25,7 +26,6 @@ from apps.graph.traversal import Path, Walk, traverse
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
-from apps.retrieval.relevance import STOP
 from apps.retrieval.search import hybrid_search_vector
 
 WALKED = 15  # facts the walk may add beyond the search's candidates

@@ -12,8 +12,6 @@ SQL."""
 
 from __future__ import annotations
 
-import re
-
 from django.db import connection, transaction
 
 DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 → +0.028, 0.20 → +0.028, all → +0.018
@@ -25,38 +23,6 @@ MAX_DOORS = 8
 # 1.5 / 2 / 2.5 / 3 / none gave MRR +0.015 / +0.021 / +0.016 / +0.017 / +0.015, and leave-one-conversation-out the
 # cap chosen on three conversations was 2 in every fold.
 MOST_LIFT = 2.0
-ASKS = re.compile(
-    r"^(when|where|who|whom|whose|why|how\s+(?:many|much|long|often|old|far)|how|what|which|would|could|should|"
-    r"can|is|are|was|were|did|does|do|has|have|will|if|whether)\b",
-    re.I,
-)
-# Neither a filler nor a polite lead-in is what the question asks for: "So, can you tell me when …" asks when.
-FILLER = re.compile(r"^\W*(?:(?:please|so|and|hey|ok|okay|well)\b\W*)*", re.I)
-LEAD_IN = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me|"
-    r"(?:do|does)\s+(?:you|anyone|anybody)\s+(?:know|remember)|(?:tell|remind|show)\s+me|i\s+(?:wonder|forgot)|"
-    r"any\s+idea)\b\W*",
-    re.I,
-)
-YES_NO = {
-    "would",
-    "could",
-    "should",
-    "can",
-    "is",
-    "are",
-    "was",
-    "were",
-    "did",
-    "does",
-    "do",
-    "has",
-    "have",
-    "will",
-    "if",
-    "whether",
-}
-
 _COUNTS = """
 WITH doors AS (
     SELECT DISTINCT (ts_lexize('english_stem', w))[1] AS term FROM unnest(%(words)s::text[]) AS w
@@ -81,17 +47,6 @@ WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(scope)s)
   AND v.vault_id = ANY(%(scope)s) AND v.intent = %(intent)s AND v.door = ANY(%(doors)s)
 GROUP BY c.id
 """
-
-
-def asked_for(question: str) -> str:
-    """The kind of answer a question asks for: its question word ("when", "who", "how many", …, after a polite
-    lead-in such as "can you tell me"), "yes-no" for a question that opens with an auxiliary, "other" for anything
-    else."""
-    match = ASKS.match(LEAD_IN.sub("", FILLER.sub("", question, count=1), count=1))
-    if match is None:
-        return "other"
-    word = " ".join(match.group(1).lower().split())
-    return "yes-no" if word in YES_NO else "who" if word in ("whom", "whose") else word
 
 
 def doors_of(words: list[str], scope: list[int]) -> list[str]:

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from apps.core.text import MONTHS, NAME, STOP, WEEKDAYS
 from apps.notes.text import plain_line, sentences
-from apps.retrieval.relevance import NAME, STOP
 
 MAX_ENTITIES = 20  # per note
 MAX_FACTS_PER_ENTITY = 3  # per chunk
@@ -30,27 +30,7 @@ DEPENDS = re.compile(r"\b(depends on|requires|needs|uses|runs on|is part of|bloc
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
 # Dates are when things happened, not things: a month or a weekday named in every other passage is a hub that
 # links everything to everything (on LoCoMo dev, "July" and "August" were two of a conversation's top three).
-CALENDAR = {
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-}
+CALENDAR = MONTHS | WEEKDAYS
 
 
 def _spoken(line: str) -> str:

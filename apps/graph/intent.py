@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from apps.core.text import opening_word
 from apps.retrieval.significance import significance
 
 INTENTS = ("what", "relate", "should", "changed", "lookup", "chatter")
@@ -36,7 +37,7 @@ def intent_of(question: str) -> str:
     text = question.strip()
     if not significance(text).significant:
         return "chatter"
-    if re.match(r"^\s*(when|where|who)\b", text, re.I):
+    if opening_word(text) in ("when", "where", "who"):
         return "lookup"
     if RELATE.search(text):
         return "relate"

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import connection
 
+from apps.core.text import names_in
 from apps.graph.conversation import is_turn
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.gate import Rated, Rater, probabilities, rated_from
-from apps.retrieval.relevance import FEATURES, feature_matrix, names_in
+from apps.retrieval.relevance import FEATURES, feature_matrix
 
 GRAPH_FEATURES = ("said", "addressed", "answers")
 # `manage.py evaluate calibrate --graph`; leave-one-conversation-out at p >= 0.02: recall 0.644 with 3.61 noise turns

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
 
+from apps.core.text import STOP
 from apps.graph.conversation import folder_of, replies_refresh, speakers_of
 from apps.graph.doors import term_counts_refresh
 from apps.graph.extract import KIND_RANK, SPEAKER, WORD, Extracted, NoteText, extract_model_free
@@ -25,7 +26,6 @@ from apps.graph.models import (
 )
 from apps.llm.gateway import is_local
 from apps.notes.models import Chunk, Note, Tier
-from apps.retrieval.relevance import STOP
 from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault

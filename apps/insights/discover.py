@@ -21,12 +21,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 from guardian.shortcuts import get_users_with_perms
 
+from apps.core.text import STOP
 from apps.graph.extract import key_of
 from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, EntityKind, Reason
 from apps.insights.models import Evidence, Notification, Principle
 from apps.notes.models import Chunk, Provenance
 from apps.notes.text import sentences
-from apps.retrieval.relevance import STOP
 from apps.vaults.models import Vault
 
 GENERAL = re.compile(

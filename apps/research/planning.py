@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from apps.core.text import STOP, names_in
 from apps.llm.gateway import complete_json
 from apps.retrieval.gate import quote
-from apps.retrieval.relevance import STOP, names_in
 
 MAX_SUB_QUESTIONS = 7
 QUESTION_START = re.compile(r"^\s*(what|which|who|where|when|why|how|should|is|are|do|does|did)\b", re.I)

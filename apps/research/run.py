@@ -5,12 +5,12 @@ what was found."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from apps.core.text import RECENCY
 from apps.graph.context import graph_context
 from apps.llm.embeddings import embed_query
 from apps.notes.models import Note
@@ -21,9 +21,6 @@ from apps.retrieval.gate import GateResult, gate
 from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
 
 SEARCHERS = ("meaning", "keyword", "recency")
-TEMPORAL = re.compile(
-    r"\b(latest|recent(ly)?|last|now|current(ly)?|changed?|new|since|lately|today|this (week|month))\b", re.I
-)
 PER_DISPATCH = 10
 EMPTY_DISPATCHES_TO_STOP = 2
 BUDGET_TOP = 10  # verification may inject what a flat top 10 would: research is asked for breadth
@@ -45,7 +42,7 @@ def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
     vector = embed_query(text)
     meaning = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=PER_DISPATCH, use_keyword=False)
     keyword = hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=PER_DISPATCH)
-    recent = _recency(text, vector, scope) if TEMPORAL.search(text) else []
+    recent = _recency(text, vector, scope) if RECENCY.search(text) else []
     return [*meaning.hits, *keyword.hits, *recent]
 
 

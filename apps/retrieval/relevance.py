@@ -10,157 +10,12 @@ calibrate`) gives the probability that a candidate carries evidence; fixed cut p
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
+from apps.core.text import NUMBER, TIME_EXPRESSION, asks_when, names_in, terms
 from apps.retrieval.candidates import Candidate
-
-STOP = {
-    "a",
-    "an",
-    "the",
-    "and",
-    "or",
-    "but",
-    "if",
-    "of",
-    "to",
-    "in",
-    "on",
-    "at",
-    "by",
-    "for",
-    "with",
-    "about",
-    "from",
-    "into",
-    "over",
-    "after",
-    "before",
-    "between",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "am",
-    "do",
-    "does",
-    "did",
-    "done",
-    "doing",
-    "have",
-    "has",
-    "had",
-    "having",
-    "i",
-    "me",
-    "my",
-    "we",
-    "our",
-    "you",
-    "your",
-    "he",
-    "him",
-    "his",
-    "she",
-    "her",
-    "it",
-    "its",
-    "they",
-    "them",
-    "their",
-    "this",
-    "that",
-    "these",
-    "those",
-    "what",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "when",
-    "where",
-    "why",
-    "how",
-    "there",
-    "here",
-    "not",
-    "no",
-    "yes",
-    "so",
-    "than",
-    "then",
-    "too",
-    "very",
-    "can",
-    "could",
-    "should",
-    "would",
-    "will",
-    "shall",
-    "may",
-    "might",
-    "must",
-    "just",
-    "also",
-    "any",
-    "some",
-    "all",
-    "each",
-    "every",
-    "both",
-    "few",
-    "more",
-    "most",
-    "other",
-    "such",
-    "only",
-    "own",
-    "same",
-    "as",
-    "up",
-    "down",
-    "out",
-    "off",
-    "again",
-    "further",
-    "once",
-    "s",
-    "t",
-    "don",
-    "ever",
-    "much",
-    "many",
-    "like",
-    "get",
-    "got",
-    "go",
-    "going",
-    "went",
-    "make",
-    "made",
-    "take",
-    "took",
-    "say",
-    "said",
-    "tell",
-    "know",
-    "think",
-}
-WHEN = re.compile(r"^\s*(when|what (year|month|day|date|time)|how long ago)\b", re.I)
-TIME_EXPRESSION = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|last|next|ago|week|weekend|month|year|morning|evening|night|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|since|until|recently|\d{4}|\d{1,2}(st|nd|rd|th))\b",
-    re.I,
-)
-NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*\b")
-NUMBER = re.compile(r"\b\d[\d.,:/-]*\b")
 
 FEATURES = (
     "similarity",
@@ -172,21 +27,6 @@ FEATURES = (
     "when_time",
     "length",
 )
-
-
-def terms(text: str) -> list[str]:
-    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1]
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def names_in(question: str) -> set[str]:
-    return {m.lower() for m in NAME.findall(question.strip())} - STOP
 
 
 def feature_matrix(question: str, candidates: Sequence[Candidate]) -> np.ndarray:
@@ -201,7 +41,7 @@ def feature_matrix(question: str, candidates: Sequence[Candidate]) -> np.ndarray
     idf_total = sum(idf.values()) or 1.0
     names = names_in(question)
     numbers = set(NUMBER.findall(question))
-    asks_when = bool(WHEN.search(question))
+    question_asks_when = asks_when(question)
     best = max(c.similarity for c in candidates)
     rows = []
     for cand, text, bag in zip(candidates, texts, bags, strict=True):
@@ -214,7 +54,7 @@ def feature_matrix(question: str, candidates: Sequence[Candidate]) -> np.ndarray
                 sum(idf[w] for w in wanted if w in bag) / idf_total,
                 (sum(name in lower for name in names) / len(names)) if names else 0.0,
                 (sum(num in text for num in numbers) / len(numbers)) if numbers else 0.0,
-                float(asks_when and bool(TIME_EXPRESSION.search(cand.text))),
+                float(question_asks_when and bool(TIME_EXPRESSION.search(cand.text))),
                 math.log1p(len(cand.text)) / 7.0,
             ]
         )

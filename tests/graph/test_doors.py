@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from apps.chat.models import ContextItem
-from apps.graph.doors import asked_for, door_lifts, doors_of
+from apps.core.text import asked_for
+from apps.graph.doors import door_lifts, doors_of
 from apps.graph.models import WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk, Note

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.notes.models import Provenance
 from apps.notes.text import sentences
 from apps.retrieval.gate import quote
-from apps.retrieval.relevance import terms
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}

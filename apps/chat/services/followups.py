@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from apps.retrieval.relevance import names_in, terms
+from apps.core.text import names_in, terms
 
 CONTINUES = re.compile(
     r"^\s*(and|but|or|also|so|then|what about|how about|what else|anything else|before that|after that|"

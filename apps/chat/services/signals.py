@@ -18,9 +18,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.chat.models import ContextItem
+from apps.core.text import STOP
 from apps.graph.feedback import paths_learn
 from apps.graph.learning import AUTOMATIC, DELIBERATE
-from apps.retrieval.relevance import STOP
 from apps.vaults.permissions import vault_ids_for
 
 WEIGHT = AUTOMATIC / DELIBERATE  # paths_learn scales a person's step (0.01) by this: 0.00001

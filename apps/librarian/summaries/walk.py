@@ -15,10 +15,10 @@ from typing import Any
 
 from django.db import connection
 
+from apps.core.text import STOP
 from apps.graph.intent import CHANGED
 from apps.librarian.models import SummaryLink
 from apps.retrieval.candidates import Candidate, load_chunks
-from apps.retrieval.relevance import STOP
 
 DETAIL = 5  # the newest conversation summaries, one by one
 LIMIT = 8  # summary units at most

@@ -1,0 +1,94 @@
+"""English text, read the one way every room reads it: stop words and content terms, names and numbers, what a
+question asks for, and time expressions.
+
+Model-free on purpose: these run on every message (significance, search, the gate, the walk, feedback) and on every
+note the graph reads, so they cost microseconds and never call out.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOP = frozenset(
+    """
+    a an the and or but if of to in on at by for with about from into over after before between is are was were
+    be been being am do does did done doing have has had having i me my we our you your he him his she her it
+    its they them their this that these those what which who whom whose when where why how there here not no yes
+    so than then too very can could should would will shall may might must just also any some all each every
+    both few more most other such only own same as up down out off again further once s t don ever much many
+    like get got go going went make made take took say said tell know think
+    """.split()
+)
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+# A capitalised word or run of them that does not open a sentence: a name the text mentions.
+NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*\b")
+NUMBER = re.compile(r"\b\d[\d.,:/-]*\b")
+
+# The one "when" detector: a question that asks for a point in time.
+ASKS_WHEN = re.compile(r"^\s*(when|what (year|month|day|date|time)|how long ago)\b", re.I)
+TIME_EXPRESSION = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|last|next|ago|week|weekend|month|year|morning|evening|night|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|since|until|recently|\d{4}|\d{1,2}(st|nd|rd|th))\b",
+    re.I,
+)
+# A question about the latest state of things.
+RECENCY = re.compile(
+    r"\b(latest|recent(ly)?|last|now|current(ly)?|changed?|new|since|lately|today|this (week|month))\b", re.I
+)
+
+QUESTION_WORD = re.compile(
+    r"^(when|where|who|whom|whose|why|how\s+(?:many|much|long|often|old|far)|how|what|which|would|could|should|"
+    r"can|is|are|was|were|did|does|do|has|have|will|if|whether)\b",
+    re.I,
+)
+# Neither a filler nor a polite lead-in is what the question asks for: "So, can you tell me when …" asks when.
+FILLER = re.compile(r"^\W*(?:(?:please|so|and|hey|ok|okay|well)\b\W*)*", re.I)
+LEAD_IN = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me|"
+    r"(?:do|does)\s+(?:you|anyone|anybody)\s+(?:know|remember)|(?:tell|remind|show)\s+me|i\s+(?:wonder|forgot)|"
+    r"any\s+idea)\b\W*",
+    re.I,
+)
+YES_NO = frozenset("would could should can is are was were did does do has have will if whether".split())
+
+
+def stem(word: str) -> str:
+    """A crude English stem (plural and tense endings off), the same on both sides of every comparison."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """The stems of a text's content words, in order (stop words and single characters left out)."""
+    return [stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1]
+
+
+def names_in(text: str) -> set[str]:
+    """The names a text mentions, lowercased."""
+    return {m.lower() for m in NAME.findall(text.strip())} - STOP
+
+
+def opening_word(question: str) -> str | None:
+    """The question word a question opens with, exactly as written (lowercased), or None."""
+    match = QUESTION_WORD.match(question.strip())
+    return match.group(1).lower() if match else None
+
+
+def asked_for(question: str) -> str:
+    """The kind of answer a question asks for: its question word ("when", "who", "how many", …, after a polite
+    lead-in such as "can you tell me"), "yes-no" for a question that opens with an auxiliary, "other" for anything
+    else."""
+    match = QUESTION_WORD.match(LEAD_IN.sub("", FILLER.sub("", question, count=1), count=1))
+    if match is None:
+        return "other"
+    word = " ".join(match.group(1).lower().split())
+    return "yes-no" if word in YES_NO else "who" if word in ("whom", "whose") else word
+
+
+def asks_when(question: str) -> bool:
+    return bool(ASKS_WHEN.search(question))
