@@ -21,8 +21,8 @@ from apps.graph.extract import (
     mentions_key,
 )
 from apps.llm.gateway import Message, complete_json
+from apps.llm.prompts import quote
 from apps.notes.text import sentences
-from apps.retrieval.gate import quote
 
 KINDS = {"person", "thing", "term", "principle"}
 STRICTER = 8

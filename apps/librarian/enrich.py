@@ -16,9 +16,9 @@ from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
 from apps.librarian.models import NoteMetadata
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json, is_local
+from apps.llm.prompts import quote
 from apps.notes.models import Chunk, Note, Tier
 from apps.notes.text import sentences
-from apps.retrieval.gate import quote
 from apps.vaults.chat_settings import parse
 
 LOCAL_LIBRARIAN = "local/model-free-librarian"

@@ -15,10 +15,10 @@ from django.utils import timezone
 from apps.chat.models import Fallback, Message, Role, Status
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
+from apps.llm.prompts import quote
 from apps.notes.models import Note, Provenance
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
-from apps.retrieval.gate import quote
 from apps.vaults.chat_settings import parse, strictest
 from apps.vaults.models import Vault
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from apps.core.text import STOP, names_in
 from apps.llm.gateway import complete_json
-from apps.retrieval.gate import quote
+from apps.llm.prompts import quote
 
 MAX_SUB_QUESTIONS = 7
 QUESTION_START = re.compile(r"^\s*(what|which|who|where|when|why|how|should|is|are|do|does|did)\b", re.I)

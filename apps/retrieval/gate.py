@@ -9,8 +9,6 @@ provider that stays down falls back to the local scorer, and the result says so.
 
 from __future__ import annotations
 
-import html
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
+from apps.llm.prompts import quote
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
@@ -115,11 +114,6 @@ def order_probability(rated: Rated) -> float | None:
 
 def score_of(probability: float) -> int:
     return 1 + sum(probability >= cut for cut in CUTS)
-
-
-def quote(text: str) -> str:
-    """Text made safe to sit between prompt delimiters: no tag of any spelling can close or open one."""
-    return html.escape(unicodedata.normalize("NFKC", text), quote=True)
 
 
 def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from apps.core.text import terms
 from apps.llm.gateway import Message
+from apps.llm.prompts import quote
 from apps.notes.models import Provenance
 from apps.notes.text import sentences
-from apps.retrieval.gate import quote
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}

@@ -19,7 +19,7 @@ from apps.librarian.models import SummaryMessage, SummaryNode
 from apps.librarian.summaries.notes import NOTICE, frontmatter, summary_lock, summary_note_write, when
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
-from apps.retrieval.gate import quote
+from apps.llm.prompts import quote
 from apps.vaults.chat_settings import parse, strictest
 from apps.vaults.models import Vault
 
