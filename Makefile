@@ -27,9 +27,11 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
+# Style, formatting, and the layer contracts between apps (pyproject.toml, [tool.importlinter]).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: install
 	DJANGO_SETTINGS_MODULE=desirepath.settings.test $(BIN)/mypy
