@@ -29,7 +29,7 @@ from django.utils import timezone
 from apps.graph.models import PrewarmedContext, QuestionRhythm
 from apps.graph.rhythm import scored_as_of
 from apps.notes.models import Chunk
-from apps.research.run import context_steps, drain
+from apps.research.run import context_for
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import GateResult, Rated
 from apps.vaults.chat_settings import parse as parse_settings
@@ -132,11 +132,10 @@ def prewarm_question(
         return None
     cfg = strictest(parse_settings(v.chat_settings) for v in Vault.objects.filter(pk__in=scope))
     models = {slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")}
-    steps = context_steps(
-        user=user, question=text, vault_ids=scope, threshold=cfg.gate_threshold, models=models, deep_research=False
-    )
     with scored_as_of(hour):  # the walk scores paths as the hour it prepares for will
-        result, _run = drain(steps)
+        result, _run = context_for(
+            user=user, question=text, vault_ids=scope, threshold=cfg.gate_threshold, models=models, deep_research=False
+        )
     row, _ = PrewarmedContext.objects.update_or_create(
         user=user,
         vault_ids=scope,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from apps.graph.context import graph_context
-from apps.research.run import context_steps, drain
+from apps.research.run import context_for
 from apps.retrieval.context import gated_context
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
@@ -55,7 +55,7 @@ def _full(user: object, vault_id: int, query: str) -> Retrieved:
 def _research(user: object, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
-    result, _ = drain(context_steps(user=user, question=query, vault_ids=[vault_id]))
+    result, _ = context_for(user=user, question=query, vault_ids=[vault_id])
     survivors = [r.candidate.chunk for r in result.survivors]
     return Retrieved(ranking=survivors, injected=survivors)
 

@@ -49,8 +49,8 @@ def _boost(path: Path | None, fact_value: float = 0.5) -> float:
     """What learning has done to a path, relative to an unlearned one (1.0): the learned values and strengths
     along it and the learned value of its last hop (the fact through that entity's mention). The walk brings first
     the facts it rates best. A unit's place among what passed the gate moves only with its desire paths: a path's
-    strength says how good a route it is, not whether the fact it fetched answers this question (on LoCoMo dev,
-    after the replay, ordering by it too cost 0.010 MRR: hub edges collect every vote)."""
+    strength says how good a route it is, not whether the fact it fetched answers this question (hub edges collect
+    every vote)."""
     lift = 2 * fact_value
     if path is None:
         return lift

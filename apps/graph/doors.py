@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
-DOOR_SHARE = 0.10  # LoCoMo dev, simulated replay: 0.05 → MRR +0.026, 0.10 → +0.028, 0.20 → +0.028, all → +0.018
+DOOR_SHARE = 0.10  # a term more than this share of the passages carry is no door (a common word opens every fact)
 DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
 MAX_DOORS = 8
 # What desire paths learned moves a fact at most one hit's worth (odds ×2, the Beta(1, 1) mean after one confirm):
 # a question's doors all carry the same vote, and several of them, or several votes, say "this helped before", not
-# "this answers now". LoCoMo dev, the learning replay, the gate multiplying the odds (`gate.with_odds_times`): caps
-# 1.5 / 2 / 2.5 / 3 / none gave MRR +0.015 / +0.021 / +0.016 / +0.017 / +0.015, and leave-one-conversation-out the
-# cap chosen on three conversations was 2 in every fold.
+# "this answers now" (the cap was chosen leave-one-conversation-out; docs/evaluation.md).
 MOST_LIFT = 2.0
 _COUNTS = """
 WITH doors AS (

@@ -269,9 +269,8 @@ class FactValue(LearnedValue):
 class DoorValue(LearnedValue):
     """A desire path from a door — the stem of a specific term of the question, one that few of the vault's
     passages carry — to the fact (chunk) it led to: how often that fact helped questions through that door that ask
-    for the same kind of answer (`intent` holds the question word, `apps.graph.doors.asked_for`: on LoCoMo dev,
-    simulated over `full`'s ordering, keyed by question word they learned MRR +0.011, by intent +0.002, by
-    neither +0.002)."""
+    for the same kind of answer (`intent` holds the question word, `apps.core.text.asked_for`: keyed by the question
+    word, desire paths learn more than keyed by intent or by nothing; docs/evaluation.md)."""
 
     door = models.CharField(max_length=100)
     # The fact: a passage of a note, by content, so what it learned survives the note being re-chunked or edited

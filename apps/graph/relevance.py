@@ -26,8 +26,7 @@ from apps.retrieval.gate import Rated, Rater, probabilities, rated_from
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
 GRAPH_FEATURES = ("said", "addressed", "answers")
-# `manage.py evaluate calibrate --graph`; leave-one-conversation-out at p >= 0.02: recall 0.644 with 3.61 noise turns
-# (the text scorer over the search's candidates: 0.638 with 3.7).
+# Fitted by `manage.py evaluate calibrate --graph` on the LoCoMo dev split (figures in docs/evaluation.md).
 GRAPH_WEIGHTS = np.array([0.1646, 3.7319, 2.2868, 2.7718, 0.9546, 0.1611, -0.3601, 4.2333, 0.2427, -2.0140, 2.6476])
 GRAPH_BIAS = -8.4954
 

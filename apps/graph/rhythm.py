@@ -5,9 +5,9 @@ question was asked, and at all times together (slot `all`) — same rates, its o
 The walk reads them for the hour it scores for — now, or the hour a pre-warm prepares (`scored_as_of`) — as the
 odds at that hour and on that weekday relative to the edge's odds at all times, multiplied: an edge that helps
 equally at every hour gets 1.0, one that helps at nine more than at other times gets more at nine and less at
-three. The path value already counts the outcome itself, so the rhythm is only the time's deviation from it (on
-LoCoMo dev, absolute rhythm odds counted every vote three times and cost the learning half its MRR gain). Hours and
-weekdays are those of the deployment's time zone (`TIME_ZONE`)."""
+three. The path value already counts the outcome itself, so the rhythm is only the time's deviation from it
+(absolute rhythm odds would count every vote three times). Hours and weekdays are those of the deployment's time
+zone (`TIME_ZONE`)."""
 
 from __future__ import annotations
 

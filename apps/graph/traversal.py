@@ -41,7 +41,7 @@ WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
 """
 
 # Each frontier edge's target, learned value and rhythm are looked up through their indexes (LATERAL … LIMIT 1, which
-# PostgreSQL does not flatten): joined plainly, it hash-joined whole tables to a few hundred edges (10 → 3 ms a depth).
+# PostgreSQL does not flatten): joined plainly, the planner hash-joins whole tables to a few hundred edges.
 _EDGES = """
 WITH e AS MATERIALIZED (
     SELECT d.id, d.vault_id, d.source_id AS here, d.target_id AS there, d.confidence, d.strength, d.evidence

@@ -5,10 +5,10 @@ what was found."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Generic, TypeVar
 
 from apps.core.text import RECENCY
 from apps.graph.context import graph_context
@@ -56,22 +56,35 @@ def _recency(text: str, vector: list[float], scope: list[int]) -> list[SearchHit
     return sorted(hits, key=lambda h: modified.get(h.note) or oldest, reverse=True)[:PER_DISPATCH]
 
 
-Steps = Generator[tuple[str, dict[str, Any]], None, Any]
+Step = tuple[str, dict[str, Any]]  # what a step did, and its figures, for a progress display
+R = TypeVar("R")
 OFF = "Deep research is switched off for these vaults."
 
 
-def drain(steps: Steps) -> Any:
-    """Run steps to the end, dropping their progress; the steps' return value."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+class Stepped(Generic[R]):
+    """Steps to iterate for their progress; once iterated to the end, `result` is what they returned."""
+
+    def __init__(self, steps: Generator[Step, None, R]) -> None:
+        self._steps = steps
+
+    def __iter__(self) -> Iterator[Step]:
+        self.result: R = yield from self._steps
+
+    def run(self) -> R:
+        """To the end, progress dropped."""
+        for _ in self:
+            pass
+        return self.result
 
 
 def research(**kwargs: Any) -> Research:
-    """Run to the end: see `research_steps`."""
-    return cast(Research, drain(research_steps(**kwargs)))
+    """Judge and dig to the end: see `research_steps`."""
+    return Stepped(research_steps(**kwargs)).run()
+
+
+def context_for(**kwargs: Any) -> tuple[GateResult, Research]:
+    """The context for a question to the end: see `context_steps`."""
+    return Stepped(context_steps(**kwargs)).run()
 
 
 def context_steps(

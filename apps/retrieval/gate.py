@@ -20,17 +20,15 @@ from apps.llm.prompts import quote
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
-# Logistic weights over relevance.FEATURES (`manage.py evaluate calibrate`: fitted on the LoCoMo dev split only, the
-# hybrid top-30 candidates of its 582 questions with evidence) and the probabilities at which a candidate reaches
-# 2, 3, 4 and 5. The cut for 3 is where recall within the budget stops paying for its noise, leave-one-conversation-
-# out on dev: p ≥ 0.02 keeps recall 0.638 with 3.7 noise turns; no cut, 0.645 with 4.0.
+# Logistic weights over relevance.FEATURES (`manage.py evaluate calibrate`, fitted on the LoCoMo dev split only) and
+# the probabilities at which a candidate reaches 2, 3, 4 and 5. The cut for 3 is where recall within the budget
+# stops paying for the noise it lets in (chosen leave-one-conversation-out; docs/evaluation.md).
 WEIGHTS = np.array([0.6071, 3.4331, 2.2959, 2.6192, 0.8352, 0.1115, -0.3687, 4.5046])
 BIAS = -8.5359
 CUTS = (0.005, 0.02, 0.10, 0.30)
 BUDGET_TOP = 6
 # Passing and coming first are different questions. The search's rank helps decide what passes; among what passed
-# it counts a quarter as much (`manage.py evaluate calibrate --graph`, LoCoMo dev, leave-one-conversation-out: MRR of
-# what passes 0.519 with all of the rank, 0.548 with half, 0.565 with a quarter, 0.564 with none).
+# it counts a quarter as much (`manage.py evaluate calibrate --graph`, chosen leave-one-conversation-out).
 RANK_IN_ORDER = 0.25
 # Absolute floor: a candidate far in meaning that shares no content word with the question tops out at 2, however
 # it ranks among the others (on LoCoMo dev no evidence turn falls below it; a question the vault cannot answer does).
@@ -88,9 +86,8 @@ def rated_from(candidates: Sequence[Candidate], features: np.ndarray, probs: np.
 
 def with_odds_times(probability: float, factor: float) -> float:
     """`probability` with its odds multiplied by `factor`. Learning speaks in odds against an unlearned fact: a fact
-    that helped once is twice as likely to help as one never tried, whether the estimate was 0.1 or 0.9. (Scaling
-    the probability itself, capped at 1, sent every lifted fact past 0.5 to a tie at the top, above estimates the
-    learning knew nothing against: on LoCoMo dev, learning MRR +0.018 that way, +0.021 in odds.)"""
+    that helped once is twice as likely to help as one never tried, whether the estimate was 0.1 or 0.9. Scaling
+    the probability itself, capped at 1, would tie every lifted fact past 0.5 at the top."""
     if factor == 1.0:
         return probability
     return probability * factor / (probability * factor + 1.0 - probability)
@@ -192,7 +189,18 @@ def gate(
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
-    budget = sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
+    survivors = _passed(ordered, threshold=threshold, budget=_budget(candidates, budget_top))
+    survivors, ordered = _in_order(survivors, ordered, boosts or {})
+    return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
+
+
+def _budget(candidates: Sequence[Candidate], budget_top: int) -> int:
+    """The tokens the search's first `budget_top` candidates would inject."""
+    return sum(tokens_of(c.text) for c in sorted(candidates, key=lambda c: c.rank)[:budget_top])
+
+
+def _passed(ordered: list[Rated], *, threshold: int, budget: int) -> list[Rated]:
+    """The best-rated candidates at or above the threshold, while they fit the budget."""
     survivors: list[Rated] = []
     used = 0
     for item in ordered:
@@ -201,7 +209,12 @@ def gate(
             break
         survivors.append(item)
         used += cost
-    lift = boosts or {}
+    return survivors
+
+
+def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
+    """What passed, in citation order (the local estimate with less of the search's rank in it, its odds times what
+    learning lifted), then every other candidate by score and the same order; each estimate shown lifted."""
 
     def first(r: Rated) -> tuple[float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
@@ -212,6 +225,5 @@ def gate(
 
     kept = {id(r) for r in survivors}
     rest = sorted((r for r in ordered if id(r) not in kept), key=lambda r: (-r.score, first(r), r.candidate.rank))
-    survivors = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=first)]
-    ordered = survivors + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]  # in citation order
-    return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
+    passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=first)]
+    return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]

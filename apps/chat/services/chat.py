@@ -25,7 +25,7 @@ from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
-from apps.research.run import context_steps
+from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
@@ -279,22 +279,20 @@ def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -
             "prewarmed": True,
         }
         return ready
-    steps = context_steps(
-        user=user,
-        question=message.resolved_query,
-        vault_ids=scope,
-        threshold=cfg.gate_threshold,
-        models={slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")},
-        deep_research=cfg.switches["deep_research"],
-        cancelled=lambda: Message.objects.filter(pk=message.pk, cancel_requested=True).exists(),
+    steps = Stepped(
+        context_steps(
+            user=user,
+            question=message.resolved_query,
+            vault_ids=scope,
+            threshold=cfg.gate_threshold,
+            models={slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")},
+            deep_research=cfg.switches["deep_research"],
+            cancelled=lambda: Message.objects.filter(pk=message.pk, cancel_requested=True).exists(),
+        )
     )
-    while True:
-        try:
-            kind, data = next(steps)
-        except StopIteration as done:
-            result, run = done.value
-            break
+    for kind, data in steps:
         yield Event("research", {"step": kind, **data})
+    result, run = steps.result
     message.research = {
         "ran": run.ran,
         "reason": run.reason,
