@@ -7,8 +7,8 @@ from django.core.exceptions import ImproperlyConfigured
 from .base import *  # noqa: F403
 from .base import BASE_DIR
 
-_REQUIRED = ("DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")
-if _missing := [name for name in _REQUIRED if not os.environ.get(name)]:
+_required = ("DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")  # lower case: not a setting
+if _missing := [name for name in _required if not os.environ.get(name)]:
     # Checked before anything connects: production starts no database or broker of its own.
     raise ImproperlyConfigured(f"{__name__} needs {', '.join(_missing)} set in the environment")
 
