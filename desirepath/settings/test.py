@@ -6,7 +6,16 @@ from pathlib import Path
 os.environ.setdefault("DESIREPATH_DATA_DIR", str(Path(__file__).resolve().parents[2] / ".data-test"))
 os.environ.setdefault("DESIREPATH_TASK_QUEUE", "desirepath-test")
 
+from desirepath import embedded
+
 from .base import *  # noqa: F403
+from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings
+
+if not DATABASE_URL:
+    DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
+if not REDIS_URL:
+    REDIS_URL = CELERY_BROKER_URL = embedded.ensure_redis(DATA_DIR)
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DEBUG = False

@@ -48,6 +48,7 @@ class Command(BaseCommand):
         saved = Path(settings.DATA_DIR) / "admin_password"
         if not password:
             password = secrets.token_urlsafe(12)
+            saved.parent.mkdir(parents=True, exist_ok=True)
             saved.write_text(password + "\n")
             saved.chmod(0o600)
             self.stdout.write(self.style.WARNING(f"admin password (saved in {saved}): {password}"))
