@@ -26,7 +26,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from apps.graph.models import PrewarmedContext, QuestionRhythm
+from apps.chat.models import PrewarmedContext, QuestionRhythm
 from apps.graph.rhythm import scored_as_of
 from apps.notes.models import Chunk
 from apps.research.run import context_for
@@ -47,14 +47,14 @@ MAX_PER_HOUR = 500  # questions one run prepares
 
 _BURNED_IN = """
 WITH burned AS (
-    SELECT user_id, vault_ids, key FROM graph_questionrhythm
+    SELECT user_id, vault_ids, key FROM chat_questionrhythm
     WHERE hour = %(hour)s AND day >= %(since)s
     GROUP BY user_id, vault_ids, key
     HAVING count(DISTINCT day) >= %(daily)s
         OR count(DISTINCT day) FILTER (WHERE extract(isodow FROM day) = %(weekday)s) >= %(weekly)s
 )
 SELECT DISTINCT ON (q.user_id, q.vault_ids, q.key) q.user_id, q.vault_ids, q.key, q.text
-FROM graph_questionrhythm q JOIN burned b USING (user_id, vault_ids, key)
+FROM chat_questionrhythm q JOIN burned b USING (user_id, vault_ids, key)
 WHERE q.hour = %(hour)s AND q.day >= %(since)s
 ORDER BY q.user_id, q.vault_ids, q.key, q.day DESC
 LIMIT %(limit)s

@@ -6,8 +6,6 @@ Every row carries its own `vault_id`: the same name in two vaults is two entitie
 in SQL, and feedback in one vault never moves another vault's weights. Nothing here is edited by hand: weights
 change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
 
-from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from apps.core.triggers import append_only
@@ -306,53 +304,6 @@ class RhythmValue(LearnedValue):
 
     def __str__(self) -> str:
         return f"edge {self.edge_id} at {self.slot}: {self.value:.3f}"
-
-
-class QuestionRhythm(models.Model):
-    """One day on which a person's confirm or used landed on the units of a question asked at an hour: the
-    evidence that a question burns in at that hour (`apps.chat.prewarm`). The question is keyed by its normalised
-    resolved text and the exact vaults it read; rows older than the burn-in window are pruned by the hourly job."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    vault_ids = ArrayField(models.BigIntegerField())
-    key = models.CharField(max_length=64)  # sha256 of the normalised question
-    text = models.TextField()  # as last asked: what the pre-warm searches for
-    day = models.DateField()
-    hour = models.PositiveSmallIntegerField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "vault_ids", "key", "day", "hour"], name="graph_rhythm_one_a_day")
-        ]
-        indexes = [models.Index(fields=["hour", "day"])]
-
-    def __str__(self) -> str:
-        return f"{self.key[:40]!r} on {self.day} at {self.hour:02d}"
-
-
-class PrewarmedContext(models.Model):
-    """A burned-in question's gated context, prepared before the hour it is usually asked and kept until that hour
-    ends: chunk ids with their ratings and traces (`items`: [{chunk, rank, similarity, score, probability, survived,
-    trace, text}]); the chunks themselves are read again, through the permission filter, when it is used."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    vault_ids = ArrayField(models.BigIntegerField())
-    key = models.CharField(max_length=64)
-    threshold = models.PositiveSmallIntegerField()
-    scoring = models.CharField(max_length=200)  # the scoring model asked for; the gate's own is in `model`
-    model = models.CharField(max_length=200)
-    items = models.JSONField(default=list)
-    notes = models.JSONField(default=list)  # the gate's degradations, told again when it is used
-    ready_at = models.DateTimeField()
-    expires_at = models.DateTimeField(db_index=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "vault_ids", "key"], name="graph_prewarmed_one_per_question")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.key[:40]!r} until {self.expires_at:%Y-%m-%d %H:%M}"
 
 
 class TermCount(models.Model):

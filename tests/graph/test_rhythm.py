@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from apps.chat.models import ContextItem, Message
+from apps.chat.models import ContextItem, Message, PrewarmedContext, QuestionRhythm
 from apps.chat.prewarm import burned_in, prewarm_hour, prewarmed_context, question_rhythm_record
 from apps.chat.tasks import prewarm
 from apps.graph.learning import MISS_WEIGHT
-from apps.graph.models import PrewarmedContext, QuestionRhythm, RhythmValue, WeightChange
+from apps.graph.models import RhythmValue, WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import walk
 from apps.vaults.models import Vault
