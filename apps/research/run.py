@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from django.contrib.auth.models import User
+
 from apps.core.text import RECENCY
 from apps.graph.context import graph_context
 from apps.llm.embeddings import embed_query
@@ -76,7 +78,7 @@ def research(**kwargs: Any) -> Research:
 
 def context_steps(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -105,7 +107,7 @@ def context_steps(
 
 def research_steps(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -117,7 +119,7 @@ def research_steps(
     text = validate_query(question)
     scope = search_scope(user=user, vault_ids=vault_ids)
     models = models or {}
-    usage = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
+    usage: dict[str, Any] = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
     verdict = judge(text, model=models.get("scoring"), **usage)
     yield "judged", {"research": verdict.research or force, "reason": verdict.reason}
     if not (verdict.research or force):
