@@ -1,11 +1,13 @@
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from apps.audit.models import AuditEvent
 
 
 def audit_record(
     *,
-    actor: Any,
+    actor: User | None,
     action: str,
     object_type: str,
     object_id: object,

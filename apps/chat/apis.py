@@ -4,6 +4,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -108,7 +109,7 @@ class FeedbackApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-def conversation_payload(conversation: Conversation, *, messages: bool, user: Any = None) -> dict[str, Any]:
+def conversation_payload(conversation: Conversation, *, messages: bool, user: User | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": conversation.pk,
         "title": conversation.title,
@@ -116,7 +117,7 @@ def conversation_payload(conversation: Conversation, *, messages: bool, user: An
         "updated_at": conversation.updated_at,
     }
     if messages:
-        readable = set(vault_ids_for(user, "read"))
+        readable = set(vault_ids_for(user, "read")) if user is not None else set()
         rows = conversation.messages.filter(role=Role.ASSISTANT).select_related("reply_to")
         body["turns"] = [
             {"question": m.reply_to.text if m.reply_to else "", **message_payload(m, readable)} for m in rows
@@ -151,7 +152,7 @@ class ConversationCancelApi(APIView):
         return Response({"cancelled": count}, status=status.HTTP_202_ACCEPTED)
 
 
-def pending_message(*, user: Any, message_id: int) -> Message | None:
+def pending_message(*, user: User, message_id: int) -> Message | None:
     return Message.objects.filter(
         pk=message_id, role=Role.ASSISTANT, status=Status.PENDING, conversation__owner=user
     ).first()

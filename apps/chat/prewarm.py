@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
@@ -67,7 +68,7 @@ def question_key(text: str) -> str:
     return hashlib.sha256(normalised.encode()).hexdigest()
 
 
-def question_rhythm_record(*, user: Any, vault_ids: list[int], question: str, at: datetime) -> None:
+def question_rhythm_record(*, user: User, vault_ids: list[int], question: str, at: datetime) -> None:
     """A confirm or used landed on the units of `question`, asked at `at` over `vault_ids`: one day of evidence
     at that hour (a second signal the same day and hour adds nothing)."""
     if not question.strip() or not vault_ids:
@@ -123,7 +124,7 @@ def prewarm_hour(*, now: datetime | None = None) -> int:
 
 
 def prewarm_question(
-    *, user: Any, vault_ids: list[int], key: str, text: str, hour: datetime, now: datetime
+    *, user: User, vault_ids: list[int], key: str, text: str, hour: datetime, now: datetime
 ) -> PrewarmedContext | None:
     """The chat's retrieval and gate for one question, as `user` may read now, kept until `hour` ends; None when
     none of its vaults is readable any more."""
@@ -172,7 +173,7 @@ def _items(result: GateResult) -> list[dict[str, Any]]:
 
 
 def prewarmed_context(
-    *, user: Any, question: str, scope: list[int], threshold: int, scoring: str, now: datetime | None = None
+    *, user: User, question: str, scope: list[int], threshold: int, scoring: str, now: datetime | None = None
 ) -> GateResult | None:
     """The context prepared for `user`'s `question` over exactly `scope` and still fresh, its chunks read again
     from the vaults of `scope` they may read now (units of any other drop out); None when there is none, it was

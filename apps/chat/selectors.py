@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.http import Http404
 
 from apps.chat.models import ContextItem, Message, Role
@@ -39,7 +40,7 @@ def _routine(scope: list[int]) -> bool:
     return len(set().union(*walked.values())) <= max(len(edges) for edges in walked.values())
 
 
-def expansion(*, user: Any, item_id: int) -> dict[str, Any]:
+def expansion(*, user: User, item_id: int) -> dict[str, Any]:
     """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
     for the conversation's owner while they can still read the unit's vault; else 404."""
     readable = vault_ids_for(user, "read")

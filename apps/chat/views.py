@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -21,6 +20,7 @@ from apps.chat.apis import QUEUE_DOWN, conversation_payload, pending_message
 from apps.chat.models import Conversation, Message, Role
 from apps.chat.services.chat import Event, chat_run, chat_start
 from apps.chat.services.relay import follow, queue_answer
+from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.vaults.selectors import vault_list
@@ -29,7 +29,7 @@ from apps.vaults.selectors import vault_list
 @login_required
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
-    user = cast(User, request.user)
+    user = actor(request)
     vaults = vault_list(user=user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
     conversations = Conversation.objects.filter(owner=user)[:50]
     current: dict[str, Any] | None = None
@@ -59,7 +59,7 @@ def chat_send(request: HttpRequest) -> JsonResponse:
     vault_ids = [int(v) for v in raw]
     try:
         message = chat_start(
-            user=request.user,
+            user=actor(request),
             vault_ids=vault_ids,
             text=request.POST.get("message", ""),
             conversation_id=int(conversation) if conversation else None,
@@ -72,7 +72,7 @@ def chat_send(request: HttpRequest) -> JsonResponse:
     body = {"conversation": message.conversation_id, "message": message.pk}
     if settings.CHAT_ANSWERS_IN_WORKER:
         try:
-            queue_answer(message, request.user)
+            queue_answer(message, actor(request))
         except Exception:  # noqa: BLE001 - the question is stored; the page says so
             return JsonResponse({**body, "detail": QUEUE_DOWN}, status=503)
     return JsonResponse({**body, "stream": reverse("chat-stream", args=[message.pk])})
@@ -86,16 +86,16 @@ def _sse(events: Iterator[Event]) -> Iterator[str]:
 @login_required
 @require_GET
 def chat_stream(request: HttpRequest, message_id: int) -> StreamingHttpResponse:
-    user = cast(User, request.user)
+    user = actor(request)
     if settings.CHAT_ANSWERS_IN_WORKER:
         if not Message.objects.filter(pk=message_id, role=Role.ASSISTANT, conversation__owner=user).exists():
             raise Http404("No answer of yours matches the given query.")
         events = follow(message_id, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
     else:
-        message = pending_message(user=request.user, message_id=message_id)
+        message = pending_message(user=user, message_id=message_id)
         if message is None:
             raise Http404("No pending answer matches the given query.")
-        events = chat_run(message=message, user=request.user)
+        events = chat_run(message=message, user=user)
     response = StreamingHttpResponse(_sse(events), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

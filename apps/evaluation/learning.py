@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from apps.chat.models import Conversation, Message, Role, Status
 from apps.chat.services.chat import context_items_store
 from apps.chat.services.feedback import feedback_record
@@ -32,14 +34,14 @@ from apps.retrieval.significance import significance
 BOOTSTRAP = 2000
 
 
-def _ask(user: Any, vault_id: int, text: str) -> GateResult | None:
+def _ask(user: User, vault_id: int, text: str) -> GateResult | None:
     if not significance(text).significant:
         return None
     return graph_context(user=user, question=text, vault_ids=[vault_id])
 
 
 def _scores(
-    user: Any, vault_id: int, questions: list[Question], items: dict[int, Item], walked: set[int] | None = None
+    user: User, vault_id: int, questions: list[Question], items: dict[int, Item], walked: set[int] | None = None
 ) -> list[dict[str, float]]:
     """Each question's metrics; `walked` collects the edges of the units that delivered evidence."""
     rows = []
@@ -56,7 +58,7 @@ def _scores(
 
 
 def _replay(
-    user: Any, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
+    user: User, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
 ) -> Counter[str]:
     """Ask, show, rate: one chat turn per question, feedback through the API's service."""
     conversation = Conversation.objects.create(owner=user, title="learning replay")
@@ -102,7 +104,7 @@ def paired_bootstrap(before: list[float], after: list[float], seed: int = 7) -> 
 
 def run_learning(
     *,
-    user: Any,
+    user: User,
     conversations: list[Dialogue],
     unit: str,
     tick: Callable[[int], None] | None = None,

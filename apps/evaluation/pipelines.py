@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
+
 from apps.graph.context import graph_context
 from apps.research.run import context_for
 from apps.retrieval.context import gated_context
@@ -28,11 +30,11 @@ class Retrieved:
     injected: list[int]  # chunk ids that would reach the answer
 
 
-Pipeline = Callable[[object, int, str], Retrieved]
+Pipeline = Callable[[User, int, str], Retrieved]
 
 
 def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
-    def run(user: object, vault_id: int, query: str) -> Retrieved:
+    def run(user: User, vault_id: int, query: str) -> Retrieved:
         hits = hybrid_search(user=user, query=query, vault_ids=[vault_id], k=RANK_DEPTH, mode=mode).hits
         chunks = [hit.chunk for hit in hits]
         return Retrieved(ranking=chunks, injected=chunks[:inject])
@@ -40,19 +42,19 @@ def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
     return run
 
 
-def _gate(user: object, vault_id: int, query: str) -> Retrieved:
+def _gate(user: User, vault_id: int, query: str) -> Retrieved:
     survivors = [r.candidate.chunk for r in gated_context(user=user, question=query, vault_ids=[vault_id]).survivors]
     return Retrieved(ranking=survivors, injected=survivors)
 
 
-def _full(user: object, vault_id: int, query: str) -> Retrieved:
+def _full(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
     survivors = [r.candidate.chunk for r in graph_context(user=user, question=query, vault_ids=[vault_id]).survivors]
     return Retrieved(ranking=survivors, injected=survivors)
 
 
-def _research(user: object, vault_id: int, query: str) -> Retrieved:
+def _research(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[])
     result, _ = context_for(user=user, question=query, vault_ids=[vault_id])

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from apps.accounts.services import user_create
 from apps.evaluation import corpus, locomo
 from apps.evaluation.metrics import (
@@ -33,17 +35,17 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def eval_user() -> Any:
+def eval_user() -> User:
     return user_create(actor=None, username=f"evaluator-{secrets.token_hex(4)}", password=secrets.token_urlsafe(24))
 
 
-def _timed(pipeline: str, user: Any, vault_id: int, query: str) -> tuple[Retrieved, float]:
+def _timed(pipeline: str, user: User, vault_id: int, query: str) -> tuple[Retrieved, float]:
     started = time.perf_counter()
     result = PIPELINES[pipeline](user, vault_id, query)
     return result, (time.perf_counter() - started) * 1000
 
 
-def _calls(user: Any) -> int:
+def _calls(user: User) -> int:
     return ModelUsage.objects.filter(user=user).count()
 
 

@@ -14,6 +14,7 @@ from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
+from apps.core.auth import Requester
 from apps.graph.traversal import MIN_CONFIDENCE
 from apps.vaults.permissions import vault_ids_for
 
@@ -50,7 +51,7 @@ ORDER BY c.size DESC, c.entity_id
 """
 
 
-def constellation(*, user: Any, vault_id: int) -> dict[str, Any]:
+def constellation(*, user: Requester, vault_id: int) -> dict[str, Any]:
     """The drawing data of a readable vault's graph; 404 for a vault the requester cannot read."""
     if vault_id not in vault_ids_for(user, "read"):
         raise Http404("No vault matches the given query.")

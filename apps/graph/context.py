@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
@@ -89,7 +89,7 @@ def _last_hops(found: Walk, chunks: list[int], scope: list[int]) -> dict[int, tu
 
 def graph_context(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -101,7 +101,7 @@ def graph_context(
 
 
 def context_for(
-    *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
+    *, text: str, vector: list[float], scope: list[int], user: User, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
     found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)

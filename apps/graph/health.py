@@ -7,8 +7,8 @@ vault's managers revive a cold entity with one call (audited)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Count
@@ -114,7 +114,7 @@ def entities_tend(*, vault_id: int) -> dict[str, int]:
     return {**counts, "demoted": demoted, "queued_notes": len(notes)}
 
 
-def entity_revive(*, actor: Any, entity: Entity) -> Entity:
+def entity_revive(*, actor: User, entity: Entity) -> Entity:
     """Bring a cold entity back (the vault's managers): walks enter it again; its health is reassessed daily."""
     require(actor, "manage", entity.vault)
     if entity.tier != Tier.COLD:

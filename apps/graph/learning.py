@@ -7,7 +7,7 @@ plus the ledger's deltas is its strength."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -228,7 +228,7 @@ DECAY_AFTER_DAYS = 14
 DECAY_BATCH = 10_000
 
 
-def edges_decay(*, now: Any = None) -> int:
+def edges_decay(*, now: datetime | None = None) -> int:
     """Paths not walked fade slowly: every edge not walked for two weeks (or never, and older than that) loses
     0.001 of strength, down to the floor, each move on the ledger as `decay`. Returns the edges moved."""
     now = now or timezone.now()

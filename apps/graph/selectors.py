@@ -7,6 +7,7 @@ from typing import Any
 from django.db import connection
 from django.http import Http404
 
+from apps.core.auth import Requester
 from apps.graph.extract import key_of
 from apps.graph.models import Entity
 from apps.vaults.permissions import vault_ids_for
@@ -23,7 +24,7 @@ WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(targets)s) AND d.confi
 """
 
 
-def entity_get(*, user: Any, entity_id: object) -> Entity:
+def entity_get(*, user: Requester, entity_id: object) -> Entity:
     """An entity (hot or cold) of a vault the user may read; 404 otherwise."""
     try:
         return Entity.objects.select_related("vault").get(
@@ -33,7 +34,7 @@ def entity_get(*, user: Any, entity_id: object) -> Entity:
         raise Http404("No entity matches the given query.") from exc
 
 
-def impact(*, user: Any, vault_id: int, name: str) -> dict[str, Any]:
+def impact(*, user: Requester, vault_id: int, name: str) -> dict[str, Any]:
     """What depends on the entity called `name` in a readable vault, grouped by depth (edges of confidence
     ≥ 0.7: a dependency or a link a person wrote); 404 for an unreadable vault or an unknown entity."""
     scope = [v for v in vault_ids_for(user, "read") if v == vault_id]

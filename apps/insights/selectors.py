@@ -5,18 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
+from apps.core.auth import Requester
 from apps.insights.models import Evidence, Notification, Principle
 from apps.vaults.permissions import vaults_for
 
 
-def _readable(user: Any) -> QuerySet[Any]:
+def _readable(user: Requester) -> QuerySet[Any]:
     return vaults_for(user, "read").values("id")
 
 
-def principle_list(*, user: Any, vault_id: int) -> QuerySet[Principle]:
+def principle_list(*, user: Requester, vault_id: int) -> QuerySet[Principle]:
     if not vaults_for(user, "read").filter(pk=vault_id).exists():
         raise Http404("No vault matches the given query.")
     evidence = Evidence.objects.filter(vault_id__in=_readable(user)).select_related("note")
@@ -27,7 +29,7 @@ def principle_list(*, user: Any, vault_id: int) -> QuerySet[Principle]:
     )
 
 
-def principle_get(*, user: Any, principle_id: object) -> Principle:
+def principle_get(*, user: Requester, principle_id: object) -> Principle:
     try:
         return Principle.objects.select_related("vault", "entity").get(
             pk=int(str(principle_id)), vault_id__in=_readable(user)
@@ -36,12 +38,12 @@ def principle_get(*, user: Any, principle_id: object) -> Principle:
         raise Http404("No principle matches the given query.") from exc
 
 
-def notification_list(*, user: Any, unread_only: bool = False) -> QuerySet[Notification]:
+def notification_list(*, user: User, unread_only: bool = False) -> QuerySet[Notification]:
     rows = Notification.objects.filter(user=user, vault_id__in=_readable(user)).select_related("vault")
     return rows.filter(read_at__isnull=True) if unread_only else rows
 
 
-def notification_get(*, user: Any, notification_id: object) -> Notification:
+def notification_get(*, user: User, notification_id: object) -> Notification:
     try:
         return notification_list(user=user).get(pk=int(str(notification_id)))
     except (Notification.DoesNotExist, ValueError) as exc:

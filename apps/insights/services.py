@@ -9,8 +9,7 @@ Every weight moves through `apps.graph.learning` (clamped, on the ledger) and ea
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -27,7 +26,7 @@ MAX_TEXT = 500
 CONFIRMED_AT = LADDER[Reason.SINGLE_MEMORY]
 
 
-def principle_answer(*, actor: Any, principle: Principle, signal: str, text: str = "") -> tuple[Principle, bool]:
+def principle_answer(*, actor: User, principle: Principle, signal: str, text: str = "") -> tuple[Principle, bool]:
     """Apply one person's answer; (the principle, whether this answer was new)."""
     if signal not in SIGNALS:
         raise ValidationError({"signal": [f"one of {', '.join(SIGNALS)}"]})
@@ -100,7 +99,7 @@ def _reject(principle: Principle, text: str, reason: str) -> None:
     Entity.objects.filter(pk=principle.entity_id).update(tier=Tier.COLD)
 
 
-def notification_read(*, actor: Any, notification: Notification) -> Notification:
+def notification_read(*, actor: User, notification: Notification) -> Notification:
     if notification.read_at is None:
         notification.read_at = timezone.now()
         notification.save(update_fields=["read_at"])

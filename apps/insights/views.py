@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import cast
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from rest_framework.exceptions import ValidationError
 
+from apps.core.auth import actor
 from apps.insights.selectors import notification_list, principle_get, principle_list
 from apps.insights.services import principle_answer
 from apps.vaults.permissions import role_of
@@ -28,7 +28,7 @@ def principles_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             if principle.vault_id != vault.pk:
                 raise Http404("No principle matches the given query.")
             principle_answer(
-                actor=cast(User, request.user),
+                actor=actor(request),
                 principle=principle,
                 signal=request.POST.get("signal", ""),
                 text=request.POST.get("text", ""),
@@ -52,4 +52,4 @@ def principles_page(request: HttpRequest, vault_id: int) -> HttpResponse:
 
 @login_required
 def noticed_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "noticed.html", {"notifications": notification_list(user=request.user)[:200]})
+    return render(request, "noticed.html", {"notifications": notification_list(user=actor(request))[:200]})

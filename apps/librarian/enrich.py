@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.contrib.auth.models import User
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -112,7 +113,7 @@ def prompt(note: Note, known: list[str]) -> list[Message]:
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}]
 
 
-def enrich_note(note: Note, *, user: Any = None) -> NoteMetadata | None:
+def enrich_note(note: Note, *, user: User | None = None) -> NoteMetadata | None:
     """Write the note's metadata with its vault's reasoning model; None when the vault's Librarian is off."""
     settings = parse(note.vault.chat_settings)
     if not settings.switches["librarian"]:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from apps.chat.models import Fallback, Message, Role, Status
@@ -149,7 +150,7 @@ def file_exchange(message_id: int) -> Note | None:
     )
 
 
-def _log_chatter(vault: Vault, owner: Any, message: Message, text: str) -> Note:
+def _log_chatter(vault: Vault, owner: User, message: Message, text: str) -> Note:
     day = timezone.localtime(message.created_at)
     path = f"{FOLDER}/Daily log {day:%Y-%m-%d}.md"
     line = f"- {day:%H:%M} {text.strip()[:300]}\n"

@@ -4,9 +4,9 @@ within a budget. The note rows are never written (their content-modified and upd
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 
 from apps.graph.services import graph_extract_note, graph_structure_refresh
 from apps.librarian.enrich import current_writer, enrich_note, stale_notes
@@ -20,7 +20,7 @@ def reenrich(
     vaults: list[Vault],
     everything: bool = False,
     budget: int | None = None,
-    user: Any = None,
+    user: User | None = None,
     tick: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Per vault, at most `budget` notes (None: no limit), metadata and graph extraction; vaults whose

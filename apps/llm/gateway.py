@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 
 from apps.llm.models import ModelUsage, Outcome, Slot
 
@@ -78,7 +79,7 @@ def _retryable() -> tuple[type[BaseException], ...]:
 class _Call:
     """One gateway call: opens the provider request with retries and backoff, and writes its usage row."""
 
-    def __init__(self, *, slot: str, purpose: str, model: str, user: Any, vault_id: int | None) -> None:
+    def __init__(self, *, slot: str, purpose: str, model: str, user: User | None, vault_id: int | None) -> None:
         self.slot, self.purpose, self.model, self.vault_id = slot, purpose, model, vault_id
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.started = time.perf_counter()
@@ -147,7 +148,7 @@ def complete(
     purpose: str,
     messages: Sequence[Message],
     local: Callable[[Sequence[Message]], str] | None = None,
-    user: Any = None,
+    user: User | None = None,
     vault_id: int | None = None,
     max_tokens: int | None = None,
     model: str | None = None,
@@ -188,7 +189,7 @@ def complete_stream(
     slot: str,
     purpose: str,
     messages: Sequence[Message],
-    user: Any = None,
+    user: User | None = None,
     vault_id: int | None = None,
     max_tokens: int | None = None,
     model: str | None = None,

@@ -4,6 +4,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
 from django.http import Http404
 
+from apps.core.auth import Requester
 from apps.notes.models import Correction, CorrectionStatus, ImportJob, Note, NoteLink, Tier
 from apps.vaults.models import Vault
 from apps.vaults.permissions import vaults_for
@@ -14,7 +15,7 @@ def note_list(*, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:
     return Note.objects.filter(vault=vault, tier=tier).order_by("path")
 
 
-def note_get(*, user: object, note_id: object) -> Note:
+def note_get(*, user: Requester, note_id: object) -> Note:
     """A note in a vault the user may read; 404 for missing and forbidden alike."""
     try:
         return Note.objects.select_related("vault").get(pk=int(str(note_id)), vault__in=vaults_for(user, "read"))
@@ -36,7 +37,7 @@ def note_backlinks(*, note: Note) -> QuerySet[Note]:
     )
 
 
-def import_job_get(*, user: object, job_id: object) -> ImportJob:
+def import_job_get(*, user: Requester, job_id: object) -> ImportJob:
     """An import job of a vault the user may read; 404 otherwise."""
     try:
         return ImportJob.objects.get(pk=int(str(job_id)), vault__in=vaults_for(user, "read"))
@@ -58,7 +59,7 @@ def correction_list(*, vault: Vault, status: str | None = None) -> QuerySet[Corr
     return rows.filter(status=status) if status else rows
 
 
-def correction_get(*, user: object, correction_id: object) -> Correction:
+def correction_get(*, user: Requester, correction_id: object) -> Correction:
     """A correction in a vault the user may read (acting on it needs `contribute`); 404 otherwise."""
     try:
         return Correction.objects.select_related("note__vault").get(

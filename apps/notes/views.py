@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 
+from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.rendering import render_note
@@ -50,17 +48,17 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     error = ""
     if request.method == "POST":
         try:
-            actor = cast(User, request.user)
+            user = actor(request)
             if "correction" in request.POST:  # a contributor applies or declines a reader's proposal
-                correction = note_selectors.correction_get(user=actor, correction_id=request.POST["correction"])
+                correction = note_selectors.correction_get(user=user, correction_id=request.POST["correction"])
                 if correction.vault_id != vault.pk:
                     raise Http404("No correction matches the given query.")
                 actions = {"apply": correction_apply, "decline": correction_decline}
                 if request.POST.get("action") not in actions:
                     raise ValidationError({"action": ["apply or decline"]})
-                actions[request.POST["action"]](actor=actor, correction=correction)
+                actions[request.POST["action"]](actor=user, correction=correction)
                 return redirect("vault-page", vault_id=vault.pk)
-            job = import_job_from_upload(actor=actor, vault=vault, upload=request.FILES.get("file"))
+            job = import_job_from_upload(actor=user, vault=vault, upload=request.FILES.get("file"))
             return redirect("job-page", job_id=job.pk)
         except ValidationError as exc:
             error = messages_of(exc)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
+from django.contrib.auth.models import User
+
 from apps.core.text import RECENCY
 from apps.graph.context import graph_context
 from apps.llm.embeddings import embed_query
@@ -89,7 +91,7 @@ def context_for(**kwargs: Any) -> tuple[GateResult, Research]:
 
 def context_steps(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -118,7 +120,7 @@ def context_steps(
 
 def research_steps(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -130,7 +132,7 @@ def research_steps(
     text = validate_query(question)
     scope = search_scope(user=user, vault_ids=vault_ids)
     models = models or {}
-    usage = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
+    usage: dict[str, Any] = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
     verdict = judge(text, model=models.get("scoring"), **usage)
     yield "judged", {"research": verdict.research or force, "reason": verdict.reason}
     if not (verdict.research or force):

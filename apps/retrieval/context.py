@@ -3,7 +3,7 @@ gate. The graph walk plugs in between later; the evaluation's `gate` and `full` 
 
 from __future__ import annotations
 
-from typing import Any
+from django.contrib.auth.models import User
 
 from apps.llm.embeddings import embed_query
 from apps.retrieval.candidates import load_candidates
@@ -13,7 +13,7 @@ from apps.retrieval.search import hybrid_search_vector, search_scope, validate_q
 CANDIDATES = 30  # what the gate sees: the search's top 30 notes (best chunk each)
 
 
-def asked(*, user: Any, question: str, vault_ids: list[int] | None) -> tuple[str, list[int], list[float]]:
+def asked(*, user: User, question: str, vault_ids: list[int] | None) -> tuple[str, list[int], list[float]]:
     """A question made ready for retrieval: validated (400), its scope resolved (404 for an unreadable vault
     asked for), embedded."""
     text = validate_query(question)
@@ -22,7 +22,7 @@ def asked(*, user: Any, question: str, vault_ids: list[int] | None) -> tuple[str
 
 def gated_context(
     *,
-    user: Any,
+    user: User,
     question: str,
     vault_ids: list[int] | None,
     threshold: int = 3,
@@ -34,7 +34,7 @@ def gated_context(
 
 
 def gate_for(
-    *, text: str, vector: list[float], scope: list[int], user: Any, threshold: int = 3, model: str | None = None
+    *, text: str, vector: list[float], scope: list[int], user: User, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """Search and the gate, for an embedded question and a resolved scope (the caller's readable vaults)."""
     hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.contrib.auth.models import User
 
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
 from apps.llm.prompts import quote
@@ -141,7 +142,7 @@ def rate(
     candidates: Sequence[Candidate],
     *,
     model: str,
-    user: Any = None,
+    user: User | None = None,
     vault_id: int | None = None,
     local_rater: Rater = local_ratings,
 ) -> tuple[list[Rated], list[str]]:
@@ -173,7 +174,7 @@ def gate(
     *,
     threshold: int = 3,
     model: str | None = None,
-    user: Any = None,
+    user: User | None = None,
     vault_id: int | None = None,
     budget_top: int = BUDGET_TOP,
     boosts: dict[int, float] | None = None,

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.http import Http404
 
+from apps.core.auth import Requester
 from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query
 from apps.vaults.permissions import vault_ids_for
@@ -122,7 +123,7 @@ def validate_query(text: str) -> str:
     return validate_text(text, field="q", limit=limit, empty="the query is empty: type what you are looking for")
 
 
-def search_scope(*, user: object, vault_ids: list[int] | None) -> list[int]:
+def search_scope(*, user: Requester, vault_ids: list[int] | None) -> list[int]:
     """The vaults to search: those asked for (each must be readable, else 404) or every readable one."""
     readable = set(vault_ids_for(user, "read"))
     if not vault_ids:
@@ -246,7 +247,7 @@ SEARCH_MODES = ("hybrid", "keyword", "vector")
 
 def hybrid_search(
     *,
-    user: object,
+    user: Requester,
     query: str,
     vault_ids: list[int] | None = None,
     k: int = 10,

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -20,7 +21,7 @@ from apps.vaults.permissions import role_of, roles_for
 from apps.vaults.serializers import MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
 
 
-def _vault_out(vault: Vault, user: object, role: str | None = None) -> dict:
+def _vault_out(vault: Vault, user: User, role: str | None = None) -> dict:
     vault.role = role or role_of(user, vault)  # type: ignore[attr-defined]
     return dict(VaultOut(vault).data)
 

@@ -15,6 +15,7 @@ from typing import Literal
 from django.db.models import QuerySet
 from guardian.shortcuts import get_objects_for_user
 
+from apps.core.auth import Requester
 from apps.vaults.models import Vault, VaultRole
 
 Action = Literal["read", "contribute", "manage"]
@@ -27,7 +28,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
 ALL_PERMISSIONS = ROLE_PERMISSIONS[VaultRole.MANAGER]
 
 
-def vaults_for(user: object, action: Action) -> QuerySet[Vault]:
+def vaults_for(user: Requester, action: Action) -> QuerySet[Vault]:
     """Vaults on which `user` (directly or through a team) may perform `action`."""
     if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         return Vault.objects.none()
@@ -36,11 +37,11 @@ def vaults_for(user: object, action: Action) -> QuerySet[Vault]:
     )
 
 
-def vault_ids_for(user: object, action: Action = "read") -> list[int]:
+def vault_ids_for(user: Requester, action: Action = "read") -> list[int]:
     return list(vaults_for(user, action).values_list("id", flat=True))
 
 
-def user_may(user: object, action: Action, vault: Vault) -> bool:
+def user_may(user: Requester, action: Action, vault: Vault) -> bool:
     return vaults_for(user, action).filter(pk=vault.pk).exists()
 
 
@@ -51,7 +52,7 @@ ROLE_ACTIONS: list[tuple[str, Action]] = [
 ]
 
 
-def roles_for(user: object, vaults: Iterable[Vault]) -> dict[int, str]:
+def roles_for(user: Requester, vaults: Iterable[Vault]) -> dict[int, str]:
     """The strongest role `user` holds on each of `vaults` (one query per role, however many vaults)."""
     ids = [v.pk for v in vaults]
     roles: dict[int, str] = {}
@@ -61,5 +62,5 @@ def roles_for(user: object, vaults: Iterable[Vault]) -> dict[int, str]:
     return roles
 
 
-def role_of(user: object, vault: Vault) -> str | None:
+def role_of(user: Requester, vault: Vault) -> str | None:
     return roles_for(user, [vault]).get(vault.pk)

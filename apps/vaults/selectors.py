@@ -8,16 +8,17 @@ from django.http import Http404
 from guardian.models import GroupObjectPermission, UserObjectPermission
 
 from apps.accounts.models import Team
+from apps.core.auth import Requester
 from apps.vaults.models import Vault
 from apps.vaults.permissions import Action, user_may, vaults_for
 
 
-def vault_list(*, user: object) -> QuerySet[Vault]:
+def vault_list(*, user: Requester) -> QuerySet[Vault]:
     """Vaults the user may read, personal vault first."""
     return vaults_for(user, "read").order_by("-is_personal", "name", "id")
 
 
-def vault_get(*, user: object, vault_id: object, action: Action = "read") -> Vault:
+def vault_get(*, user: Requester, vault_id: object, action: Action = "read") -> Vault:
     """A vault the user may read (404 otherwise, exactly like a missing one); 403 if `action` is not allowed."""
     try:
         vault = vaults_for(user, "read").get(pk=int(str(vault_id)))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from guardian.shortcuts import assign_perm, remove_perm
@@ -11,7 +11,7 @@ from apps.vaults.models import Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may
 
 
-def _grant(principal: object, vault: Vault, role: str) -> None:
+def _grant(principal: User | Group, vault: Vault, role: str) -> None:
     for codename in ALL_PERMISSIONS:
         remove_perm(f"vaults.{codename}", principal, vault)
     for codename in ROLE_PERMISSIONS[role]:
@@ -45,7 +45,7 @@ def personal_vault_ensure(*, user: User) -> Vault:
     return vault_create(owner=user, name=f"{user.get_username()} (personal)", is_personal=True)
 
 
-def _principal(*, user: User | None, team: Team | None) -> tuple[object, str]:
+def _principal(*, user: User | None, team: Team | None) -> tuple[User | Group, str]:
     if (user is None) == (team is None):
         raise ValidationError({"detail": ["give exactly one of 'user' or 'team'"]})
     if user is not None:

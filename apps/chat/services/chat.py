@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
@@ -46,7 +47,7 @@ def validate_message(text: str) -> str:
     return validate_text(text, field="message", limit=limit, empty="the message is empty: type a question")
 
 
-def chat_start(*, user: Any, vault_ids: list[int], text: str, conversation_id: int | None = None) -> Message:
+def chat_start(*, user: User, vault_ids: list[int], text: str, conversation_id: int | None = None) -> Message:
     """Store the question and a pending answer; 400 on a bad message, 404 on an unreadable vault or someone
     else's conversation. With no vaults named, every readable vault is searched."""
     text = validate_message(text)
@@ -112,7 +113,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
 class _Writer:
     """Accumulates the answer and the notices while yielding deltas."""
 
-    def __init__(self, message: Message, cfg: ChatSettings, user: Any) -> None:
+    def __init__(self, message: Message, cfg: ChatSettings, user: User) -> None:
         self.message, self.cfg, self.user = message, cfg, user
         self.model = cfg.model_for("chat")
         self.vault_id = message.vault_ids[0] if len(message.vault_ids) == 1 else None
@@ -195,7 +196,7 @@ def _significance(text: str, earlier: list[str]) -> Significance:
     return significance(text)
 
 
-def chat_run(*, message: Message, user: Any) -> Iterator[Event]:
+def chat_run(*, message: Message, user: User) -> Iterator[Event]:
     """Answer a pending message, yielding events; the message ends complete, or failed with the reason (also
     when the reader leaves mid-stream). Only one run ever claims a message."""
     claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(status=Status.RUNNING)
@@ -222,7 +223,7 @@ def _fail(message: Message, reason: str) -> None:
     message.save(update_fields=["notices", "status"])
 
 
-def _run(message: Message, user: Any) -> Iterator[Event]:
+def _run(message: Message, user: User) -> Iterator[Event]:
     question = message.reply_to
     assert question is not None
     scope = search_scope(user=user, vault_ids=message.vault_ids)
@@ -259,7 +260,7 @@ def _run(message: Message, user: Any) -> Iterator[Event]:
 PREWARMED = "The context was prepared before the question: it is usually asked at this hour."
 
 
-def _context(message: Message, user: Any, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
+def _context(message: Message, user: User, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
     """Gated context: pre-warmed when this question burned in at this hour (`apps.chat.prewarm`), else through
     deep research when the vaults allow it and the judge says so (progress streamed)."""
     ready = prewarmed_context(

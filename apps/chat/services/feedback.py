@@ -5,8 +5,7 @@ from a contributor, proposed to the vault's contributors from a reader."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
@@ -21,7 +20,7 @@ from apps.notes.services.corrections import correction_submit
 from apps.vaults.permissions import vault_ids_for
 
 
-def feedback_record(*, user: Any, item_id: int, signal: str, text: str = "") -> tuple[Feedback, bool]:
+def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") -> tuple[Feedback, bool]:
     """The vote and whether it is new."""
     if signal not in Signal.values:
         raise ValidationError({"signal": [f"one of {', '.join(Signal.values)}"]})

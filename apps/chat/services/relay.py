@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 
 from apps.chat.models import Message, Status
 from apps.chat.services.chat import Event, chat_run, message_payload
@@ -48,7 +49,7 @@ def answer_in_worker(message_id: int, user_id: int) -> str:
     return kind
 
 
-def queue_answer(message: Message, user: Any) -> None:
+def queue_answer(message: Message, user: User) -> None:
     """Hand the answer to the worker. An unreachable broker raises; the question stays stored and pending."""
     from apps.chat.tasks import answer_task
 

@@ -7,6 +7,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
@@ -36,7 +37,7 @@ def frontmatter(fields: dict[str, Any]) -> str:
     return "---\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in fields.items()) + "---\n"
 
 
-def summary_note_write(*, owner: Any, vault: Vault, note: Note | None, name: str, body: str) -> Note:
+def summary_note_write(*, owner: User, vault: Vault, note: Note | None, name: str, body: str) -> Note:
     """The node's note, created under a free path or rewritten when its text changed. A note its owner moved to
     the cold tier stays there as they left it: the node and its pointers still grow."""
     if note is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -17,7 +18,7 @@ SHORT = 200
 LIST_LIMIT = 500
 
 
-def _own(user: Any) -> QuerySet[SummaryNode]:
+def _own(user: User) -> QuerySet[SummaryNode]:
     return SummaryNode.objects.filter(owner=user, vault__in=vaults_for(user, "read")).select_related("note")
 
 
@@ -36,7 +37,7 @@ def _brief(node: SummaryNode) -> dict[str, Any]:
     }
 
 
-def summary_list(*, user: Any, level: int | None = None, conversation: int | None = None) -> list[dict[str, Any]]:
+def summary_list(*, user: User, level: int | None = None, conversation: int | None = None) -> list[dict[str, Any]]:
     """The requester's summary nodes, oldest period first, optionally of one level or one conversation."""
     rows = _own(user)
     if level is not None:
@@ -46,7 +47,7 @@ def summary_list(*, user: Any, level: int | None = None, conversation: int | Non
     return [_brief(n) for n in rows.order_by("period_start", "level", "id")[:LIST_LIMIT]]
 
 
-def summary_get(*, user: Any, summary_id: int) -> dict[str, Any]:
+def summary_get(*, user: User, summary_id: int) -> dict[str, Any]:
     """One of the requester's nodes with its text, its children, its parents and the messages it points at
     (an answer that read a vault the requester can no longer read is withheld, as in the conversation)."""
     node = _own(user).filter(pk=summary_id).first()

@@ -9,8 +9,8 @@ points instead, reading the conversation as quoted data. Either way the question
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from apps.chat.models import Conversation, Message, Role, Status
@@ -69,7 +69,7 @@ def _prompt(messages: list[Message]) -> list[Prompt]:
     ]
 
 
-def _summary(messages: list[Message], owner: Any, personal: Vault) -> Summary:
+def _summary(messages: list[Message], owner: User, personal: Vault) -> Summary:
     local = extractive(messages)
     read = {v for m in messages for v in m.vault_ids}
     cfg = strictest(parse(v.chat_settings) for v in [*Vault.objects.filter(pk__in=read), personal])

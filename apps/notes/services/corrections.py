@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePosixPath
-from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -20,7 +20,7 @@ from apps.notes.services.notes import note_create, require
 from apps.vaults.permissions import user_may
 
 
-def correction_submit(*, user: Any, chunk: Chunk, text: str, feedback_id: int | None = None) -> Correction:
+def correction_submit(*, user: User, chunk: Chunk, text: str, feedback_id: int | None = None) -> Correction:
     """Record a correction of `chunk`: applied when `user` contributes to its vault, else proposed."""
     text = text.strip()
     if not text:
@@ -53,7 +53,7 @@ def _successor_path(note: Note, correction: Correction) -> str:
     return f"corrections/{stem} (correction {correction.pk}).md"
 
 
-def _successor_body(note: Note, correction: Correction, actor: Any) -> str:
+def _successor_body(note: Note, correction: Correction, actor: User) -> str:
     who = {"corrected_by": actor.get_username()}
     if correction.proposed_by_id and correction.proposed_by_id != actor.pk:
         who["proposed_by"] = correction.proposed_by.get_username()  # type: ignore[union-attr]
@@ -66,7 +66,7 @@ def _successor_body(note: Note, correction: Correction, actor: Any) -> str:
 
 
 @transaction.atomic
-def correction_apply(*, actor: Any, correction: Correction) -> Correction:
+def correction_apply(*, actor: User, correction: Correction) -> Correction:
     """Write the successor note (authored by `actor`, a contributor) and move the passage to the cold tier."""
     correction = (
         Correction.objects.select_for_update(of=("self",))
@@ -103,7 +103,7 @@ def correction_apply(*, actor: Any, correction: Correction) -> Correction:
 
 
 @transaction.atomic
-def correction_decline(*, actor: Any, correction: Correction) -> Correction:
+def correction_decline(*, actor: User, correction: Correction) -> Correction:
     correction = Correction.objects.select_for_update(of=("self",)).select_related("note__vault").get(pk=correction.pk)
     require(actor, "contribute", correction.note.vault)
     if correction.status != CorrectionStatus.PROPOSED:

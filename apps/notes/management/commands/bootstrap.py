@@ -5,6 +5,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
@@ -39,9 +40,9 @@ class Command(BaseCommand):
         bar.close()
         self.stdout.write(f"sample vault imported: {job.counts}")
 
-    def _admin(self) -> Any:
-        User = get_user_model()
-        admin = User.objects.filter(username="admin").first()
+    def _admin(self) -> User:
+        users = get_user_model().objects
+        admin = users.filter(username="admin").first()
         if admin is not None:
             return admin
         password = os.environ.get("DESIREPATH_ADMIN_PASSWORD")
@@ -52,4 +53,4 @@ class Command(BaseCommand):
             saved.write_text(password + "\n")
             saved.chmod(0o600)
             self.stdout.write(self.style.WARNING(f"admin password (saved in {saved}): {password}"))
-        return User.objects.create_superuser(username="admin", password=password, email="")
+        return users.create_superuser(username="admin", password=password, email="")

@@ -2,6 +2,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -53,7 +54,7 @@ class Command(BaseCommand):
         for result in job.files.filter(outcome="skipped"):
             self.stdout.write(f"  skipped {result.path}: {result.reason}")
 
-    def _vault(self, ref: str, user: Any) -> Vault:
+    def _vault(self, ref: str, user: User) -> Vault:
         if ref.isdigit():
             vault = Vault.objects.filter(pk=int(ref)).first()
             if vault is None:
