@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -10,6 +8,7 @@ from rest_framework.views import APIView
 from apps.chat.tasks import later_search
 from apps.core.auth import actor
 from apps.core.queue import queue_after_commit
+from apps.core.serializers import errors
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
 
@@ -17,7 +16,7 @@ from apps.retrieval.serializers import SearchOut, SearchQuery
 class SearchApi(APIView):
     @extend_schema(
         parameters=[SearchQuery],
-        responses={200: SearchOut},
+        responses={200: SearchOut, **errors(400, 404)},
         summary="Hybrid search (meaning + keywords) over the vaults you may read",
     )
     def get(self, request: Request) -> Response:
@@ -32,4 +31,4 @@ class SearchApi(APIView):
             include_cold=data["include_cold"],
         )
         queue_after_commit(later_search, actor(request).pk, data["q"], fallback="one automatic signal is lost")
-        return Response({"results": [asdict(hit) for hit in result.hits]})
+        return Response(SearchOut({"results": result.hits}).data)
