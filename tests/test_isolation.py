@@ -34,6 +34,7 @@ from apps.notes.models import Correction, ImportJob, Note
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
 from tests.factories import api, import_folder, make_note, make_team, make_user, make_vault, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 MARKER = re.compile(r"zqx\d+mark[0-9a-f]{8}", re.IGNORECASE)
@@ -196,6 +197,8 @@ def _check_everyone(world: World) -> dict[str, int]:
         responses += [(url, browser.get(url)) for url in _pages(world)]
         for url, response in responses:
             assert response.status_code < 500, (url, response.status_code)
+            if url.startswith("/api/"):  # what every reader gets is what the schema promises
+                assert_matches_schema(response)
             text = response.content.decode("utf-8", errors="replace").lower()
             if url.startswith("/?q="):  # the search page echoes the query in its box and title: not a leak
                 echoed = url[4:].lower()

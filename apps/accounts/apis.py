@@ -22,6 +22,7 @@ from apps.accounts.serializers import (
     UserOut,
 )
 from apps.core.auth import actor
+from apps.core.serializers import errors
 
 
 class TokenApi(APIView):
@@ -30,7 +31,11 @@ class TokenApi(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(request=TokenIn, responses={200: TokenOut}, summary="Exchange username and password for a token")
+    @extend_schema(
+        request=TokenIn,
+        responses={200: TokenOut, **errors(400, 429)},
+        summary="Exchange username and password for a token",
+    )
     def post(self, request: Request) -> Response:
         data = TokenIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -38,16 +43,18 @@ class TokenApi(APIView):
         if user is None or not user.is_active:
             raise ValidationError({"detail": ["wrong username or password"]})
         token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        return Response(TokenOut({"token": token.key}).data)
 
 
 class UserCreateApi(APIView):
-    @extend_schema(request=UserCreateIn, responses={201: UserOut}, summary="Create a user (staff only)")
+    @extend_schema(
+        request=UserCreateIn, responses={201: UserOut, **errors(400, 403)}, summary="Create a user (staff only)"
+    )
     def post(self, request: Request) -> Response:
         data = UserCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         user = services.user_create(actor=actor(request), **data.validated_data)
-        return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
+        return Response(UserOut(user).data, status=status.HTTP_201_CREATED)
 
 
 class TeamListApi(APIView):
@@ -56,7 +63,11 @@ class TeamListApi(APIView):
         teams = selectors.team_list(user=actor(request)).prefetch_related("memberships__user")
         return Response(TeamOut(teams, many=True).data)
 
-    @extend_schema(request=TeamCreateIn, responses={201: TeamOut}, summary="Create a team (you become its manager)")
+    @extend_schema(
+        request=TeamCreateIn,
+        responses={201: TeamOut, **errors(400)},
+        summary="Create a team (you become its manager)",
+    )
     def post(self, request: Request) -> Response:
         data = TeamCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -65,14 +76,16 @@ class TeamListApi(APIView):
 
 
 class TeamDetailApi(APIView):
-    @extend_schema(responses={200: TeamOut}, summary="A team I belong to, with its members")
+    @extend_schema(responses={200: TeamOut, **errors(404)}, summary="A team I belong to, with its members")
     def get(self, request: Request, team_id: int) -> Response:
         return Response(TeamOut(selectors.team_get(user=actor(request), team_id=team_id)).data)
 
 
 class TeamMembersApi(APIView):
     @extend_schema(
-        request=MemberAddIn, responses={201: TeamOut}, summary="Add a member or change a role (team managers)"
+        request=MemberAddIn,
+        responses={201: TeamOut, **errors(400, 403, 404)},
+        summary="Add a member or change a role (team managers)",
     )
     def post(self, request: Request, team_id: int) -> Response:
         team = selectors.team_get(user=actor(request), team_id=team_id)
@@ -84,7 +97,10 @@ class TeamMembersApi(APIView):
 
 
 class TeamMemberDetailApi(APIView):
-    @extend_schema(responses={204: None}, summary="Remove a member (team managers) or leave the team")
+    @extend_schema(
+        responses={204: None, **errors(400, 403, 404)},
+        summary="Remove a member (team managers) or leave the team",
+    )
     def delete(self, request: Request, team_id: int, user_id: int) -> Response:
         team = selectors.team_get(user=actor(request), team_id=team_id)
         member = selectors.user_get(user_id=user_id)

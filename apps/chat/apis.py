@@ -5,8 +5,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,10 +13,20 @@ from rest_framework.views import APIView
 
 from apps.chat.models import Conversation, Message, Role, Signal, Status
 from apps.chat.selectors import expansion
+from apps.chat.serializers import (
+    ChatAnswerDetailOut,
+    ChatAnswerOut,
+    ConversationCancelOut,
+    ConversationDetailOut,
+    ConversationOut,
+    ExpansionOut,
+    FeedbackOut,
+)
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
 from apps.chat.services.feedback import correction_of, feedback_record
 from apps.chat.services.relay import follow, queue_answer
 from apps.core.auth import actor
+from apps.core.serializers import ErrorOut, errors
 from apps.vaults.permissions import vault_ids_for
 
 
@@ -30,7 +39,20 @@ class ChatIn(serializers.Serializer):
 class ChatApi(APIView):
     @extend_schema(
         request=ChatIn,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: ChatAnswerOut,
+            202: OpenApiResponse(ChatAnswerDetailOut, description="Still being written: fetch the conversation."),
+            **errors(400),
+            404: OpenApiResponse(
+                ErrorOut,
+                description="A vault or the conversation is not yours to read. When a vault became unreadable while "
+                "answering, the body is the kept question's answer state with `detail`, as for 503.",
+            ),
+            409: OpenApiResponse(ChatAnswerDetailOut, description="Another run is writing this answer."),
+            503: OpenApiResponse(
+                ChatAnswerDetailOut, description="The question is kept; answering failed or no worker picked it up."
+            ),
+        },
         summary="Ask a question; a worker answers while the call waits: 200 when the answer is complete (its "
         "context, citations and gate scores); 202 if it is still being written after the wait (fetch the "
         "conversation); 404 if a vault became unreadable meanwhile; 503 (question kept) if answering failed or "
@@ -52,7 +74,7 @@ class ChatApi(APIView):
             try:
                 queue_answer(message, user)
             except Exception:  # noqa: BLE001 - the question is stored; say so rather than fail opaquely
-                body = {**message_payload(message), "detail": QUEUE_DOWN}
+                body = ChatAnswerDetailOut({**message_payload(message), "detail": QUEUE_DOWN}).data
                 return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
             events = follow(message.pk, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
         finals = [e for e in events if e.kind in ("failure", "done", "timeout")]  # to the end of either source
@@ -60,10 +82,12 @@ class ChatApi(APIView):
         message.refresh_from_db()
         payload = message_payload(message)
         if last.kind == "failure":
-            return Response({**payload, "detail": last.data["detail"]}, status=last.data["status"])
+            return Response(
+                ChatAnswerDetailOut({**payload, "detail": last.data["detail"]}).data, status=last.data["status"]
+            )
         if last.kind == "timeout":
             return _not_answered_yet(payload)
-        return Response(payload)
+        return Response(ChatAnswerOut(payload).data)
 
 
 QUEUE_DOWN = "The answer queue cannot be reached right now; your question is kept in the conversation."
@@ -72,9 +96,11 @@ QUEUE_DOWN = "The answer queue cannot be reached right now; your question is kep
 def _not_answered_yet(payload: dict[str, Any]) -> Response:
     if payload["status"] == Status.PENDING:
         detail = "No worker has picked this answer up yet; your question is kept and will be answered."
-        return Response({**payload, "detail": detail}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(
+            ChatAnswerDetailOut({**payload, "detail": detail}).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
+        )
     detail = "Still being answered: fetch the conversation for the finished answer."
-    return Response({**payload, "detail": detail}, status=status.HTTP_202_ACCEPTED)
+    return Response(ChatAnswerDetailOut({**payload, "detail": detail}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class FeedbackIn(serializers.Serializer):
@@ -86,7 +112,7 @@ class FeedbackIn(serializers.Serializer):
 class FeedbackApi(APIView):
     @extend_schema(
         request=FeedbackIn,
-        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT},
+        responses={201: FeedbackOut, 200: FeedbackOut, **errors(400, 404)},
         summary="Rate a context item (201 new vote, 200 when this vote was already recorded)",
     )
     def post(self, request: Request) -> Response:
@@ -106,7 +132,7 @@ class FeedbackApi(APIView):
                 "status": correction.status,
                 "successor": correction.successor_id,
             }
-        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(FeedbackOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 def conversation_payload(conversation: Conversation, *, messages: bool, user: User | None = None) -> dict[str, Any]:
@@ -126,30 +152,38 @@ def conversation_payload(conversation: Conversation, *, messages: bool, user: Us
 
 
 class ConversationListApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Your conversations, newest first")
+    @extend_schema(responses={200: ConversationOut(many=True)}, summary="Your conversations, newest first")
     def get(self, request: Request) -> Response:
         rows = Conversation.objects.filter(owner=actor(request))[:200]
-        return Response([conversation_payload(c, messages=False) for c in rows])
+        return Response(ConversationOut([conversation_payload(c, messages=False) for c in rows], many=True).data)
 
 
 class ConversationDetailApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="One of your conversations with every turn")
+    @extend_schema(
+        responses={200: ConversationDetailOut, **errors(404)}, summary="One of your conversations with every turn"
+    )
     def get(self, request: Request, conversation_id: int) -> Response:
         conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
         if conversation is None:
             return Response({"detail": "No conversation matches the given query."}, status=404)
-        return Response(conversation_payload(conversation, messages=True, user=actor(request)))
+        return Response(
+            ConversationDetailOut(conversation_payload(conversation, messages=True, user=actor(request))).data
+        )
 
 
 class ConversationCancelApi(APIView):
-    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT}, summary="Skip the deep research in flight")
+    @extend_schema(
+        request=None,
+        responses={202: ConversationCancelOut, **errors(404)},
+        summary="Skip the deep research in flight",
+    )
     def post(self, request: Request, conversation_id: int) -> Response:
         conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
         if conversation is None:
             return Response({"detail": "No conversation matches the given query."}, status=404)
         running = conversation.messages.filter(role=Role.ASSISTANT, status__in=[Status.PENDING, Status.RUNNING])
         count = running.update(cancel_requested=True)
-        return Response({"cancelled": count}, status=status.HTTP_202_ACCEPTED)
+        return Response(ConversationCancelOut({"cancelled": count}).data, status=status.HTTP_202_ACCEPTED)
 
 
 def pending_message(*, user: User, message_id: int) -> Message | None:
@@ -159,6 +193,8 @@ def pending_message(*, user: User, message_id: int) -> Message | None:
 
 
 class ExpandApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="A context unit's sources and the path behind it")
+    @extend_schema(
+        responses={200: ExpansionOut, **errors(404)}, summary="A context unit's sources and the path behind it"
+    )
     def get(self, request: Request, item_id: int) -> Response:
-        return Response(expansion(user=actor(request), item_id=item_id))
+        return Response(ExpansionOut(expansion(user=actor(request), item_id=item_id)).data)

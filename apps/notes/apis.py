@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
+from apps.core.serializers import errors
 from apps.notes import selectors
 from apps.notes.models import Note
 from apps.notes.serializers import (
@@ -38,18 +39,26 @@ def note_out(note: Note) -> dict:
 
 
 class VaultNotesApi(APIView):
-    @extend_schema(parameters=[NoteListQuery], responses={200: NoteListOut(many=True)}, summary="Notes of a vault")
+    pagination_class = PageNumberPagination
+
+    @extend_schema(
+        parameters=[NoteListQuery],
+        responses={200: NoteListOut(many=True), **errors(400, 404)},
+        summary="Notes of a vault",
+    )
     def get(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id)
         query = NoteListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        paginator = PageNumberPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(
             selectors.note_list(vault=vault, tier=query.validated_data["tier"]), request, view=self
         )
         return paginator.get_paginated_response(NoteListOut(page, many=True).data)
 
-    @extend_schema(request=NoteCreateIn, responses={201: NoteOut}, summary="Write a note (contributors)")
+    @extend_schema(
+        request=NoteCreateIn, responses={201: NoteOut, **errors(400, 403, 404)}, summary="Write a note (contributors)"
+    )
     def post(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
         data = NoteCreateIn(data=request.data)
@@ -59,11 +68,13 @@ class VaultNotesApi(APIView):
 
 
 class NoteDetailApi(APIView):
-    @extend_schema(responses={200: NoteOut}, summary="A note with its links and backlinks")
+    @extend_schema(responses={200: NoteOut, **errors(404)}, summary="A note with its links and backlinks")
     def get(self, request: Request, note_id: int) -> Response:
         return Response(note_out(selectors.note_get(user=actor(request), note_id=note_id)))
 
-    @extend_schema(request=NoteUpdateIn, responses={200: NoteOut}, summary="Rewrite a note (contributors)")
+    @extend_schema(
+        request=NoteUpdateIn, responses={200: NoteOut, **errors(400, 403, 404)}, summary="Rewrite a note (contributors)"
+    )
     def put(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
         data = NoteUpdateIn(data=request.data)
@@ -72,7 +83,8 @@ class NoteDetailApi(APIView):
         return Response(note_out(note))
 
     @extend_schema(
-        responses={200: NoteOut}, summary="Move a note to the cold tier (contributors); nothing is destroyed"
+        responses={200: NoteOut, **errors(403, 404)},
+        summary="Move a note to the cold tier (contributors); nothing is destroyed",
     )
     def delete(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
@@ -80,14 +92,20 @@ class NoteDetailApi(APIView):
 
 
 class NoteRestoreApi(APIView):
-    @extend_schema(request=None, responses={200: NoteOut}, summary="Bring a cold note back (managers)")
+    @extend_schema(
+        request=None, responses={200: NoteOut, **errors(403, 404)}, summary="Bring a cold note back (managers)"
+    )
     def post(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
         return Response(note_out(note_services.note_restore(actor=actor(request), note=note)))
 
 
 class NotePurgeApi(APIView):
-    @extend_schema(request=None, responses={204: None}, summary="Remove a cold note for good (managers; logged)")
+    @extend_schema(
+        request=None,
+        responses={204: None, **errors(400, 403, 404)},
+        summary="Remove a cold note for good (managers; logged)",
+    )
     def post(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
         note_services.note_purge(actor=actor(request), note=note)
@@ -99,7 +117,7 @@ class VaultImportApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": ImportIn},
-        responses={202: JobOut},
+        responses={202: JobOut, **errors(400, 403, 404)},
         summary="Upload a zip of an Obsidian vault; poll the returned job",
     )
     def post(self, request: Request, vault_id: int) -> Response:
@@ -116,7 +134,7 @@ class VaultImportApi(APIView):
 
 
 class VaultJobsApi(APIView):
-    @extend_schema(responses={200: JobOut(many=True)}, summary="Import jobs of a vault, newest first")
+    @extend_schema(responses={200: JobOut(many=True), **errors(404)}, summary="Import jobs of a vault, newest first")
     def get(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id)
         jobs = vault.import_jobs.prefetch_related("files")[:20]
@@ -124,7 +142,7 @@ class VaultJobsApi(APIView):
 
 
 class JobDetailApi(APIView):
-    @extend_schema(responses={200: JobOut}, summary="An import job: status, progress, per-file outcomes")
+    @extend_schema(responses={200: JobOut, **errors(404)}, summary="An import job: status, progress, per-file outcomes")
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobOut(selectors.import_job_get(user=actor(request), job_id=job_id)).data)
 
@@ -132,7 +150,7 @@ class JobDetailApi(APIView):
 class VaultCorrectionsApi(APIView):
     @extend_schema(
         parameters=[CorrectionListQuery],
-        responses={200: CorrectionOut(many=True)},
+        responses={200: CorrectionOut(many=True), **errors(400, 403, 404)},
         summary="Corrections of a vault, newest first (contributors: readers' proposals wait here)",
     )
     def get(self, request: Request, vault_id: int) -> Response:
@@ -146,7 +164,7 @@ class VaultCorrectionsApi(APIView):
 class CorrectionApi(APIView):
     @extend_schema(
         request=CorrectionActionIn,
-        responses={200: CorrectionOut},
+        responses={200: CorrectionOut, **errors(400, 403, 404)},
         summary="Apply a proposed correction (an authored note supersedes the passage) or decline it (contributors)",
     )
     def post(self, request: Request, correction_id: int) -> Response:

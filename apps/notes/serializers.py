@@ -49,9 +49,20 @@ class MetadataOut(serializers.Serializer):
     written_at = serializers.DateTimeField()
 
 
+class SupersededSuccessorOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    path = serializers.CharField()
+
+
+class SupersededOut(serializers.Serializer):
+    correction = serializers.IntegerField()
+    passage = serializers.CharField()
+    successor = SupersededSuccessorOut()
+
+
 class NoteOut(NoteListOut):
     body = serializers.CharField()
-    frontmatter = serializers.JSONField()
+    frontmatter = serializers.DictField(help_text="the note's YAML front matter, as its author wrote it")
     aliases = serializers.ListField(child=serializers.CharField())
     content_hash = serializers.CharField()
     cold_reason = serializers.CharField()
@@ -61,7 +72,7 @@ class NoteOut(NoteListOut):
     links = LinkOut(many=True, source="link_rows")
     backlinks = BacklinkOut(many=True, source="backlink_rows")
     metadata = MetadataOut(source="metadata_row", allow_null=True)
-    superseded = serializers.ListField(child=serializers.DictField(), source="superseded_rows")
+    superseded = SupersededOut(many=True, source="superseded_rows")
 
 
 class NoteListQuery(serializers.Serializer):
@@ -88,7 +99,7 @@ class JobOut(serializers.Serializer):
     total = serializers.IntegerField()
     processed = serializers.IntegerField()
     progress = serializers.SerializerMethodField()
-    counts = serializers.JSONField()
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="files per outcome, and chunks_embedded")
     error = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -108,8 +119,8 @@ class CorrectionOut(serializers.Serializer):
     passage = serializers.CharField()
     text = serializers.CharField()
     status = serializers.CharField()
-    proposed_by = serializers.CharField(source="proposed_by.username", default=None)
-    decided_by = serializers.CharField(source="decided_by.username", default=None)
+    proposed_by = serializers.CharField(source="proposed_by.username", default=None, allow_null=True)
+    decided_by = serializers.CharField(source="decided_by.username", default=None, allow_null=True)
     successor = serializers.IntegerField(source="successor_id", allow_null=True)
     created_at = serializers.DateTimeField()
     decided_at = serializers.DateTimeField(allow_null=True)

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
+from apps.core.serializers import errors
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
@@ -16,7 +15,7 @@ from apps.retrieval.serializers import SearchOut, SearchQuery
 class SearchApi(APIView):
     @extend_schema(
         parameters=[SearchQuery],
-        responses={200: SearchOut},
+        responses={200: SearchOut, **errors(400, 404)},
         summary="Hybrid search (meaning + keywords) over the vaults you may read",
     )
     def get(self, request: Request) -> Response:
@@ -31,4 +30,4 @@ class SearchApi(APIView):
             include_cold=data["include_cold"],
         )
         searched(user_id=actor(request).pk, query=data["q"])
-        return Response({"results": [asdict(hit) for hit in result.hits]})
+        return Response(SearchOut({"results": result.hits}).data)

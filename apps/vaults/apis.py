@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -14,11 +12,12 @@ from rest_framework.views import APIView
 from apps.accounts.models import Team
 from apps.accounts.selectors import user_get
 from apps.core.auth import actor
+from apps.core.serializers import errors
 from apps.vaults import selectors, services
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of, roles_for
-from apps.vaults.serializers import MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
+from apps.vaults.serializers import ChatSettingsIn, ChatSettingsOut, MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
 
 
 def _vault_out(vault: Vault, user: User, role: str | None = None) -> dict:
@@ -40,7 +39,11 @@ class VaultListApi(APIView):
         roles = roles_for(actor(request), vaults)
         return Response([_vault_out(v, actor(request), roles.get(v.pk)) for v in vaults])
 
-    @extend_schema(request=VaultCreateIn, responses={201: VaultOut}, summary="Create a vault (you become its manager)")
+    @extend_schema(
+        request=VaultCreateIn,
+        responses={201: VaultOut, **errors(400)},
+        summary="Create a vault (you become its manager)",
+    )
     def post(self, request: Request) -> Response:
         data = VaultCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -49,22 +52,23 @@ class VaultListApi(APIView):
 
 
 class VaultDetailApi(APIView):
-    @extend_schema(responses={200: VaultOut}, summary="A vault I may read")
+    @extend_schema(responses={200: VaultOut, **errors(404)}, summary="A vault I may read")
     def get(self, request: Request, vault_id: int) -> Response:
         return Response(_vault_out(selectors.vault_get(user=actor(request), vault_id=vault_id), actor(request)))
 
 
 class VaultSettingsApi(APIView):
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT}, summary="How this vault answers (gate, fallback, switches, models)"
+        responses={200: ChatSettingsOut, **errors(404)},
+        summary="How this vault answers (gate, fallback, switches, models)",
     )
     def get(self, request: Request, vault_id: int) -> Response:
         vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
-        return Response(asdict(parse(vault.chat_settings)))
+        return Response(ChatSettingsOut(parse(vault.chat_settings)).data)
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
-        responses={200: OpenApiTypes.OBJECT},
+        request=ChatSettingsIn,
+        responses={200: ChatSettingsOut, **errors(400, 403, 404)},
         summary="Replace how this vault answers (managers)",
     )
     def put(self, request: Request, vault_id: int) -> Response:
@@ -72,17 +76,19 @@ class VaultSettingsApi(APIView):
         if not isinstance(request.data, dict):
             raise ValidationError({"settings": ["send a JSON object"]})
         vault = services.vault_settings_update(actor=actor(request), vault=vault, raw=dict(request.data))
-        return Response(asdict(parse(vault.chat_settings)))
+        return Response(ChatSettingsOut(parse(vault.chat_settings)).data)
 
 
 class VaultSharesApi(APIView):
-    @extend_schema(responses={200: ShareOut(many=True)}, summary="Who holds which role on this vault")
+    @extend_schema(responses={200: ShareOut(many=True), **errors(404)}, summary="Who holds which role on this vault")
     def get(self, request: Request, vault_id: int) -> Response:
         vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
         return Response(ShareOut(selectors.vault_shares(vault=vault), many=True).data)
 
     @extend_schema(
-        request=ShareIn, responses={201: ShareOut(many=True)}, summary="Share with a user or team (managers)"
+        request=ShareIn,
+        responses={201: ShareOut(many=True), **errors(400, 403, 404)},
+        summary="Share with a user or team (managers)",
     )
     def post(self, request: Request, vault_id: int) -> Response:
         vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
@@ -95,7 +101,7 @@ class VaultSharesApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("user", OpenApiTypes.INT), OpenApiParameter("team", OpenApiTypes.INT)],
-        responses={204: None},
+        responses={204: None, **errors(400, 403, 404)},
         summary="Revoke a user's or team's role (managers)",
     )
     def delete(self, request: Request, vault_id: int) -> Response:
@@ -114,6 +120,5 @@ class MeApi(APIView):
     def get(self, request: Request) -> Response:
         personal = Vault.objects.filter(owner=actor(request), is_personal=True).values_list("id", flat=True).first()
         user = actor(request)
-        return Response(
-            {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff, "personal_vault": personal}
-        )
+        me = {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff, "personal_vault": personal}
+        return Response(MeOut(me).data)

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from apps.accounts.serializers import UserOut
+from apps.vaults.chat_settings import FALLBACKS
 from apps.vaults.models import VaultRole
 
 
@@ -33,6 +34,39 @@ class ShareOut(serializers.Serializer):
     team = serializers.IntegerField(allow_null=True)
     name = serializers.CharField()
     role = serializers.CharField()
+
+
+class SwitchesOut(serializers.Serializer):
+    discovery = serializers.BooleanField()
+    deep_research = serializers.BooleanField()
+    librarian = serializers.BooleanField()
+
+
+class SlotModels(serializers.Serializer):
+    """A litellm model string per slot this vault overrides; a slot left out uses the deployment's model."""
+
+    chat = serializers.CharField(required=False)
+    reasoning = serializers.CharField(required=False)
+    scoring = serializers.CharField(required=False)
+
+
+class ChatSettingsOut(serializers.Serializer):
+    gate_threshold = serializers.IntegerField(min_value=1, max_value=5)
+    fallback = serializers.ChoiceField(choices=FALLBACKS)
+    switches = SwitchesOut()
+    models = SlotModels()
+
+
+class ChatSettingsIn(serializers.Serializer):
+    """What `apps.vaults.chat_settings.parse` accepts, for the schema: it validates the body itself, so the
+    reasons it gives stay the same as for settings stored another way."""
+
+    gate_threshold = serializers.IntegerField(min_value=1, max_value=5, required=False)
+    fallback = serializers.ChoiceField(choices=FALLBACKS, required=False)
+    discovery = serializers.BooleanField(required=False)
+    deep_research = serializers.BooleanField(required=False)
+    librarian = serializers.BooleanField(required=False)
+    models = SlotModels(required=False)
 
 
 class MeOut(UserOut):

@@ -159,6 +159,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Fields of one name with different choices (an answer's status and a principle's, say) get named enums.
+    "ENUM_NAME_OVERRIDES": {
+        "MessageStatusEnum": "apps.chat.models.Status",
+        "AnswerFallbackEnum": "apps.chat.models.Fallback",
+        "FeedbackSignalEnum": "apps.chat.models.Signal",
+        "CorrectionStatusEnum": "apps.notes.models.CorrectionStatus",
+        "PrincipleStatusEnum": "apps.insights.models.PrincipleStatus",
+        "PrincipleSignalEnum": "apps.insights.services.SIGNALS",
+        "VaultFallbackEnum": "apps.vaults.chat_settings.FALLBACKS",
+    },
 }
 
 CELERY_BROKER_URL = REDIS_URL

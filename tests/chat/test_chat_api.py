@@ -11,6 +11,7 @@ from apps.chat.services.chat import WITHHELD
 from apps.llm.models import ModelUsage
 from apps.vaults.models import Vault
 from tests.factories import api, make_note, make_user, make_vault, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -21,6 +22,7 @@ def ask(user, message, vaults, conversation=None, status=200):
         body["conversation"] = conversation
     response = api(user).post("/api/chat/", body, format="json")
     assert response.status_code == status, response.content
+    assert_matches_schema(response)
     return response.json()
 
 
@@ -140,8 +142,13 @@ def test_conversation_history_hides_context_from_a_vault_no_longer_readable(samp
     reader = make_user()
     share(sample, "reader", user=reader)
     reply = ask(reader, "What is a PTW?", [sample.pk])
-    turns = api(reader).get(f"/api/conversations/{reply['conversation']}/").json()["turns"]
+    history = api(reader).get(f"/api/conversations/{reply['conversation']}/")
+    assert_matches_schema(history)
+    turns = history.json()["turns"]
     assert turns[0]["question"] == "What is a PTW?" and turns[0]["context"]
+    listed = api(reader).get("/api/conversations/")
+    assert_matches_schema(listed)
+    assert [c["id"] for c in listed.json()] == [reply["conversation"]]
     from apps.vaults.services import vault_unshare
 
     vault_unshare(actor=sample.owner, vault=sample, user=reader)
@@ -158,13 +165,17 @@ def test_feedback_is_one_vote_per_user_item_and_signal(sample):
     again = client.post("/api/feedback/", {"context_item": item, "signal": "confirm"}, format="json")
     other = client.post("/api/feedback/", {"context_item": item, "signal": "used"}, format="json")
     assert (first.status_code, again.status_code, other.status_code) == (201, 200, 201)
+    assert_matches_schema(first)
+    assert_matches_schema(again)
     assert again.json()["created"] is False
     assert sorted(Feedback.objects.values_list("signal", flat=True)) == ["confirm", "used"]
 
     missing = client.post("/api/feedback/", {"context_item": item, "signal": "correct"}, format="json")
     assert missing.status_code == 400 and "text" in missing.json()
     fixed = {"context_item": item, "signal": "correct", "text": "Facilities issue PTWs, not IT."}
-    assert client.post("/api/feedback/", fixed, format="json").status_code == 201
+    corrected = client.post("/api/feedback/", fixed, format="json")
+    assert corrected.status_code == 201 and corrected.json()["correction"]["status"]
+    assert_matches_schema(corrected)
     assert Feedback.objects.get(signal="correct").text == "Facilities issue PTWs, not IT."
     bad = client.post("/api/feedback/", {"context_item": item, "signal": "love"}, format="json")
     assert bad.status_code == 400
@@ -206,6 +217,7 @@ def test_skip_cancels_the_research_and_the_answer_comes_from_an_ordinary_search(
     message = chat_start(user=sample.owner, vault_ids=[sample.pk], text="Why did the Redis outage happen?")
     skipped = api(sample.owner).post(f"/api/conversations/{message.conversation_id}/cancel/")
     assert skipped.status_code == 202 and skipped.json() == {"cancelled": 1}
+    assert_matches_schema(skipped)
     events = list(chat_run(message=message, user=sample.owner))
     steps = [e.data["step"] for e in events if e.kind == "research"]
     assert steps == ["judged", "planned"]  # judged, planned, then Skip before the first dispatch

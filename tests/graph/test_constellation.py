@@ -11,6 +11,7 @@ from apps.graph.learning import weight_adjust
 from apps.graph.models import Community, Dependency, Entity
 from apps.graph.services import graph_extract_pending
 from tests.factories import api, make_user, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,9 @@ def test_readers_get_the_vault_s_graph_to_draw_and_nobody_else_does(sample):
     for _ in range(25):
         weight_adjust(target="edge_strength", target_id=cold_edge.pk, delta=-0.01, source="feedback", reason="t")
 
-    data = api(reader).get(f"/api/graph/constellation/?vault={sample.pk}").json()
+    response = api(reader).get(f"/api/graph/constellation/?vault={sample.pk}")
+    assert_matches_schema(response)
+    data = response.json()
 
     ids = {n["id"] for n in data["nodes"]}
     assert ids and ids <= set(Entity.objects.filter(vault=sample).values_list("pk", flat=True))

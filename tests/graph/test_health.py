@@ -14,6 +14,7 @@ from apps.graph.tasks import reextract_notes
 from apps.graph.traversal import entry_entities
 from tests.factories import api, make_note, make_user, share
 from tests.graph.test_doors import _vault
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +49,7 @@ def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     assert api(reader).post(url).status_code == 403
     revived = api(owner).post(url)
     assert revived.status_code == 200 and revived.json()["tier"] == "hot"
+    assert_matches_schema(revived)
     assert api(owner).post(url).status_code == 400  # not cold any more
     assert entity.pk in entry_entities([item.chunk_id], [vault.pk])[0]
     assert AuditEvent.objects.filter(action="entity.revive", object_id=str(entity.pk)).exists()

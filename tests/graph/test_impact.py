@@ -7,6 +7,7 @@ import pytest
 from apps.chat.models import ContextItem
 from apps.graph.services import graph_extract_pending
 from tests.factories import api, make_note, make_user, make_vault
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +20,9 @@ def test_what_depends_on_an_entity_grouped_by_depth(vault):
     graph_extract_pending(vault_id=vault.pk)
     client = api(vault.owner)
 
-    body = client.get(f"/api/vaults/{vault.pk}/impact/", {"entity": "redis"}).json()
+    response = client.get(f"/api/vaults/{vault.pk}/impact/", {"entity": "redis"})
+    assert_matches_schema(response)
+    body = response.json()
     assert body["entity"]["name"] == "Redis"
     assert [[e["name"] for e in level["entities"]] for level in body["levels"]] == [["Job Queue"], ["Nightly Import"]]
     assert body["levels"][0]["entities"][0]["via"]["kind"] == "links_to"  # a co-mention is not a dependency
@@ -37,7 +40,9 @@ def test_a_context_unit_expands_into_its_sources_for_its_owner_only(sample):
         "/api/chat/", {"vaults": [sample.pk], "message": "What happened in the Redis outage?"}, format="json"
     ).json()
     item = next(i for i in ContextItem.objects.filter(message_id=reply["message"]) if i.trace.get("edges"))
-    body = client.get(f"/api/context-items/{item.pk}/expand/").json()
+    response = client.get(f"/api/context-items/{item.pk}/expand/")
+    assert_matches_schema(response)
+    body = response.json()
     assert body["sources"][0]["chunk"] == item.chunk_id and body["sources"][0]["text"]
     assert {e["id"] for e in body["path"]["edges"]} == set(item.trace["edges"])
     assert [e["id"] for e in body["path"]["entities"]] == item.trace["entities"]

@@ -14,6 +14,7 @@ from apps.graph.traversal import walk
 from apps.insights.discover import principles_discover
 from apps.insights.models import Evidence, Notification, Principle
 from tests.factories import api, make_note, make_user, make_vault, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +71,9 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
     }
     assert principles_discover(vault_id=vault.pk) == []  # found once
 
-    listed = api(reader).get(f"/api/principles/?vault={vault.pk}").json()["principles"]
+    response = api(reader).get(f"/api/principles/?vault={vault.pk}")
+    assert_matches_schema(response)
+    listed = response.json()["principles"]
     assert [p["id"] for p in listed] == [principle.pk] and len(listed[0]["evidence"]) == 3
     assert api(outsider).get(f"/api/principles/?vault={vault.pk}").status_code == 404
     bad = api(reader).get("/api/principles/?vault=first")
@@ -78,7 +81,9 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
     assert api(outsider).post(f"/api/principles/{principle.pk}/", {"signal": "confirm"}).status_code == 404
     assert api(reader).post(f"/api/principles/{principle.pk}/", {"signal": "confirm"}).status_code == 403
     assert api(outsider).get("/api/notifications/").json()["notifications"] == []
-    mine = api(reader).get("/api/notifications/").json()["notifications"]
+    response = api(reader).get("/api/notifications/")
+    assert_matches_schema(response)
+    mine = response.json()["notifications"]
     assert [(n["principle"], n["title"], n["read"]) for n in mine] == [
         (principle.pk, "DesirePath noticed something", False)
     ]
@@ -87,6 +92,9 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
     page = browser.get(f"/vaults/{vault.pk}/principles/").content.decode()
     assert principle.statement in page and "Confirm" not in page  # readers see it, contributors answer
     assert 'title="DesirePath noticed something">1<' in browser.get("/noticed/").content.decode()
+    opened = api(reader).post(f"/api/notifications/{mine[0]['id']}/read/")
+    assert opened.status_code == 200 and opened.json()["read"] is True
+    assert_matches_schema(opened)
 
 
 def test_a_confirmed_principle_is_walked_between_the_notes_it_spans(owner):
@@ -98,6 +106,7 @@ def test_a_confirmed_principle_is_walked_between_the_notes_it_spans(owner):
     reply = api(owner).post(f"/api/principles/{principle.pk}/", {"signal": "confirm"}, format="json")
 
     assert reply.status_code == 200 and reply.json()["status"] == "confirmed" and reply.json()["recorded"]
+    assert_matches_schema(reply)
     edges = Dependency.objects.filter(source=principle.entity)
     assert edges.count() == 3 and all(e.confidence >= 0.7 and e.strength > 0.5 for e in edges)
     assert WeightChange.objects.filter(target="edge_confidence", target_id__in=[e.pk for e in edges]).count() == 6

@@ -19,6 +19,7 @@ from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 from tests.factories import api, make_user, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -187,12 +188,16 @@ def test_only_the_owner_reads_summaries(owner, vault):
     week = SummaryNode.objects.get(level=1)
     mine = api(owner)
 
-    listed = mine.get("/api/summaries/").json()
+    response = mine.get("/api/summaries/")
+    assert_matches_schema(response)
+    listed = response.json()
     assert sorted(n["level"] for n in listed) == [0, 0, 1]
     assert [n["id"] for n in mine.get("/api/summaries/", {"level": 1}).json()] == [week.pk]
     assert [n["id"] for n in mine.get("/api/summaries/", {"conversation": conversation.pk}).json()] == [node.pk]
     assert mine.get("/api/summaries/", {"level": "one"}).status_code == 400
-    detail = mine.get(f"/api/summaries/{node.pk}/").json()
+    response = mine.get(f"/api/summaries/{node.pk}/")
+    assert_matches_schema(response)
+    detail = response.json()
     assert [p["id"] for p in detail["parents"]] == [week.pk] and detail["children"] == []
     assert [(m["role"], m["text"]) for m in detail["messages"]] == [
         ("user", "Who signs it?"),

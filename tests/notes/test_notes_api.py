@@ -9,6 +9,7 @@ from django.db.utils import DatabaseError
 from apps.audit.models import AuditEvent
 from apps.notes.models import Chunk, Note
 from tests.factories import api, make_user, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,7 @@ def test_write_read_update_and_links(vault):
         format="json",
     )
     assert made.status_code == 201, made.content
+    assert_matches_schema(made)
     note = made.json()
     assert note["path"] == "ideas/First.md" and note["title"] == "First" and note["provenance"] == "authored"
     assert {(link["target_text"], link["resolved"]) for link in note["links"]} == {("Other", True), ("Nowhere", False)}
@@ -30,7 +32,9 @@ def test_write_read_update_and_links(vault):
     backlinks = client.get(f"/api/notes/{other.json()['id']}/").json()["backlinks"]
     assert [b["path"] for b in backlinks] == ["ideas/First.md"]
 
-    listed = client.get(f"/api/vaults/{vault.pk}/notes/").json()
+    response = client.get(f"/api/vaults/{vault.pk}/notes/")
+    assert_matches_schema(response)
+    listed = response.json()
     assert {n["path"] for n in listed["results"]} == {"Other.md", "ideas/First.md"}
 
     updated = client.put(f"/api/notes/{note['id']}/", {"body": "# First\nnow about [[Nowhere]] only"}, format="json")

@@ -6,6 +6,7 @@ import pytest
 
 from apps.notes.models import Chunk
 from tests.factories import api, make_note, make_user, make_vault, share
+from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -13,6 +14,7 @@ pytestmark = pytest.mark.django_db
 def top_paths(client, q, **params):
     response = client.get("/api/search/", {"q": q, **params})
     assert response.status_code == 200, response.content
+    assert_matches_schema(response)
     return [hit["path"] for hit in response.json()["results"]]
 
 
@@ -43,7 +45,9 @@ def test_meaning_search_finds_notes_without_shared_words(sample):
 
 
 def test_result_shape_names_note_vault_chunk_and_sources(sample):
-    hit = api(sample.owner).get("/api/search/", {"q": "Redis outage", "k": 1}).json()["results"][0]
+    response = api(sample.owner).get("/api/search/", {"q": "Redis outage", "k": 1})
+    assert_matches_schema(response)
+    hit = response.json()["results"][0]
     assert set(hit) >= {"note", "vault", "path", "title", "chunk", "snippet", "score", "sources"}
     assert hit["vault"] == sample.pk
     assert Chunk.objects.get(pk=hit["chunk"]).note_id == hit["note"]

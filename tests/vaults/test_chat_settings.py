@@ -51,14 +51,19 @@ def test_the_strictest_settings_win_across_vaults():
 def test_managers_change_settings_through_the_api_with_validation_and_audit(vault):
     from apps.audit.models import AuditEvent
     from tests.factories import api
+    from tests.openapi import assert_matches_schema
 
     client = api(vault.owner)
     url = f"/api/vaults/{vault.pk}/settings/"
     assert client.get(url).json()["gate_threshold"] == 3
-    changed = client.put(url, {"gate_threshold": 4, "fallback": "refuse", "deep_research": False}, format="json")
+    body = {"gate_threshold": 4, "fallback": "refuse", "deep_research": False, "models": {"chat": "ollama/llama3"}}
+    changed = client.put(url, body, format="json")
     assert changed.status_code == 200
+    assert_matches_schema(changed)
+    assert changed.json()["models"] == {"chat": "ollama/llama3"}
     assert (changed.json()["fallback"], changed.json()["switches"]["deep_research"]) == ("refuse", False)
     refused = client.put(url, {"gate_threshold": 0, "strength": 0.95}, format="json")
     assert refused.status_code == 400 and {"gate_threshold", "settings"} <= set(refused.json())
+    assert_matches_schema(refused)
     assert client.get(url).json()["gate_threshold"] == 4  # nothing stored from the refused request
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.settings").count() == 1

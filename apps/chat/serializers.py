@@ -1,0 +1,132 @@
+from rest_framework import serializers
+
+from apps.chat.models import Fallback, Signal, Status
+from apps.notes.models import CorrectionStatus
+
+
+class ContextSourceOut(serializers.Serializer):
+    note = serializers.IntegerField()
+    chunk = serializers.IntegerField()
+    vault = serializers.IntegerField()
+    path = serializers.CharField()
+
+
+class ContextItemOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    note = serializers.IntegerField(allow_null=True)
+    vault = serializers.IntegerField()
+    path = serializers.CharField()
+    title = serializers.CharField()
+    sources = ContextSourceOut(many=True, help_text="the passages it was read from, the main one first")
+    score = serializers.IntegerField(help_text="the gate's score, 0 to 5")
+    provenance = serializers.CharField()
+    speculative = serializers.BooleanField(help_text="an explorer's unit: shown to be rated, never answered from")
+    survived = serializers.BooleanField(help_text="passed the gate and was given to the answer")
+    citation = serializers.IntegerField(allow_null=True, help_text="its [n] in the answer, for survivors")
+
+
+class GateOut(serializers.Serializer):
+    model = serializers.CharField()
+    threshold = serializers.IntegerField(allow_null=True)
+
+
+class ResearchOut(serializers.Serializer):
+    ran = serializers.BooleanField()
+    reason = serializers.CharField()
+    sub_questions = serializers.ListField(child=serializers.CharField())
+    dispatches = serializers.IntegerField()
+    cancelled = serializers.BooleanField()
+    prewarmed = serializers.BooleanField(required=False, help_text="present when the context was prepared early")
+
+
+class ChatAnswerOut(serializers.Serializer):
+    conversation = serializers.IntegerField()
+    message = serializers.IntegerField()
+    answer = serializers.CharField()
+    grounded = serializers.BooleanField()
+    fallback = serializers.ChoiceField(choices=Fallback.choices, allow_null=True)
+    resolved_query = serializers.CharField(help_text="what was searched after reading the conversation")
+    significance = serializers.CharField()
+    notices = serializers.ListField(child=serializers.CharField(), help_text="degradations you were told about")
+    status = serializers.ChoiceField(choices=Status.choices)
+    context = ContextItemOut(many=True, help_text="the candidates that survived the gate")  # type: ignore[assignment]
+    candidates = ContextItemOut(many=True, help_text="every candidate the gate rated")
+    gate = GateOut()
+    research = ResearchOut()
+    prewarmed = serializers.BooleanField()
+
+
+class ChatAnswerDetailOut(ChatAnswerOut):
+    """The answer as far as it got, and why it is not complete: the question stays in the conversation."""
+
+    detail = serializers.CharField()
+
+
+class TurnOut(ChatAnswerOut):
+    question = serializers.CharField()
+
+
+class ConversationOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class ConversationDetailOut(ConversationOut):
+    turns = TurnOut(many=True)
+
+
+class ConversationCancelOut(serializers.Serializer):
+    cancelled = serializers.IntegerField(help_text="answers told to skip their deep research")
+
+
+class FeedbackCorrectionOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=CorrectionStatus.choices)
+    successor = serializers.IntegerField(allow_null=True)
+
+
+class FeedbackOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    context_item = serializers.IntegerField()
+    signal = serializers.ChoiceField(choices=Signal.choices)
+    created = serializers.BooleanField(help_text="false when this vote was already recorded")
+    correction = FeedbackCorrectionOut(required=False, help_text="the correction a `correct` vote proposed")
+
+
+class ExpansionSourceOut(serializers.Serializer):
+    note = serializers.IntegerField()
+    chunk = serializers.IntegerField()
+    vault = serializers.IntegerField()
+    path = serializers.CharField()
+    heading = serializers.CharField()
+    text = serializers.CharField()
+
+
+class PathEntityOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class PathEdgeOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    source = serializers.IntegerField()  # type: ignore[assignment]
+    target = serializers.IntegerField()
+    strength = serializers.FloatField()
+    confidence = serializers.FloatField()
+    reason = serializers.CharField()
+
+
+class ExpansionPathOut(serializers.Serializer):
+    intent = serializers.CharField(allow_null=True)
+    entities = PathEntityOut(many=True)
+    edges = PathEdgeOut(many=True)
+
+
+class ExpansionOut(serializers.Serializer):
+    item = serializers.IntegerField()
+    sources = ExpansionSourceOut(many=True)
+    path = ExpansionPathOut(help_text="the graph walk that produced the unit")
