@@ -1,6 +1,11 @@
 from celery import shared_task
 
+from apps.graph.communities import communities_detect
+from apps.graph.health import entities_tend
+from apps.graph.hooks import communities_detected
+from apps.graph.learning import edges_decay
 from apps.graph.models import Entity
+from apps.graph.services import graph_extract_note, graph_extract_pending, graph_structure_refresh
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 
@@ -17,8 +22,6 @@ def vaults_of(vault_id: int | None, *, with_graph: bool = False) -> list[int]:
 @shared_task(name="apps.graph.tasks.extract_pending", time_limit=3600, soft_time_limit=3300)
 def extract_pending(vault_id: int | None = None) -> dict[str, int]:
     """Extract the notes of one vault (or every vault) whose graph material is missing or stale."""
-    from apps.graph.services import graph_extract_pending
-
     ids = vaults_of(vault_id)
     counts: dict[str, int] = {}
     for vid in ids:
@@ -31,9 +34,6 @@ def extract_pending(vault_id: int | None = None) -> dict[str, int]:
 def detect_communities(vault_id: int | None = None) -> int:
     """Leiden over one vault (or every vault with a graph), then what subscribes to new communities (insights
     looks for the patterns spanning them); the number of runs stored."""
-    from apps.graph.communities import communities_detect
-    from apps.graph.hooks import communities_detected
-
     ids = vaults_of(vault_id, with_graph=True)
     for vid in ids:
         communities_detect(vault_id=vid)
@@ -44,7 +44,6 @@ def detect_communities(vault_id: int | None = None) -> int:
 @shared_task(name="apps.graph.tasks.decay", time_limit=1800, soft_time_limit=1700)
 def decay() -> int:
     """Daily: edges nobody walked fade a little (ledger source `decay`)."""
-    from apps.graph.learning import edges_decay
 
     return edges_decay()
 
@@ -52,8 +51,6 @@ def decay() -> int:
 @shared_task(name="apps.graph.tasks.tend_entities", time_limit=1800, soft_time_limit=1700)
 def tend_entities(vault_id: int | None = None) -> dict[str, int]:
     """Daily: entity health per vault; the sick go to the cold tier, the under-mapped's notes are re-extracted."""
-    from apps.graph.health import entities_tend
-
     ids = vaults_of(vault_id, with_graph=True)
     totals: dict[str, int] = {}
     for vid in ids:
@@ -65,8 +62,6 @@ def tend_entities(vault_id: int | None = None) -> dict[str, int]:
 @shared_task(name="apps.graph.tasks.reextract_notes", time_limit=1800, soft_time_limit=1700)
 def reextract_notes(note_ids: list[int]) -> int:
     """Extract these notes again (under-mapped entities: with a reasoning model, a second look finds more)."""
-    from apps.graph.services import graph_extract_note, graph_structure_refresh
-
     notes = list(Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault"))
     for note in notes:
         graph_extract_note(note=note, force=True)

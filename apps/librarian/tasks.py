@@ -2,7 +2,10 @@ from celery import shared_task
 
 from apps.chat.models import Message
 from apps.core.queue import queue_after_commit
-from apps.librarian.services import reenrich_stale_everywhere
+from apps.librarian.filing import file_exchange
+from apps.librarian.services import reenrich, reenrich_stale_everywhere
+from apps.librarian.summaries.condense import condense_summaries
+from apps.librarian.summaries.write import conversations_pending, summarise_conversation
 from apps.vaults.models import Vault
 
 SUMMARY_BUDGET = 500  # conversations caught up per daily run; the rest the next day
@@ -15,15 +18,11 @@ def reenrich_stale() -> dict[str, int]:
 
 @shared_task(name="apps.librarian.tasks.reenrich_vaults")
 def reenrich_vaults(vault_ids: list[int], everything: bool = True) -> dict[str, int]:
-    from apps.librarian.services import reenrich
-
     return reenrich(vaults=list(Vault.objects.filter(pk__in=vault_ids).order_by("id")), everything=everything)
 
 
 @shared_task(name="apps.librarian.tasks.file_exchange")
 def file_exchange_task(message_id: int) -> int | None:
-    from apps.librarian.filing import file_exchange
-
     note = file_exchange(message_id)
     conversation = Message.objects.filter(pk=message_id).values_list("conversation_id", flat=True).first()
     if conversation is not None:  # the conversation's summary follows its filing, whatever was filed
@@ -33,8 +32,6 @@ def file_exchange_task(message_id: int) -> int | None:
 
 @shared_task(name="apps.librarian.tasks.summarise_conversation")
 def summarise_conversation_task(conversation_id: int) -> int | None:
-    from apps.librarian.summaries.write import summarise_conversation
-
     node = summarise_conversation(conversation_id)
     return node.pk if node else None
 
@@ -42,8 +39,5 @@ def summarise_conversation_task(conversation_id: int) -> int | None:
 @shared_task(name="apps.librarian.tasks.summaries_daily")
 def summaries_daily() -> dict[str, int]:
     """Summaries for conversations left behind (a queue that was down, chats from before), then condensing."""
-    from apps.librarian.summaries.condense import condense_summaries
-    from apps.librarian.summaries.write import conversations_pending, summarise_conversation
-
     caught_up = sum(summarise_conversation(c) is not None for c in conversations_pending(SUMMARY_BUDGET))
     return {"summarised": caught_up, **condense_summaries()}

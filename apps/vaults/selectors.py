@@ -10,7 +10,7 @@ from guardian.models import GroupObjectPermission, UserObjectPermission
 from apps.accounts.models import Team
 from apps.core.auth import Requester
 from apps.vaults.models import Vault
-from apps.vaults.permissions import Action, user_may, vaults_for
+from apps.vaults.permissions import ROLE_PERMISSIONS, Action, user_may, vaults_for
 
 
 def vault_list(*, user: Requester) -> QuerySet[Vault]:
@@ -31,7 +31,6 @@ def vault_get(*, user: Requester, vault_id: object, action: Action = "read") -> 
 
 def vault_shares(*, vault: Vault) -> list[dict[str, Any]]:
     """Who holds which role on a vault (callers have checked that the requester may read it)."""
-    from apps.vaults.permissions import ROLE_PERMISSIONS
 
     def role(codenames: set[str]) -> str:
         for name in ("manager", "contributor", "reader"):

@@ -7,6 +7,7 @@ from guardian.shortcuts import assign_perm, remove_perm
 
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
+from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may
 
@@ -89,8 +90,6 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
 @transaction.atomic
 def vault_settings_update(*, actor: User, vault: Vault, raw: dict[str, object]) -> Vault:
     """Replace a vault's answering settings (managers); validated, audited."""
-    from apps.vaults.chat_settings import parse
-
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may change how it answers")
     parse(raw)  # refuses unknown keys and bad values with a reason
