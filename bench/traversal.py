@@ -137,9 +137,9 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
         if n >= WARMUP:
             product.append(product_ms)
             baseline.append(baseline_ms)
-            traces = [r.candidate.trace or {} for r in result.rated]
-            walk_ms.append(max((t.get("walk_ms", 0.0) for t in traces), default=0.0))
-            paths.append(sum(bool(t.get("edges")) for t in traces))
+            traces = [r.candidate.trace for r in result.rated if r.candidate.trace]
+            walk_ms.append(max((t.walk_ms or 0.0 for t in traces), default=0.0))
+            paths.append(sum(bool(t.edges) for t in traces))
     drawn = []
     for n in range(WARMUP + 20):
         started = time.perf_counter()

@@ -338,7 +338,7 @@ def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into
     result = graph_context(user=reader, question="What does Tobias do with Redis and Celery?", vault_ids=None)
     shown = " ".join(r.candidate.text for r in result.rated)
     assert "zebracode" not in shown and {r.candidate.vault for r in result.rated} == {mine.pk}
-    assert not {e for r in result.rated for e in (r.candidate.trace or {}).get("edges", [])} & theirs_edges
+    assert not {e for r in result.rated if r.candidate.trace for e in r.candidate.trace.edges} & theirs_edges
 
     entry, _ = entry_entities([c.pk for n in mine.notes.all() for c in n.chunks.all()], [mine.pk])
     paths, _ = walk(entry=entry, scope=[mine.pk], intent="what", words=["redis"])
@@ -404,9 +404,9 @@ def test_session_summaries_are_read_by_their_owner_only(tmp_path):
             if node.conversation_id is not None and node.pk not in own:
                 assert client.get("/api/summaries/", {"conversation": node.conversation_id}).json() == []
         changed = graph_context(user=user, question="What changed about the code word?", vault_ids=None)
-        walked = [r.candidate for r in changed.rated if "summaries" in (r.candidate.trace or {})]
+        walked = [r.candidate for r in changed.rated if r.candidate.trace and r.candidate.trace.summaries]
         assert walked and {c.vault for c in walked} == {personal.pk}
-        assert {pk for c in walked for pk in c.trace["summaries"]} <= own
+        assert {pk for c in walked if c.trace for pk in c.trace.summaries} <= own
     _check_everyone(world)
 
 

@@ -89,7 +89,7 @@ class ContextItem(models.Model):
     survived = models.BooleanField(default=False)
     provenance = models.CharField(max_length=16)
     speculative = models.BooleanField(default=False)
-    trace = models.JSONField(default=dict, blank=True)  # the graph path that produced it: {intent, entities, edges}
+    trace = models.JSONField(default=dict, blank=True)  # the graph path that produced it, read through `Trace.parse`
 
     class Meta:
         ordering = ["message", "position"]

@@ -33,6 +33,7 @@ from apps.notes.models import Chunk
 from apps.research.run import context_for
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import GateResult, Rated
+from apps.retrieval.trace import Trace, stored
 from apps.vaults.chat_settings import parse as parse_settings
 from apps.vaults.chat_settings import strictest
 from apps.vaults.models import Vault
@@ -164,9 +165,9 @@ def _items(result: GateResult) -> list[dict[str, Any]]:
             "score": r.score,
             "probability": r.probability,
             "survived": id(r) in shown,
-            "trace": r.candidate.trace or {},
+            "trace": stored(r.candidate.trace),
             # a constraint is shown as its rule, not its chunk's text
-            "text": r.candidate.text if (r.candidate.trace or {}).get("constraint") else None,
+            "text": r.candidate.text if r.candidate.trace and r.candidate.trace.constraint else None,
         }
         for r in result.rated
     ]
@@ -206,7 +207,7 @@ def prewarmed_context(
             rank=item["rank"],
             similarity=item["similarity"],
             text=item["text"] or loaded[item["chunk"]].text,
-            trace={**item["trace"], "prewarmed": True},
+            trace=replace(Trace.parse(item["trace"]), prewarmed=True),
         )
         rated.append(Rated(unit, item["score"], item["probability"]))
         if item["survived"]:

@@ -11,6 +11,7 @@ from apps.chat.models import ContextItem, Message, Role
 from apps.graph.explore import graph_grew
 from apps.graph.models import Dependency, Entity
 from apps.notes.models import Chunk
+from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
@@ -34,7 +35,7 @@ def _routine(scope: list[int]) -> bool:
     walked: dict[int, set[int]] = {s: set() for s in sessions}
     rows = ContextItem.objects.filter(message__conversation_id__in=sessions, vault_id__in=scope, speculative=False)
     for session, trace in rows.values_list("message__conversation_id", "trace"):
-        walked[session].update(e for e in (trace or {}).get("edges") or [] if isinstance(e, int))
+        walked[session].update(Trace.parse(trace).edges)
     if not all(walked.values()):
         return False
     return len(set().union(*walked.values())) <= max(len(edges) for edges in walked.values())
@@ -49,9 +50,9 @@ def expansion(*, user: User, item_id: int) -> dict[str, Any]:
         raise Http404("No context item matches the given query.")
     chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]
     chunks = Chunk.objects.filter(pk__in=chunk_ids, vault_id=item.vault_id).select_related("note")
-    trace = item.trace or {}
-    entities = Entity.objects.filter(pk__in=trace.get("entities") or [], vault_id=item.vault_id)
-    edges = Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=item.vault_id)
+    trace = Trace.parse(item.trace)
+    entities = Entity.objects.filter(pk__in=trace.entities, vault_id=item.vault_id)
+    edges = Dependency.objects.filter(pk__in=trace.edges, vault_id=item.vault_id)
     names = {e.pk: e.name for e in entities}
     return {
         "item": item.pk,
@@ -67,8 +68,8 @@ def expansion(*, user: User, item_id: int) -> dict[str, Any]:
             for c in chunks
         ],
         "path": {
-            "intent": trace.get("intent"),
-            "entities": [{"id": pk, "name": names[pk]} for pk in trace.get("entities") or [] if pk in names],
+            "intent": trace.intent or None,
+            "entities": [{"id": pk, "name": names[pk]} for pk in trace.entities if pk in names],
             "edges": [
                 {
                     "id": e.pk,

@@ -53,7 +53,7 @@ def _scores(
         if walked is not None:
             for r in survivors:
                 if set(items[r.candidate.chunk].turns) & set(q.evidence):
-                    walked.update((r.candidate.trace or {}).get("edges") or [])
+                    walked.update(r.candidate.trace.edges if r.candidate.trace else ())
     return rows
 
 

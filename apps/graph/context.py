@@ -27,6 +27,7 @@ from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
 from apps.retrieval.search import hybrid_search_vector
+from apps.retrieval.trace import Trace
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
 MAX_CONSTRAINTS = 3
@@ -159,9 +160,11 @@ def _path_of(found: Walk, chunk: int) -> Path | None:
 
 def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, doors: list[str], asks: str) -> Candidate:
     path = _path_of(found, candidate.chunk)
-    trace = path.trace(found.intent) if path else {"intent": found.intent, "entities": [], "edges": []}
-    extra = {"mention": hop[0] if hop else None, "doors": doors, "asks": asks, "walk_ms": round(found.elapsed_ms, 1)}
-    return replace(candidate, trace={**trace, **extra})
+    trace = path.trace(found.intent) if path else Trace(intent=found.intent)
+    walked = replace(
+        trace, mention=hop[0] if hop else None, doors=tuple(doors), asks=asks, walk_ms=round(found.elapsed_ms, 1)
+    )
+    return replace(candidate, trace=walked)
 
 
 def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int]) -> list[Rated]:
@@ -179,6 +182,6 @@ def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int
     out: list[Rated] = []
     for entity, chunk, text in picked:
         if chunk in by_chunk and len(out) < MAX_CONSTRAINTS and all(r.candidate.chunk != chunk for r in out):
-            trace = {"intent": found.intent, "entities": [entity], "edges": [], "constraint": True}
+            trace = Trace(intent=found.intent, entities=(entity,), constraint=True)
             out.append(Rated(replace(by_chunk[chunk], text=text, trace=trace), 5, None))
     return out

@@ -24,6 +24,7 @@ from apps.llm.embeddings import current_model, embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.gate import GateResult, Rated, local_ratings
 from apps.retrieval.search import vector_literal
+from apps.retrieval.trace import Trace
 
 STALE_DAYS = 7
 POOL = 60  # passages near the question considered
@@ -131,8 +132,9 @@ def explore(
         loaded = load_chunks(chunks=[chunk], query_vector=vector, vault_ids=scope)
         if not loaded:
             continue
-        path = {"entities": [source.pk, entity] if source else [entity], "edges": [bridge.pk] if bridge else []}
-        trace = {"intent": intent, **path, "mention": mention, "doors": [], "speculative": True}
+        entities = (source.pk, entity) if source else (entity,)
+        edges = (bridge.pk,) if bridge else ()
+        trace = Trace(intent=intent, entities=entities, edges=edges, mention=mention, speculative=True)
         candidate: Candidate = replace(loaded[0], trace=trace)
         [rated] = local_ratings(question, [candidate])
         return rated
@@ -145,7 +147,7 @@ def explore_around(result: GateResult, question: str, scope: list[int]) -> Rated
     if not result.survivors:
         return None
     searched = [r.candidate.chunk for r in sorted(result.rated, key=lambda r: r.candidate.rank)]
-    intent = next(((r.candidate.trace or {}).get("intent") for r in result.rated), None) or "what"
+    intent = next((r.candidate.trace.intent if r.candidate.trace else None for r in result.rated), None) or "what"
     shown = {r.candidate.chunk for r in result.rated}
     return explore(
         question=question, vector=embed_query(question), scope=scope, searched=searched, shown=shown, intent=str(intent)

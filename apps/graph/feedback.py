@@ -15,7 +15,6 @@ Only edges of the unit's own vault move: a trace can never reach another vault's
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django.utils import timezone
 
@@ -33,6 +32,7 @@ from apps.graph.learning import (
 from apps.graph.models import Dependency, Entity, Mention
 from apps.graph.rhythm import rhythm_values_record
 from apps.notes.models import Chunk
+from apps.retrieval.trace import Trace
 
 UP = {"confirm", "used"}
 NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
@@ -42,7 +42,7 @@ DOWN = {"not_relevant", "reject", "correct"}
 def paths_learn(
     *,
     vault_id: int,
-    trace: dict[str, Any],
+    trace: Trace,
     signal: str,
     feedback_id: int | None,
     weight: float = 1.0,
@@ -54,11 +54,9 @@ def paths_learn(
     """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
     (1.0 for a person's signal; automatic signals pass a smaller one); `at` is when the path was walked (the
     question's time; now if not given), for the rhythm values."""
-    intent = str(trace.get("intent") or "what")
+    intent = trace.intent or "what"
     edges = list(  # in id order: concurrent votes on paths that share edges lock them in the same order
-        Dependency.objects.filter(pk__in=trace.get("edges") or [], vault_id=vault_id)
-        .order_by("pk")
-        .values_list("pk", flat=True)
+        Dependency.objects.filter(pk__in=trace.edges, vault_id=vault_id).order_by("pk").values_list("pk", flat=True)
     )
     step = DELIBERATE * weight
     moved: list[Moved | None] = []
@@ -104,7 +102,7 @@ def paths_learn(
                 moved.append(
                     confidence_step(edge_id=edge, up=helped, source=source, reason=reason, feedback_id=feedback_id)
                 )
-        mention = Mention.objects.filter(pk=trace.get("mention") or 0, vault_id=vault_id).values_list("pk", flat=True)
+        mention = Mention.objects.filter(pk=trace.mention or 0, vault_id=vault_id).values_list("pk", flat=True)
         for hop in mention:  # the last hop: this fact, reached through this entity
             moved.append(
                 fact_value_record(
@@ -126,7 +124,7 @@ def paths_learn(
             for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
                 for door in doors:
                     paths.setdefault((door, *f), (weight * NEIGHBOUR, beside))  # the fact's own hit stands
-        asks = str(trace.get("asks") or "other")[:16]
+        asks = (trace.asks or "other")[:16]
         for (door, note_id, content_hash), (share, why) in sorted(paths.items()):  # one lock order for every vote
             moved.append(
                 door_value_record(
@@ -143,8 +141,7 @@ def paths_learn(
                 )
             )
     elif signal == "not_useful":
-        entities = [e for e in trace.get("entities") or [] if isinstance(e, int)]
-        node = Entity.objects.filter(pk__in=entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
+        node = Entity.objects.filter(pk__in=trace.entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
         if node is not None:
             moved.append(
                 weight_adjust(
@@ -159,8 +156,5 @@ def paths_learn(
     return [m for m in moved if m is not None]
 
 
-def _doors(trace: dict[str, Any]) -> list[str]:
-    doors = trace.get("doors")
-    if not isinstance(doors, list):
-        return []
-    return sorted({d for d in doors if isinstance(d, str) and 0 < len(d) <= 100})[:MAX_DOORS]
+def _doors(trace: Trace) -> list[str]:
+    return sorted({d for d in trace.doors if 0 < len(d) <= 100})[:MAX_DOORS]

@@ -21,6 +21,7 @@ from django.db import connection
 from apps.graph.learning import ANY_INTENT
 from apps.graph.rhythm import ALL, slots_at
 from apps.retrieval.search import vector_literal
+from apps.retrieval.trace import Trace
 
 EDGES_PER_ENTITY = 4
 MAX_DEPTH = 3
@@ -140,15 +141,15 @@ class Path:
     def score(self) -> float:  # a path's steps never change once it is built; the walk sorts by this often
         return self.prior * self.learned
 
-    def trace(self, intent: str) -> dict[str, object]:
-        return {
-            "intent": intent,
-            "entities": self.entities,
-            "edges": [s.edge for s in self.steps],
-            "prior": round(self.prior, 6),
-            "learned": round(self.learned, 6),
-            "rhythm": round(self.rhythm, 6),
-        }
+    def trace(self, intent: str) -> Trace:
+        return Trace(
+            intent=intent,
+            entities=tuple(self.entities),
+            edges=tuple(s.edge for s in self.steps),
+            prior=round(self.prior, 6),
+            learned=round(self.learned, 6),
+            rhythm=round(self.rhythm, 6),
+        )
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import connection
 
 from apps.retrieval.search import SearchHit, vector_literal
+from apps.retrieval.trace import Trace
 
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
@@ -34,7 +35,7 @@ class Candidate:
     provenance: str
     rank: int  # 0-based position in the search's ranking
     similarity: float  # cosine between the message and the chunk (0 when no vector)
-    trace: dict[str, Any] | None = None  # the graph path that brought it, for feedback on paths
+    trace: Trace | None = None  # the graph path that brought it, for feedback on paths
 
 
 def load_candidates(

@@ -218,6 +218,10 @@ def test_only_the_owner_reads_summaries(owner, vault):
     assert api().get("/api/summaries/").status_code in (401, 403)
 
 
+def _summary_units(result):
+    return [r.candidate for r in result.rated if r.candidate.trace and r.candidate.trace.summaries]
+
+
 def test_a_changed_question_walks_the_summaries_oldest_to_newest(owner):
     old = talk(owner, day("2026-09-07T09:00"), ("Who signs a permit to work?", "The site lead signs permits."))
     mid = talk(
@@ -231,19 +235,19 @@ def test_a_changed_question_walks_the_summaries_oldest_to_newest(owner):
     nodes = [SummaryNode.objects.get(conversation=c) for c in (old, mid, new)]
 
     result = graph_context(user=owner, question="What changed about permits?", vault_ids=None)
-    walked = [r.candidate for r in result.rated if "summaries" in (r.candidate.trace or {})]
-    assert len(walked) == 3 and all(c.trace["summaries"] == [n.pk for n in nodes] for c in walked)
-    assert sorted((c.trace["summary"], c.note) for c in walked) == sorted((n.pk, n.note_id) for n in nodes)
-    assert all(c.trace["intent"] == "changed" and c.vault == personal(owner).pk for c in walked)
+    walked = _summary_units(result)
+    assert len(walked) == 3 and all(c.trace.summaries == tuple(n.pk for n in nodes) for c in walked)
+    assert sorted((c.trace.summary, c.note) for c in walked) == sorted((n.pk, n.note_id) for n in nodes)
+    assert all(c.trace.intent == "changed" and c.vault == personal(owner).pk for c in walked)
 
     other = graph_context(user=owner, question="What changed about the coffee machine?", vault_ids=None)
-    walked = [r.candidate for r in other.rated if "summaries" in (r.candidate.trace or {})]
-    assert [c.trace["summary"] for c in walked] == [SummaryNode.objects.get(conversation=coffee).pk]
+    walked = _summary_units(other)
+    assert [c.trace.summary for c in walked] == [SummaryNode.objects.get(conversation=coffee).pk]
     plain = graph_context(user=owner, question="Who signs a permit to work?", vault_ids=None)
-    assert not [r for r in plain.rated if "summaries" in (r.candidate.trace or {})]  # other intents walk nothing
+    assert not _summary_units(plain)  # other intents walk nothing
     stranger = make_user()
     theirs = graph_context(user=stranger, question="What changed about permits?", vault_ids=None)
-    assert not [r for r in theirs.rated if "summaries" in (r.candidate.trace or {})]
+    assert not _summary_units(theirs)
 
 
 def test_a_long_history_is_walked_through_its_condensed_summaries(owner):

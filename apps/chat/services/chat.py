@@ -30,6 +30,7 @@ from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
+from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
 
@@ -103,8 +104,8 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 citation=number if survived else None,
                 survived=survived,
                 provenance=c.provenance,
-                speculative=bool((c.trace or {}).get("speculative")),
-                trace=c.trace or {},
+                speculative=bool(c.trace and c.trace.speculative),
+                trace=stored(c.trace),
             )
         )
     return ContextItem.objects.bulk_create(items)

@@ -17,6 +17,7 @@ from apps.core.queue import queue_after_commit
 from apps.graph.feedback import paths_learn
 from apps.notes.models import Chunk, Correction
 from apps.notes.services.corrections import correction_submit
+from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
 
 
@@ -46,7 +47,7 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
             asked = item.message
             paths_learn(
                 vault_id=item.vault_id,
-                trace=item.trace or {},
+                trace=Trace.parse(item.trace),
                 signal=signal,
                 feedback_id=vote.pk,
                 chunk_id=item.chunk_id,

@@ -21,6 +21,7 @@ from apps.chat.models import ContextItem
 from apps.core.text import STOP
 from apps.graph.feedback import paths_learn
 from apps.graph.learning import AUTOMATIC, DELIBERATE
+from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
 
 WEIGHT = AUTOMATIC / DELIBERATE  # paths_learn scales a person's step (0.01) by this: 0.00001
@@ -70,7 +71,7 @@ def later_search_learn(*, user_id: int, text: str, before_message_id: int | None
 def _learn(unit: ContextItem, why: str) -> Any:
     return paths_learn(
         vault_id=unit.vault_id,
-        trace=unit.trace or {},
+        trace=Trace.parse(unit.trace),
         signal="used",
         feedback_id=None,
         weight=WEIGHT,

@@ -19,6 +19,7 @@ from apps.core.text import STOP
 from apps.graph.intent import CHANGED
 from apps.librarian.models import SummaryLink
 from apps.retrieval.candidates import Candidate, load_chunks
+from apps.retrieval.trace import Trace
 
 DETAIL = 5  # the newest conversation summaries, one by one
 LIMIT = 8  # summary units at most
@@ -115,8 +116,8 @@ def summary_candidates(
     loaded = {c.chunk: c for c in load_chunks(chunks=list(node_of), query_vector=vector, vault_ids=scope)}
 
     def traced(c: Candidate) -> Candidate:
-        trace = {"entities": [], "edges": [], **(c.trace or {})}
-        return replace(c, trace={**trace, "intent": "changed", "summaries": order, "summary": node_of[c.chunk]})
+        trace = replace(c.trace or Trace(), intent="changed", summaries=tuple(order), summary=node_of[c.chunk])
+        return replace(c, trace=trace)
 
     out = [traced(c) if c.chunk in node_of else c for c in candidates]
     present = {c.chunk for c in candidates}
