@@ -14,6 +14,7 @@ Only edges of the unit's own vault move: a trace can never reach another vault's
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.utils import timezone
@@ -23,6 +24,7 @@ from apps.graph.doors import MAX_DOORS
 from apps.graph.learning import (
     DELIBERATE,
     Moved,
+    Outcome,
     confidence_step,
     door_value_record,
     fact_value_record,
@@ -39,121 +41,106 @@ NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 DOWN = {"not_relevant", "reject", "correct"}
 
 
-def paths_learn(
-    *,
-    vault_id: int,
-    trace: Trace,
-    signal: str,
-    feedback_id: int | None,
-    weight: float = 1.0,
-    source: str = "feedback",
-    chunk_id: int | None = None,
-    reason: str | None = None,
-    at: datetime | None = None,
-) -> list[Moved]:
-    """Apply one signal to the path in `trace`; every change with its ledger row. `weight` scales the step
-    (1.0 for a person's signal; automatic signals pass a smaller one); `at` is when the path was walked (the
-    question's time; now if not given), for the rhythm values."""
-    intent = trace.intent or "what"
+@dataclass(frozen=True)
+class Vote:
+    """A signal on a context unit, its weight (1.0 for a person's; automatic signals pass a smaller one), who gave
+    it, and when the path was walked (the question's time, for the rhythm values; now if not given)."""
+
+    signal: str
+    feedback_id: int | None = None
+    weight: float = 1.0
+    source: str = "feedback"
+    reason: str | None = None
+    at: datetime | None = None
+
+
+def paths_learn(*, vault_id: int, trace: Trace, chunk_id: int | None, vote: Vote) -> list[Moved]:
+    """Apply one vote to the path in `trace` that brought `chunk_id`; every change with its ledger row."""
+    reason = vote.reason or f"{vote.signal} on a context unit"
+    moved: list[Moved | None] = []
+    if vote.signal in UP or vote.signal in DOWN:
+        outcome = Outcome(vote.signal in UP, vote.weight, vote.source, reason, vote.feedback_id)
+        intent = trace.intent or "what"
+        moved += _edges_learn(vault_id, trace, intent, outcome, vote)
+        moved += _last_hop_learn(vault_id, trace, intent, outcome)
+        moved += _doors_learn(vault_id, trace, chunk_id, outcome)
+    elif vote.signal == "not_useful":
+        moved.append(_node_weaken(vault_id, trace, vote, reason))
+    return [m for m in moved if m is not None]
+
+
+def _edges_learn(vault_id: int, trace: Trace, intent: str, outcome: Outcome, vote: Vote) -> list[Moved | None]:
+    """Each edge of the path: its strength, its learned value for this intent and at this time, and (for a
+    person's confirm, reject or correction) its place on the confidence ladder."""
     edges = list(  # in id order: concurrent votes on paths that share edges lock them in the same order
         Dependency.objects.filter(pk__in=trace.edges, vault_id=vault_id).order_by("pk").values_list("pk", flat=True)
     )
-    step = DELIBERATE * weight
+    step = DELIBERATE * outcome.weight
+    ladder = vote.signal in ("confirm", "reject", "correct") and outcome.source == "feedback"
     moved: list[Moved | None] = []
-    reason = reason or f"{signal} on a context unit"
-    if signal in UP or signal in DOWN:
-        helped = signal in UP
-        for edge in edges:
-            moved.append(
-                weight_adjust(
-                    target="edge_strength",
-                    target_id=edge,
-                    delta=step if helped else -step,
-                    source=source,
-                    reason=reason,
-                    feedback_id=feedback_id,
-                )
+    for edge in edges:
+        moved.append(
+            weight_adjust(
+                target="edge_strength",
+                target_id=edge,
+                delta=step if outcome.helped else -step,
+                source=outcome.source,
+                reason=outcome.reason,
+                feedback_id=outcome.feedback_id,
             )
+        )
+        moved.append(path_value_record(vault_id=vault_id, intent=intent, edge_id=edge, outcome=outcome))
+        moved += rhythm_values_record(vault_id=vault_id, edge_id=edge, at=vote.at or timezone.now(), outcome=outcome)
+        if ladder:
             moved.append(
-                path_value_record(
-                    vault_id=vault_id,
-                    intent=intent,
+                confidence_step(
                     edge_id=edge,
-                    helped=helped,
-                    weight=weight,
-                    source=source,
-                    reason=reason,
-                    feedback_id=feedback_id,
+                    up=outcome.helped,
+                    source=outcome.source,
+                    reason=outcome.reason,
+                    feedback_id=outcome.feedback_id,
                 )
             )
-            moved.extend(
-                rhythm_values_record(
-                    vault_id=vault_id,
-                    edge_id=edge,
-                    at=at or timezone.now(),
-                    helped=helped,
-                    weight=weight,
-                    source=source,
-                    reason=reason,
-                    feedback_id=feedback_id,
-                )
-            )
-            if signal in ("confirm", "reject", "correct") and source == "feedback":
-                moved.append(
-                    confidence_step(edge_id=edge, up=helped, source=source, reason=reason, feedback_id=feedback_id)
-                )
-        mention = Mention.objects.filter(pk=trace.mention or 0, vault_id=vault_id).values_list("pk", flat=True)
-        for hop in mention:  # the last hop: this fact, reached through this entity
-            moved.append(
-                fact_value_record(
-                    vault_id=vault_id,
-                    intent=intent,
-                    mention_id=hop,
-                    helped=helped,
-                    weight=weight,
-                    source=source,
-                    reason=reason,
-                    feedback_id=feedback_id,
-                )
-            )
-        fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
-        doors = _doors(trace)
-        paths = {(door, *f): (weight, reason) for f in fact for door in doors}  # doors → this fact
-        if helped and fact and chunk_id and doors:
-            beside = f"{reason} (the turn next to it)"
-            for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
-                for door in doors:
-                    paths.setdefault((door, *f), (weight * NEIGHBOUR, beside))  # the fact's own hit stands
-        asks = (trace.asks or "other")[:16]
-        for (door, note_id, content_hash), (share, why) in sorted(paths.items()):  # one lock order for every vote
-            moved.append(
-                door_value_record(
-                    vault_id=vault_id,
-                    asks=asks,
-                    door=door,
-                    note_id=note_id,
-                    content_hash=content_hash,
-                    helped=helped,
-                    weight=share,
-                    source=source,
-                    reason=why,
-                    feedback_id=feedback_id,
-                )
-            )
-    elif signal == "not_useful":
-        node = Entity.objects.filter(pk__in=trace.entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
-        if node is not None:
-            moved.append(
-                weight_adjust(
-                    target="entity_strength",
-                    target_id=node,
-                    delta=-step,
-                    source=source,
-                    reason=reason,
-                    feedback_id=feedback_id,
-                )
-            )
-    return [m for m in moved if m is not None]
+    return moved
+
+
+def _last_hop_learn(vault_id: int, trace: Trace, intent: str, outcome: Outcome) -> list[Moved]:
+    """The last hop: this fact, reached through this entity's mention."""
+    mention = Mention.objects.filter(pk=trace.mention or 0, vault_id=vault_id).values_list("pk", flat=True)
+    return [fact_value_record(vault_id=vault_id, intent=intent, mention_id=hop, outcome=outcome) for hop in mention]
+
+
+def _doors_learn(vault_id: int, trace: Trace, chunk_id: int | None, outcome: Outcome) -> list[Moved]:
+    """The desire paths from the question's doors to this fact, and (when it helped) at half a hit to the turns
+    beside it; the fact's own hit stands where a turn is both."""
+    fact = list(Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash"))
+    doors = _doors(trace)
+    paths = {(door, *f): outcome for f in fact for door in doors}
+    if outcome.helped and fact and chunk_id and doors:
+        beside = replace(outcome, weight=outcome.weight * NEIGHBOUR, reason=f"{outcome.reason} (the turn next to it)")
+        for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
+            for door in doors:
+                paths.setdefault((door, *f), beside)
+    asks = (trace.asks or "other")[:16]
+    return [  # one lock order for every vote
+        door_value_record(vault_id=vault_id, asks=asks, door=door, fact=(note_id, content_hash), outcome=share)
+        for (door, note_id, content_hash), share in sorted(paths.items(), key=lambda kv: kv[0])
+    ]
+
+
+def _node_weaken(vault_id: int, trace: Trace, vote: Vote, reason: str) -> Moved | None:
+    """The content was bad: the entity the unit came from weakens."""
+    node = Entity.objects.filter(pk__in=trace.entities[-1:], vault_id=vault_id).values_list("pk", flat=True).first()
+    if node is None:
+        return None
+    return weight_adjust(
+        target="entity_strength",
+        target_id=node,
+        delta=-DELIBERATE * vote.weight,
+        source=vote.source,
+        reason=reason,
+        feedback_id=vote.feedback_id,
+    )
 
 
 def _doors(trace: Trace) -> list[str]:

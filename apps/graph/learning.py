@@ -78,83 +78,41 @@ _VALUES = {
 }
 
 
-def path_value_record(
-    *,
-    vault_id: int,
-    intent: str,
-    edge_id: int,
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None = None,
-) -> Moved:
+@dataclass(frozen=True)
+class Outcome:
+    """One verdict on something walked, and who gave it: what every learned value counts. `weight` scales it (1.0
+    for a person's signal; automatic signals pass a smaller one)."""
+
+    helped: bool
+    weight: float
+    source: str
+    reason: str
+    feedback_id: int | None = None
+
+
+def path_value_record(*, vault_id: int, intent: str, edge_id: int, outcome: Outcome) -> Moved:
     """Count one outcome of walking `edge_id` for `intent`; the value is the Beta(1, 1) mean of the outcomes
     (a miss weighs a quarter of a hit)."""
-    return _value_record("path_value", vault_id, intent, (edge_id,), helped, weight, source, reason, feedback_id)
+    return _value_record("path_value", vault_id, intent, (edge_id,), outcome)
 
 
-def fact_value_record(
-    *,
-    vault_id: int,
-    intent: str,
-    mention_id: int,
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None = None,
-) -> Moved:
+def fact_value_record(*, vault_id: int, intent: str, mention_id: int, outcome: Outcome) -> Moved:
     """The same for the last hop: a fact reached through an entity's mention."""
-    return _value_record("fact_value", vault_id, intent, (mention_id,), helped, weight, source, reason, feedback_id)
+    return _value_record("fact_value", vault_id, intent, (mention_id,), outcome)
 
 
-def door_value_record(
-    *,
-    vault_id: int,
-    asks: str,
-    door: str,
-    note_id: int,
-    content_hash: str,
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None = None,
-) -> Moved:
-    """The same for a desire path from a question's door (a specific term) straight to a fact, for questions that
-    ask for `asks` (`apps.graph.doors.asked_for`)."""
-    key = (door, note_id, content_hash)
-    return _value_record("door_value", vault_id, asks, key, helped, weight, source, reason, feedback_id)
+def door_value_record(*, vault_id: int, asks: str, door: str, fact: tuple[int, str], outcome: Outcome) -> Moved:
+    """The same for a desire path from a question's door (a specific term) straight to a fact (its note and
+    content hash), for questions that ask for `asks` (`apps.core.text.asked_for`)."""
+    return _value_record("door_value", vault_id, asks, (door, *fact), outcome)
 
 
-def rhythm_value_record(
-    *,
-    vault_id: int,
-    edge_id: int,
-    slot: str,
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None = None,
-) -> Moved:
+def rhythm_value_record(*, vault_id: int, edge_id: int, slot: str, outcome: Outcome) -> Moved:
     """The same for an edge at an hour of the day or a day of the week (`apps.graph.rhythm`)."""
-    key = (edge_id, slot)
-    return _value_record("rhythm_value", vault_id, ANY_INTENT, key, helped, weight, source, reason, feedback_id)
+    return _value_record("rhythm_value", vault_id, ANY_INTENT, (edge_id, slot), outcome)
 
 
-def _value_record(
-    target: str,
-    vault_id: int,
-    intent: str,
-    key: tuple[object, ...],
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None,
-) -> Moved:
+def _value_record(target: str, vault_id: int, intent: str, key: tuple[object, ...], outcome: Outcome) -> Moved:
     table, columns = _VALUES[target]
     params: dict[str, Any] = {"vault": vault_id, "intent": intent, **{f"k{i}": v for i, v in enumerate(key)}}
     names = ", ".join(columns)
@@ -175,22 +133,29 @@ def _value_record(
                   WHERE vault_id = %(vault)s AND intent = %(intent)s AND {match} FOR UPDATE) AS old
             WHERE p.id = old.id
             RETURNING p.id, old.value, p.value""",  # noqa: S608 - names from the fixed map
-            {**params, "up": weight if helped else 0.0, "down": 0.0 if helped else weight * MISS_WEIGHT},
+            {**params, **_counts(outcome)},
         )
         row_id, old, new = cursor.fetchone()
         WeightChange.objects.create(
             vault_id=vault_id,
-            source=source,
+            source=outcome.source,
             target=target,
             target_id=row_id,
             intent=intent,
             old=old,
             new=new,
             delta=new - old,
-            reason=reason[:300],
-            feedback_id=feedback_id,
+            reason=outcome.reason[:300],
+            feedback_id=outcome.feedback_id,
         )
     return Moved(target, row_id, old, new)
+
+
+def _counts(outcome: Outcome) -> dict[str, float]:
+    """What one outcome adds to a value's hits and misses."""
+    if outcome.helped:
+        return {"up": outcome.weight, "down": 0.0}
+    return {"up": 0.0, "down": outcome.weight * MISS_WEIGHT}
 
 
 def confidence_step(

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from apps.graph.learning import Moved, rhythm_value_record
+from apps.graph.learning import Moved, Outcome, rhythm_value_record
 
 ALL = "all"  # the slot that counts every outcome: what an hour's and a weekday's odds are compared with
 # The hour a walk scores for when it is not now: a pre-warm at 08:50 walks as the 09:00 question will.
@@ -41,30 +41,9 @@ def scored_as_of(when: datetime) -> Iterator[None]:
         _AS_OF.reset(token)
 
 
-def rhythm_values_record(
-    *,
-    vault_id: int,
-    edge_id: int,
-    at: datetime,
-    helped: bool,
-    weight: float,
-    source: str,
-    reason: str,
-    feedback_id: int | None = None,
-) -> list[Moved]:
+def rhythm_values_record(*, vault_id: int, edge_id: int, at: datetime, outcome: Outcome) -> list[Moved]:
     """Count one outcome of walking `edge_id` at `at`: for its hour, its weekday and all times."""
-    moved = []
-    for slot in [*slots_at(at), ALL]:
-        moved.append(
-            rhythm_value_record(
-                vault_id=vault_id,
-                edge_id=edge_id,
-                slot=slot,
-                helped=helped,
-                weight=weight,
-                source=source,
-                reason=reason,
-                feedback_id=feedback_id,
-            )
-        )
-    return moved
+    return [
+        rhythm_value_record(vault_id=vault_id, edge_id=edge_id, slot=slot, outcome=outcome)
+        for slot in [*slots_at(at), ALL]
+    ]

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from apps.graph.learning import DELIBERATE, confidence_step, path_value_record, weight_adjust
+from apps.graph.learning import DELIBERATE, Outcome, confidence_step, path_value_record, weight_adjust
 from apps.graph.models import Dependency, Entity, WeightChange
 from tests.factories import make_user, make_vault
 
@@ -69,15 +69,15 @@ def test_the_database_refuses_a_strength_outside_the_clamp(vault):
 def test_path_values_learn_from_outcomes_and_the_ladder_moves_one_step(vault):
     edge = _edge(vault)
     first = path_value_record(
-        vault_id=vault.pk, intent="what", edge_id=edge.pk, helped=True, weight=1.0, source="feedback", reason="x"
+        vault_id=vault.pk, intent="what", edge_id=edge.pk, outcome=Outcome(True, 1.0, "feedback", "x")
     )
     second = path_value_record(
-        vault_id=vault.pk, intent="what", edge_id=edge.pk, helped=False, weight=1.0, source="feedback", reason="y"
+        vault_id=vault.pk, intent="what", edge_id=edge.pk, outcome=Outcome(False, 1.0, "feedback", "y")
     )
     assert (first.old, first.new) == (0.5, pytest.approx(2 / 3))
     assert second.new == pytest.approx(2 / 3.25)  # a miss weighs a quarter of a hit
     other = path_value_record(
-        vault_id=vault.pk, intent="relate", edge_id=edge.pk, helped=True, weight=1.0, source="feedback", reason="z"
+        vault_id=vault.pk, intent="relate", edge_id=edge.pk, outcome=Outcome(True, 1.0, "feedback", "z")
     )
     assert other.old == 0.5  # keyed by intent too
     moved = confidence_step(edge_id=edge.pk, up=True, source="feedback", reason="confirm")

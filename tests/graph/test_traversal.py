@@ -7,7 +7,7 @@ import pytest
 
 from apps.chat.models import ContextItem
 from apps.graph.intent import intent_of
-from apps.graph.learning import path_value_record
+from apps.graph.learning import Outcome, path_value_record
 from apps.graph.models import Dependency, Entity, WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import EDGES_PER_ENTITY, MAX_PATHS, gather, walk
@@ -76,10 +76,7 @@ def test_a_learned_value_lifts_its_path_and_is_kept_per_intent(vault):
                 vault_id=vault.pk,
                 intent="what",
                 edge_id=step.edge,
-                helped=True,
-                weight=1.0,
-                source="feedback",
-                reason="test",
+                outcome=Outcome(True, 1.0, "feedback", "test"),
             )
     after, _ = walk(entry=[root.pk], scope=[vault.pk], intent="what", words=[])
     assert after[0].entities == last.entities and after[0].score > before[0].score

@@ -14,7 +14,7 @@ from apps.chat.models import ContextItem, Feedback, Signal
 from apps.chat.prewarm import question_rhythm_record
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
-from apps.graph.feedback import paths_learn
+from apps.graph.feedback import Vote, paths_learn
 from apps.notes.models import Chunk, Correction
 from apps.notes.services.corrections import correction_submit
 from apps.retrieval.trace import Trace
@@ -48,10 +48,8 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
             paths_learn(
                 vault_id=item.vault_id,
                 trace=Trace.parse(item.trace),
-                signal=signal,
-                feedback_id=vote.pk,
                 chunk_id=item.chunk_id,
-                at=asked.created_at,
+                vote=Vote(signal, feedback_id=vote.pk, at=asked.created_at),
             )
             if signal in (Signal.CONFIRM, Signal.USED):  # the question helped at this hour: burn-in evidence
                 question_rhythm_record(

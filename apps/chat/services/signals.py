@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from apps.chat.models import ContextItem
 from apps.core.text import STOP
-from apps.graph.feedback import paths_learn
+from apps.graph.feedback import Vote, paths_learn
 from apps.graph.learning import AUTOMATIC, DELIBERATE
 from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
@@ -72,10 +72,6 @@ def _learn(unit: ContextItem, why: str) -> Any:
     return paths_learn(
         vault_id=unit.vault_id,
         trace=Trace.parse(unit.trace),
-        signal="used",
-        feedback_id=None,
-        weight=WEIGHT,
-        source="automatic",
         chunk_id=unit.chunk_id,
-        reason=why,
+        vote=Vote("used", weight=WEIGHT, source="automatic", reason=why),
     )
