@@ -1,9 +1,11 @@
-"""Parse an Obsidian note: frontmatter, title, tags, aliases, wikilinks, and heading-aware chunks."""
+"""Parse a note (Obsidian, Logseq, Foam): frontmatter and page properties, title, tags, aliases, links, block ids,
+and heading-aware chunks. Structure is read from prose only (see `syntax`): code, math and comments hold none."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -11,8 +13,23 @@ from typing import Any
 
 import yaml
 
+from apps.notes.syntax import prose_only, without_comments
+
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
-INLINE_TAG = re.compile(r"(?<![\w/#&])#([A-Za-z][\w/-]*)")
+# Not after a word, a path or `[` (a Logseq priority `[#A]`); digits alone (`#12043`) are an issue number.
+INLINE_TAG = re.compile(r"(?<![\w/#&\[])#([\w-][\w/-]*)")
+LOGSEQ_TAG = re.compile(r"(?<![\w/#&])#\[\[([^\[\]\n]+)\]\]")
+# Where a `#` is part of an address, not a tag: URLs, Markdown link destinations, autolinks.
+ADDRESS = re.compile(r"[A-Za-z][\w+.-]*://[^\s<>()\[\]]*|\]\([^)\n]*\)|<[^<>\s]+>")
+EMBED_MACRO = re.compile(r"\{\{\s*embed\s*$")
+BLOCK_REF = re.compile(r"\(\(([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\)\)")
+PROPERTY = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$", re.M)
+OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
+# `[label]: path.md "Title"`, the definitions Foam writes at a note's foot, one per wikilink.
+LINK_DEFINITION = re.compile(
+    r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M
+)
+TEMPLATE_PLACEHOLDER = re.compile(r"(?<![\"'])(\{\{[^{}\n]*\}\})(?![\"'])")
 # Linear on purpose: `(.+?)\s*#*\s*$` backtracks cubically on a heading padded with spaces (a CPU DoS).
 HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -22,11 +39,18 @@ class NoteFormatError(ValueError):
     """The file cannot become a note (broken frontmatter, binary content…); the message says why."""
 
 
+class LinkKind:
+    LINK = "link"  # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note)
+    EMBED = "embed"  # ![[note]], {{embed [[note]]}}
+    BLOCK = "block"  # ((uuid)): target is the block id, resolved to the note that declares it
+
+
 @dataclass(frozen=True)
 class Link:
     target: str
     heading: str
     alias: str
+    kind: str = LinkKind.LINK
 
 
 @dataclass(frozen=True)
@@ -49,6 +73,7 @@ class ParsedNote:
     links: list[Link]
     content_hash: str
     link_keys: list[str] = field(default_factory=list)
+    block_ids: list[str] = field(default_factory=list)
 
 
 def sha256(text: str) -> str:
@@ -100,7 +125,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
             raw = "\n".join(lines[1:index])
             body = "\n".join(lines[index + 1 :])
             try:
-                data = yaml.safe_load(raw) if raw.strip() else {}
+                data = _load_yaml(raw)
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -113,6 +138,18 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     raise NoteFormatError("frontmatter starts with '---' but is never closed")
 
 
+def _load_yaml(raw: str) -> Any:
+    if not raw.strip():
+        return {}
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        if "{{" not in raw:
+            raise
+    # A template's `created: {{date}}` is a placeholder the app fills in, which YAML reads as a nested mapping.
+    return yaml.safe_load(TEMPLATE_PLACEHOLDER.sub(r'"\1"', raw))
+
+
 def _as_list(value: Any) -> list[str]:
     if value is None:
         return []
@@ -123,21 +160,77 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)]
 
 
-def _without_code(body: str) -> str:
-    kept, in_fence = [], False
-    for line in body.split("\n"):
-        if FENCE.match(line):
-            in_fence = not in_fence
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def _property_names(value: str) -> list[str]:
+    """`[[a]], [[b c]]`, `#a, b` → names; a Logseq property value lists pages."""
+    names = re.findall(r"\[\[([^\[\]\n]+)\]\]", value)
+    rest = re.sub(r"\[\[[^\[\]\n]+\]\]", ",", value)
+    names += [part.strip().lstrip("#").strip() for part in rest.split(",")]
+    return [name for name in names if name]
+
+
+def page_properties(prose: str) -> dict[str, Any]:
+    """Logseq's `key:: value` lines at the top of a page, as frontmatter would hold them (tags and aliases as
+    lists, every other value as written)."""
+    properties: dict[str, Any] = {}
+    for line in prose.lstrip("\n").split("\n"):
+        match = PROPERTY.match(line)
+        if match is None or line[:1] in {"-", "*", " ", "\t"}:
+            break
+        key, value = match.group(1).lower(), match.group(2)
+        properties[key] = _property_names(value) if key in {"tags", "alias", "aliases"} else value
+    return properties
+
+
+def _tags(prose: str) -> list[str]:
+    text = _blank(_blank(prose, LINK_DEFINITION), ADDRESS)
+    found = [m.group(1).strip() for m in LOGSEQ_TAG.finditer(text)]
+    text = _blank(_blank(text, LOGSEQ_TAG), WIKILINK)
+    found += [tag.rstrip("/-") for tag in INLINE_TAG.findall(text) if re.search(r"[^\W\d_]", tag)]
+    return [tag for tag in found if tag]
+
+
+def _links(path: str, prose: str) -> list[Link]:
+    links: list[tuple[int, Link]] = []
+    written: set[str] = set()
+    for m in WIKILINK.finditer(prose):
+        target, heading, alias = m.group(1).strip(), (m.group(2) or "").strip(), (m.group(3) or "").strip()
+        if not target and not heading:
             continue
-        if not in_fence:
-            kept.append(re.sub(r"`[^`\n]*`", " ", line))
-    return "\n".join(kept)
+        embed = m.group().startswith("!") or EMBED_MACRO.search(prose, max(0, m.start() - 20), m.start())
+        links.append((m.start(), Link(target, heading, alias, LinkKind.EMBED if embed else LinkKind.LINK)))
+        written |= {target.lower(), m.group()[2:-2].strip().lower()} if not embed else {target.lower()}
+    links += [(m.start(), Link(m.group(1).lower(), "", "", LinkKind.BLOCK)) for m in BLOCK_REF.finditer(prose)]
+    folder = posixpath.dirname(path)
+    for m in LINK_DEFINITION.finditer(prose):
+        label, destination = m.group(1).strip(), m.group(2)
+        file, _, fragment = destination.partition("#")
+        if label.lower() in written or "://" in file or not file.lower().endswith(".md"):
+            continue  # Foam's copy of a wikilink's target, or not a note
+        target = posixpath.normpath(posixpath.join(folder, file))[: -len(".md")]
+        links.append((m.start(), Link(target, fragment, "", LinkKind.LINK)))
+    return [link for _, link in sorted(links, key=lambda pair: pair[0])]
+
+
+def _block_ids(prose: str) -> list[str]:
+    ids = [
+        m.group(2).lower()
+        for m in PROPERTY.finditer(prose)
+        if m.group(1).lower() == "id" and BLOCK_REF.match(f"(({m.group(2)}))")
+    ]
+    ids += OBSIDIAN_BLOCK_ID.findall(prose)
+    return list(dict.fromkeys(ids))
 
 
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
     frontmatter, body = split_frontmatter(text)
-    prose = _without_code(body)
+    prose = prose_only(body)
+    for key, value in page_properties(prose).items():
+        frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
     title = str(frontmatter.get("title") or "").strip()
     if not title:
         for line in prose.split("\n"):
@@ -148,18 +241,14 @@ def parse_note(path: str, text: str) -> ParsedNote:
     stem = PurePosixPath(path).stem
     title = (title or stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
-    for tag in INLINE_TAG.findall(prose):
+    for tag in _tags(prose):
         if tag not in tags:
             tags.append(tag)
     aliases = (
         _as_list(frontmatter.get("aliases") or frontmatter.get("alias"))
-        if not isinstance(frontmatter.get("aliases"), str)
-        else [str(frontmatter["aliases"])]
+        if not isinstance(frontmatter.get("aliases") or frontmatter.get("alias"), str)
+        else [str(frontmatter.get("aliases") or frontmatter.get("alias"))]
     )
-    links = [
-        Link(target=m.group(1).strip(), heading=(m.group(2) or "").strip(), alias=(m.group(3) or "").strip())
-        for m in WIKILINK.finditer(prose)
-    ]
     note = ParsedNote(
         path=path,
         title=title,
@@ -167,8 +256,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
         frontmatter=frontmatter,
         tags=[t[:200] for t in tags],
         aliases=[a[:500] for a in aliases],
-        links=links,
+        links=_links(path, prose),
         content_hash=sha256(text),
+        block_ids=[b[:200] for b in _block_ids(prose)],
     )
     note.link_keys = link_keys(path, title, note.aliases)
     return note
@@ -243,6 +333,8 @@ def embed_input(title: str, heading: str, text: str) -> str:
 def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> list[ChunkDraft]:
     """Cut a note into chunks of at most `max_chars` (embedding input included) at heading/paragraph bounds."""
     _, body = split_frontmatter(body_with_frontmatter)
+    # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
+    body = without_comments(body)
     budget = max(200, max_chars - min(len(title), 150) - 60)
     chunks: list[tuple[str, str]] = []
     heading, buffer = "", ""

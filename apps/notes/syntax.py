@@ -1,0 +1,144 @@
+"""Where a Markdown note is prose: the spans that are code (fenced, indented, inline), math or comments.
+
+Links, tags and block ids are read from prose only; a `[[x]]` or `#x` inside code or math is an example, not
+structure. Masking keeps every other character (and every newline) where it was, so offsets still hold."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+# An indented block that reads as an outline is the nesting of a Logseq page after a heading, not code.
+_OUTLINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+_VERBATIM = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#\+BEGIN_(SRC|QUERY|EXAMPLE|EXPORT)\b", re.I)
+_OPENER = re.compile(r"\\[\\`$%<]|`+|\$\$|\$|<!--|%%")
+_CLOSERS = {"$$": re.compile(r"(?<!\\)\$\$"), "<!--": re.compile("-->"), "%%": re.compile("%%")}
+_KINDS = {"$$": "math", "$": "math", "<!--": "comment", "%%": "comment"}
+# Pandoc's rule, which Obsidian follows: `$5 and $10` is money, `$x$` is math.
+_INLINE_MATH_END = re.compile(r"(?<=[^\s\\])\$(?![\d$])")
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    kind: str  # code | math | comment
+
+
+@functools.cache
+def _block_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _scan_blocks(lines: list[str], first: int, code: list[tuple[int, int]], inline: list[tuple[int, int]]) -> None:
+    """Collect [start, end) line ranges of code blocks and of inline content (paragraphs, list items, headings),
+    `first` being the index of lines[0]."""
+    verbatim_end: str | None = None
+    for index, line in enumerate(lines):  # Logseq's org-mode blocks that hold code, not prose
+        if verbatim_end is None and (found := _VERBATIM.match(line)):
+            verbatim_end, start = f"#+END_{found.group(1).upper()}", index
+        elif verbatim_end is not None and line.strip().lstrip("-* \t").upper().startswith(verbatim_end):
+            code.append((first + start, first + index + 1))
+            verbatim_end = None
+    for mark in _block_parser().parse("\n".join(lines)):
+        if mark.map is None:
+            continue
+        start, end = mark.map
+        if mark.type == "inline":
+            inline.append((first + start, first + end))
+        if mark.type not in {"fence", "code_block"}:
+            continue
+        block = [line for line in lines[start:end] if line.strip()]
+        if mark.type == "code_block" and block and _OUTLINE.match(block[0]):
+            dedented = [re.sub(r"^(\t| {1,4})", "", line) for line in lines[start:end]]
+            _scan_blocks(dedented, first + start, code, inline)
+        else:
+            code.append((first + start, first + end))
+
+
+def _blocks(text: str) -> tuple[list[Span], list[int]]:
+    """Code block spans, and the offsets where inline content may not run past (ends of paragraphs, items…)."""
+    offsets = [0]
+    for line in text.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    code: list[tuple[int, int]] = []
+    inline: list[tuple[int, int]] = []
+    _scan_blocks(text.split("\n"), 0, code, inline)
+    spans = [Span(offsets[start], min(offsets[end], len(text)), "code") for start, end in code]
+    ends = sorted(
+        {min(offsets[end] - 1, len(text)) for _, end in inline} | {m.start() for m in _BLANK_LINE.finditer(text)}
+    )
+    return spans, ends
+
+
+def _inline_spans(text: str, block_ends: list[int]) -> list[Span]:
+    """Code spans, math and comments, scanned left to right; an opener without a closer is plain text. Code spans
+    and inline math stay within their paragraph or list item; math blocks and comments may span several.
+
+    An opener that found no closer marks its kind closed up to where it searched, so hostile input (thousands of
+    unmatched `$`) stays linear."""
+    no_closer_before: dict[str, int] = {}
+    spans: list[Span] = []
+    pos = 0
+    while (opener := _OPENER.search(text, pos)) is not None:
+        mark, start, pos = opener.group(), opener.start(), opener.end()
+        if mark.startswith("\\") or no_closer_before.get(mark, -1) > start:
+            continue
+        if mark[0] == "`" or mark == "$":
+            index = bisect.bisect_right(block_ends, start)
+            limit = block_ends[index] if index < len(block_ends) else len(text)
+            if mark == "$":
+                if pos >= len(text) or text[pos].isspace() or (start and text[start - 1].isalnum()):
+                    continue
+                closer = _INLINE_MATH_END
+            else:
+                closer = re.compile(rf"(?<!`){mark}(?!`)")
+            found = closer.search(text, pos, limit)
+            kind = "code" if mark[0] == "`" else "math"
+        else:
+            limit = len(text)
+            found = _CLOSERS[mark].search(text, pos)
+            kind = _KINDS[mark]
+        if found is None:
+            no_closer_before[mark] = limit
+            continue
+        spans.append(Span(start, found.end(), kind))
+        pos = found.end()
+    return spans
+
+
+def _mask(text: str, spans: list[Span]) -> str:
+    chars = list(text)
+    for span in spans:
+        for index in range(span.start, span.end):
+            if chars[index] != "\n":
+                chars[index] = " "
+    return "".join(chars)
+
+
+def hidden_spans(body: str) -> list[Span]:
+    """Spans of `body` (frontmatter removed) that are code, math or comments, in order."""
+    blocks, block_ends = _blocks(body)
+    inline = _inline_spans(_mask(body, blocks), block_ends)
+    return sorted(blocks + inline, key=lambda span: span.start)
+
+
+def prose_only(body: str) -> str:
+    """`body` with code, math and comments blanked out (newlines kept): the text links and tags are read from."""
+    return _mask(body, hidden_spans(body))
+
+
+def without_comments(body: str) -> str:
+    """`body` without `%%comments%%` and `<!-- comments -->` (those inside code are code, and stay)."""
+    kept, pos = [], 0
+    for span in hidden_spans(body):
+        if span.kind == "comment":
+            kept.append(body[pos : span.start])
+            pos = span.end
+    kept.append(body[pos:])
+    return "".join(kept)
