@@ -25,7 +25,7 @@ from apps.graph.models import (
     TermCount,
 )
 from apps.llm.gateway import is_local
-from apps.notes.models import Chunk, Note, Tier
+from apps.notes.models import Chunk, LinkKind, Note, Tier
 from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -45,7 +45,8 @@ def extractor_for(vault: Vault) -> str:
 
 
 def note_text(note: Note, chunks: list[Chunk]) -> NoteText:
-    links = list(note.outgoing_links.values_list("target_text", flat=True))
+    # A block reference's target_text is a uuid, no name of a thing.
+    links = list(note.outgoing_links.exclude(kind=LinkKind.BLOCK).values_list("target_text", flat=True))
     return NoteText(note.title, note.provenance, links, list(note.tags), [(c.heading, c.text) for c in chunks])
 
 

@@ -39,7 +39,7 @@ class NoteFormatError(ValueError):
     """The file cannot become a note (broken frontmatter, binary content…); the message says why."""
 
 
-class LinkKind:
+class LinkKind:  # the values of models.LinkKind; parsing needs no database
     LINK = "link"  # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note)
     EMBED = "embed"  # ![[note]], {{embed [[note]]}}
     BLOCK = "block"  # ((uuid)): target is the block id, resolved to the note that declares it

@@ -89,14 +89,20 @@ def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256, limit
 
 
 def links_resolve(*, vault_id: int) -> None:
-    """Point every [[wikilink]] of a vault at the live note it names (by path, file name, title or alias)."""
+    """Point every [[wikilink]] of a vault at the live note it names (by path, file name, title or alias), and
+    every ((block reference)) at the live note that declares the block."""
     with connection.cursor() as cursor:
         cursor.execute(
             """
             UPDATE notes_notelink AS l SET target_id = r.target
             FROM (
                 SELECT l2.id,
-                       CASE WHEN l2.target_text = '' THEN l2.source_id ELSE (
+                       CASE WHEN l2.kind = 'block' THEN (
+                           SELECT n.id FROM notes_note n
+                           WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
+                             AND n.block_ids @> ARRAY[l2.target_text]::varchar[]
+                           ORDER BY n.id LIMIT 1)
+                       WHEN l2.target_text = '' THEN l2.source_id ELSE (
                            SELECT n.id FROM notes_note n
                            WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
                              AND n.link_keys @> ARRAY[lower(l2.target_text)]::varchar[]

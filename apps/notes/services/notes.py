@@ -51,6 +51,7 @@ def apply_parsed(note: Note, parsed: ParsedNote) -> None:
     note.tags = parsed.tags
     note.aliases = parsed.aliases
     note.link_keys = parsed.link_keys
+    note.block_ids = parsed.block_ids
     note.content_hash = parsed.content_hash
 
 
@@ -63,6 +64,7 @@ def links_replace(note: Note, parsed: ParsedNote) -> None:
             target_text=link.target[:500],
             heading=link.heading[:500],
             alias=link.alias[:500],
+            kind=link.kind,
             ordinal=i,
         )
         for i, link in enumerate(parsed.links)
