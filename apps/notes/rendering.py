@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import Any
@@ -11,6 +12,7 @@ from markdown_it import MarkdownIt
 
 from apps.notes.markdown import WIKILINK, split_frontmatter
 from apps.notes.models import Note, NoteLink
+from apps.notes.syntax import hidden_spans, without_comments
 
 _UNRESOLVED = "dp-unresolved:"
 
@@ -26,14 +28,25 @@ def _slug(heading: str) -> str:
 
 
 def render_note(note: Note, links: list[NoteLink]) -> tuple[str, dict[str, Any]]:
-    """(HTML of the body, frontmatter) with every [[wikilink]] pointing at its note or marked unresolved."""
+    """(HTML of the body, frontmatter) with every [[wikilink]] pointing at its note or marked unresolved; a
+    wikilink inside code or math is shown as written, and comments are hidden, as Obsidian does."""
     try:
         frontmatter, body = split_frontmatter(note.body)
     except ValueError:
         frontmatter, body = {}, note.body
+    body = without_comments(body)
+    verbatim = hidden_spans(body)
+    starts = [span.start for span in verbatim]
+
+    def in_verbatim(position: int) -> bool:
+        index = bisect.bisect_right(starts, position) - 1
+        return index >= 0 and verbatim[index].end > position
+
     targets = {link.target_text.lower(): link.target_id for link in links}
 
     def replace(match: re.Match[str]) -> str:
+        if in_verbatim(match.start()):
+            return match.group(0)
         target, heading, alias = match.group(1).strip(), (match.group(2) or "").strip(), match.group(3)
         text = (alias or (f"{target} › {heading}" if heading and target else target or heading)).strip()
         text = text.replace("[", "(").replace("]", ")")

@@ -4,12 +4,8 @@ every note there."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from apps.notes.markdown import Link, chunk_note, parse_note
-
-CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
-VAULTS = ("kepano-obsidian", "logseq-docs", "foam-docs")
+from tests.corpora import CORPORA, VAULTS
 
 
 def links_of(text: str, path: str = "note.md") -> list[tuple[str, str, str, str]]:
