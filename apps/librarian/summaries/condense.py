@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.core.sweep import sweep
 from apps.librarian.models import SummaryLink, SummaryNode
 from apps.librarian.summaries.notes import NOTICE, frontmatter, link_to, summary_lock, summary_note_write, when
 
@@ -117,7 +118,10 @@ def condense_summaries() -> dict[str, int]:
     totals = {"created": 0, "extended": 0}
     for level in sorted(LEVELS):
         vaults = SummaryNode.objects.filter(level=level - 1).values_list("vault_id", flat=True).distinct()
-        for vault_id in sorted(set(vaults)):
-            for name, count in condense_vault(vault_id, level).items():
+        done, _ = sweep(
+            sorted(set(vaults)), f"condensing level {level} of vault", lambda v, level=level: condense_vault(v, level)
+        )
+        for counts in done.values():
+            for name, count in counts.items():
                 totals[name] += count
     return totals
