@@ -4,6 +4,7 @@ within a budget. The note rows are never written (their content-modified and upd
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -40,7 +41,7 @@ def reenrich(
         done = []
         for note in notes.select_related("vault")[:budget]:
             enriched = step_run(
-                note=note, step=NoteStep.METADATA, model=writer, run=lambda n=note: enrich_note(n, user=user)
+                note=note, step=NoteStep.METADATA, model=writer, run=partial(enrich_note, note, user=user)
             )
             # the graph is re-read with the metadata
             extracted = graph_extract_step(note=note, force=everything, model=extractor)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -118,9 +119,7 @@ def condense_summaries() -> dict[str, int]:
     totals = {"created": 0, "extended": 0}
     for level in sorted(LEVELS):
         vaults = SummaryNode.objects.filter(level=level - 1).values_list("vault_id", flat=True).distinct()
-        done, _ = sweep(
-            sorted(set(vaults)), f"condensing level {level} of vault", lambda v, level=level: condense_vault(v, level)
-        )
+        done, _ = sweep(sorted(set(vaults)), f"condensing level {level} of vault", partial(condense_vault, level=level))
         for counts in done.values():
             for name, count in counts.items():
                 totals[name] += count
