@@ -30,7 +30,8 @@ from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
-from apps.notes.models import Correction, ImportJob, Note
+from apps.notes.models import Correction, ImportJob, Note, NoteStep
+from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
 from tests.factories import api, import_folder, make_note, make_team, make_user, make_vault, share
@@ -112,6 +113,10 @@ def build_world(seed: int, tmp_path: Path) -> World:
         graph_extract_pending(vault_id=vault.pk)
         assert len(principles_discover(vault_id=vault.pk)) == 1
     reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
+    for vault in vaults:  # a background step failed on a note: its reason names the vault's marker
+        note = Note.objects.get(vault=vault, path="lessons/Bikes.md")
+        error = RuntimeError(f"planted failure {world.markers[vault.pk]}")
+        step_failure_record(note=note, step=NoteStep.METADATA, model="planted", error=error)
     for user in users:  # conversations whose context comes from the vaults each user reads
         for question in ("What is the code word?", "What is the plain note about gardening?"):
             api(user).post("/api/chat/", {"message": question}, format="json")

@@ -58,7 +58,9 @@ class Extracted:
 
 
 def key_of(name: str) -> str:
-    return re.sub(r"\s+", " ", name.strip().lower())[:300]
+    """A name's key: one entity per key and vault. Stable under itself (a key cut at 300 characters is stripped
+    again), so a key read back and normalised once more still finds its entity."""
+    return re.sub(r"\s+", " ", name.strip().lower())[:300].rstrip()
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,9 @@ def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
     words = [w.lower() for w in WORD.findall(body)]
     pairs = Counter(f"{a} {b}" for a, b in itertools.pairwise(words) if a not in STOP and b not in STOP and a != b)
     found += [Found(phrase, "term", "phrase") for phrase, n in pairs.most_common(5) if n >= 2]
-    counts = Counter({key_of(f.name): speakers.get(f.name, 0) + names.get(f.name, 0) for f in found})
+    counts: Counter[str] = Counter()  # per key, over every spelling of it ("Acme", "ACME")
+    for name in {f.name for f in found}:
+        counts[key_of(name)] += speakers.get(name, 0) + names.get(name, 0)
     return found, counts
 
 
@@ -107,7 +111,10 @@ def _bounded(found: list[Found], counts: Counter[str]) -> tuple[str, dict[str, F
     )
     if len(stricter) <= MAX_ENTITIES:
         return "stricter", stricter
-    ordered = sorted(found, key=lambda f: (f.source not in STRUCTURE, -counts[key_of(f.name)], f.name))
+    # The note's own subject first: its links, tags and facts are written from it, so the cut never drops it.
+    ordered = sorted(
+        found, key=lambda f: (f.source != "title", f.source not in STRUCTURE, -counts[key_of(f.name)], f.name)
+    )
     return "deterministic", dict(list(unique([f for f in ordered if f.source != "phrase"]).items())[:MAX_ENTITIES])
 
 
@@ -119,9 +126,10 @@ def extract_model_free(note: NoteText) -> Extracted:
     found, counts = _candidates(note)
     level, entities = _bounded(found, counts)
     out = Extracted(level=level, entities=entities)
-    title = key_of(note.title)
+    # A title with nothing to key (blank) is no entity: then nothing is written from the note's subject.
+    title = key_of(note.title) if key_of(note.title) in entities else ""
     authored = note.provenance == "authored"
-    for key, f in entities.items():
+    for key, f in entities.items() if title else ():
         if f.source == "link" and key != title:
             out.edges.append((title, key, "links_to", "user-asserted" if authored else "inferred"))
         elif f.source == "tag":
@@ -134,7 +142,7 @@ def extract_model_free(note: NoteText) -> Extracted:
         _facts(out, present, title, text, index)
         named = [k for k in present if k != title][:MAX_PER_CHUNK]
         out.edges += [(a, b, "co_mentioned", "single-memory") for i, a in enumerate(named) for b in named[i + 1 :]]
-        out.edges += [(title, k, "co_mentioned", "single-memory") for k in named]
+        out.edges += [(title, k, "co_mentioned", "single-memory") for k in named if title]
     return out
 
 
@@ -143,7 +151,7 @@ def _facts(out: Extracted, present: list[str], title: str, text: str, index: int
     spoken = SPEAKER.search(text) is not None  # a turn of a conversation: a "must" there is talk, not a rule
     for sentence in sentences(text):
         kind = "constraint" if CONSTRAINT.search(sentence) and not spoken else "fact"
-        holders = [k for k in present if k != title and mentions_key(k, sentence)] or [title]
+        holders = [k for k in present if k != title and mentions_key(k, sentence)] or ([title] if title else [])
         for key in holders:
             if per_entity[key] < MAX_FACTS_PER_ENTITY or kind == "constraint":
                 out.facts.append((key, kind, sentence[:1000], index))

@@ -25,7 +25,8 @@ from apps.graph.models import (
     TermCount,
 )
 from apps.llm.gateway import is_local
-from apps.notes.models import Chunk, LinkKind, Note, Tier
+from apps.notes.models import Chunk, LinkKind, Note, NoteStep, Tier
+from apps.notes.services.failures import step_held, step_run
 from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -89,6 +90,16 @@ def graph_extract_note(*, note: Note, force: bool = False) -> Extraction:
             },
         )
     return row
+
+
+def graph_extract_step(*, note: Note, force: bool = False, model: str = "") -> Extraction | None:
+    """`graph_extract_note` as a sweep's step: a failure is recorded against the note (None), not raised."""
+    return step_run(
+        note=note,
+        step=NoteStep.GRAPH_EXTRACTION,
+        model=model or extractor_for(note.vault),
+        run=lambda: graph_extract_note(note=note, force=force),
+    )
 
 
 def _entities(vault_id: int, extracted: Extracted) -> dict[str, int]:
@@ -191,16 +202,19 @@ def _bridges(vault_id: int, facts: list[Attribute]) -> None:
 def graph_extract_pending(
     *, vault_id: int, force: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> dict[str, int]:
-    """Extract every hot note of a vault whose extraction is missing or stale; counts by level."""
+    """Extract every hot note of a vault whose extraction is missing or stale; counts by level (`failed`: notes
+    whose extraction raised, recorded against them and retried by a later sweep once their backoff has passed)."""
     writer = extractor_for(Vault.objects.get(pk=vault_id))
     current = dict(Extraction.objects.filter(vault_id=vault_id, model=writer).values_list("note_id", "content_hash"))
+    held = set() if force else step_held(vault_id=vault_id, step=NoteStep.GRAPH_EXTRACTION)
     notes = Note.objects.filter(vault_id=vault_id, tier=Tier.HOT).select_related("vault").order_by("id")
-    todo = [n for n in notes if force or current.get(n.pk) != n.content_hash]
+    todo = [n for n in notes if force or (current.get(n.pk) != n.content_hash and n.pk not in held)]
     if writer != EXTRACTOR and not force:  # a model's calls are paced: the sweep every 15 minutes does the rest
         todo = todo[:MODEL_NOTES_PER_RUN]
     counts: dict[str, int] = {}
     for done, note in enumerate(todo, start=1):
-        level = graph_extract_note(note=note, force=force).level
+        row = graph_extract_step(note=note, force=force, model=writer)
+        level = row.level if row else "failed"
         counts[level] = counts.get(level, 0) + 1
         if progress:
             progress(done, len(todo))

@@ -1,11 +1,14 @@
+from collections.abc import Iterable
+
 from celery import shared_task
 
+from apps.core.sweep import sweep
 from apps.graph.communities import communities_detect
 from apps.graph.health import entities_tend
 from apps.graph.hooks import communities_detected
 from apps.graph.learning import edges_decay
 from apps.graph.models import Entity
-from apps.graph.services import graph_extract_note, graph_extract_pending, graph_structure_refresh
+from apps.graph.services import graph_extract_pending, graph_extract_step, graph_structure_refresh
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 
@@ -22,23 +25,31 @@ def vaults_of(vault_id: int | None, *, with_graph: bool = False) -> list[int]:
 @shared_task(name="apps.graph.tasks.extract_pending", time_limit=3600, soft_time_limit=3300)
 def extract_pending(vault_id: int | None = None) -> dict[str, int]:
     """Extract the notes of one vault (or every vault) whose graph material is missing or stale."""
-    ids = vaults_of(vault_id)
-    counts: dict[str, int] = {}
-    for vid in ids:
-        for level, n in graph_extract_pending(vault_id=vid).items():
-            counts[level] = counts.get(level, 0) + n
-    return counts
+    done, failed = sweep(
+        vaults_of(vault_id), "graph extraction of vault", lambda vid: graph_extract_pending(vault_id=vid)
+    )
+    return _summed(done.values(), vaults_failed=len(failed))
+
+
+def _summed(results: Iterable[dict[str, int]], **extra: int) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for counts in results:
+        for key, n in counts.items():
+            totals[key] = totals.get(key, 0) + n
+    return totals | {k: n for k, n in extra.items() if n}
 
 
 @shared_task(name="apps.graph.tasks.detect_communities", time_limit=1800, soft_time_limit=1700)
 def detect_communities(vault_id: int | None = None) -> int:
     """Leiden over one vault (or every vault with a graph), then what subscribes to new communities (insights
     looks for the patterns spanning them); the number of runs stored."""
-    ids = vaults_of(vault_id, with_graph=True)
-    for vid in ids:
+
+    def detect(vid: int) -> None:
         communities_detect(vault_id=vid)
         communities_detected(vault_id=vid)
-    return len(ids)
+
+    done, _ = sweep(vaults_of(vault_id, with_graph=True), "community detection of vault", detect)
+    return len(done)
 
 
 @shared_task(name="apps.graph.tasks.decay", time_limit=1800, soft_time_limit=1700)
@@ -51,12 +62,10 @@ def decay() -> int:
 @shared_task(name="apps.graph.tasks.tend_entities", time_limit=1800, soft_time_limit=1700)
 def tend_entities(vault_id: int | None = None) -> dict[str, int]:
     """Daily: entity health per vault; the sick go to the cold tier, the under-mapped's notes are re-extracted."""
-    ids = vaults_of(vault_id, with_graph=True)
-    totals: dict[str, int] = {}
-    for vid in ids:
-        for key, n in entities_tend(vault_id=vid).items():
-            totals[key] = totals.get(key, 0) + n
-    return totals
+    done, failed = sweep(
+        vaults_of(vault_id, with_graph=True), "entity health of vault", lambda vid: entities_tend(vault_id=vid)
+    )
+    return _summed(done.values(), vaults_failed=len(failed))
 
 
 @shared_task(name="apps.graph.tasks.reextract_notes", time_limit=1800, soft_time_limit=1700)
@@ -64,7 +73,7 @@ def reextract_notes(note_ids: list[int]) -> int:
     """Extract these notes again (under-mapped entities: with a reasoning model, a second look finds more)."""
     notes = list(Note.objects.filter(pk__in=note_ids, tier="hot").select_related("vault"))
     for note in notes:
-        graph_extract_note(note=note, force=True)
+        graph_extract_step(note=note, force=True)
     for vault_id in sorted({n.vault_id for n in notes}):
         graph_structure_refresh(vault_id=vault_id, notes=[n for n in notes if n.vault_id == vault_id])
     return len(notes)

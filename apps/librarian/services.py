@@ -4,13 +4,15 @@ within a budget. The note rows are never written (their content-modified and upd
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from apps.graph.services import graph_extract_note, graph_structure_refresh
+from apps.graph.services import extractor_for, graph_extract_step, graph_structure_refresh
 from apps.librarian.enrich import current_writer, enrich_note, stale_notes
-from apps.notes.models import Note, Tier
+from apps.notes.models import Note, NoteStep, Tier
+from apps.notes.services.failures import step_held, step_run
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
@@ -24,22 +26,28 @@ def reenrich(
     tick: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Per vault, at most `budget` notes (None: no limit), metadata and graph extraction; vaults whose
-    Librarian is off are skipped untouched."""
-    counts = {"enriched": 0, "vaults_skipped": 0}
+    Librarian is off are skipped untouched. A note whose step fails is recorded against it (`failed`) and the
+    sweep goes on; the stale sweep leaves it alone until its backoff has passed."""
+    counts = {"enriched": 0, "failed": 0, "vaults_skipped": 0}
     for vault in vaults:
         if not parse(vault.chat_settings).switches["librarian"]:
             counts["vaults_skipped"] += 1
             continue
+        writer, extractor = current_writer(vault.chat_settings), extractor_for(vault)
         if everything:
             notes = Note.objects.filter(vault=vault, tier=Tier.HOT).order_by("id")
         else:
-            notes = stale_notes(vault.pk, current_writer(vault.chat_settings))
+            notes = stale_notes(vault.pk, writer).exclude(pk__in=step_held(vault_id=vault.pk, step=NoteStep.METADATA))
         done = []
         for note in notes.select_related("vault")[:budget]:
-            enrich_note(note, user=user)
-            graph_extract_note(note=note, force=everything)  # the graph is re-read with the metadata
+            enriched = step_run(
+                note=note, step=NoteStep.METADATA, model=writer, run=partial(enrich_note, note, user=user)
+            )
+            # the graph is re-read with the metadata
+            extracted = graph_extract_step(note=note, force=everything, model=extractor)
             done.append(note)
-            counts["enriched"] += 1
+            ok = enriched is not None and extracted is not None
+            counts["enriched" if ok else "failed"] += 1
             if tick:
                 tick(1)
         if done:

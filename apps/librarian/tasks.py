@@ -2,6 +2,7 @@ from celery import shared_task
 
 from apps.chat.models import Message
 from apps.core.queue import queue_after_commit
+from apps.core.sweep import sweep
 from apps.librarian.filing import file_exchange
 from apps.librarian.services import reenrich, reenrich_stale_everywhere
 from apps.librarian.summaries.condense import condense_summaries
@@ -39,5 +40,6 @@ def summarise_conversation_task(conversation_id: int) -> int | None:
 @shared_task(name="apps.librarian.tasks.summaries_daily")
 def summaries_daily() -> dict[str, int]:
     """Summaries for conversations left behind (a queue that was down, chats from before), then condensing."""
-    caught_up = sum(summarise_conversation(c) is not None for c in conversations_pending(SUMMARY_BUDGET))
-    return {"summarised": caught_up, **condense_summaries()}
+    done, failed = sweep(conversations_pending(SUMMARY_BUDGET), "summary of conversation", summarise_conversation)
+    counts = {"summarised": sum(node is not None for node in done.values()), **condense_summaries()}
+    return counts | ({"failed": len(failed)} if failed else {})

@@ -23,6 +23,7 @@ from apps.notes.serializers import (
     NoteListQuery,
     NoteOut,
     NoteUpdateIn,
+    StepFailureOut,
 )
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
@@ -139,6 +140,18 @@ class VaultJobsApi(APIView):
         vault = vault_get(user=actor(request), vault_id=vault_id)
         jobs = vault.import_jobs.prefetch_related("files")[:20]
         return Response(JobOut(jobs, many=True).data)
+
+
+class VaultFailuresApi(APIView):
+    @extend_schema(
+        responses={200: StepFailureOut(many=True), **errors(404)},
+        summary="Notes a background step (graph extraction, metadata) failed on, with the reason",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        user = actor(request)
+        vault = vault_get(user=user, vault_id=vault_id)
+        rows = selectors.step_failure_list(user=user, vault_id=vault.pk)[:500]
+        return Response(StepFailureOut(rows, many=True).data)
 
 
 class JobDetailApi(APIView):

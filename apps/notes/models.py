@@ -246,3 +246,30 @@ class ImportFileResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.outcome}"
+
+
+class NoteStep(models.TextChoices):
+    """Background steps run on every note of a vault by the periodic sweeps."""
+
+    GRAPH_EXTRACTION = "graph_extraction", "graph extraction"
+    METADATA = "metadata", "metadata"
+
+
+class NoteStepFailure(models.Model):
+    """A background step that failed on one note: the sweep went on with the others, retries this one later (after
+    a backoff that grows with `retries`), and deletes the row when the step succeeds for it."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="step_failures")
+    step = models.CharField(max_length=32, choices=NoteStep.choices)
+    model = models.CharField(max_length=200, blank=True)  # the model or extractor the step ran with
+    reason = models.TextField()
+    failed_at = models.DateTimeField()
+    retries = models.PositiveIntegerField(default=0)  # failed again after the first time
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["note", "step"], name="notes_step_failure_one_per_step")]
+        indexes = [models.Index(fields=["vault", "step"])]
+
+    def __str__(self) -> str:
+        return f"{self.step} failed on note {self.note_id}: {self.reason[:80]}"

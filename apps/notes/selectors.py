@@ -5,7 +5,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from apps.core.auth import Requester
-from apps.notes.models import Correction, CorrectionStatus, ImportJob, Note, NoteLink, Tier
+from apps.notes.models import Correction, CorrectionStatus, ImportJob, Note, NoteLink, NoteStepFailure, Tier
 from apps.vaults.models import Vault
 from apps.vaults.permissions import vaults_for
 
@@ -77,3 +77,10 @@ def note_superseded(*, note: Note) -> list[dict[str, object]]:
         for c in rows.select_related("successor")
         if c.successor is not None
     ]
+
+
+def step_failure_list(*, user: Requester, vault_id: int) -> QuerySet[NoteStepFailure]:
+    """The background steps that failed on notes of a vault the user may read (none otherwise), by step, newest
+    failure first."""
+    rows = NoteStepFailure.objects.filter(vault_id=vault_id, vault__in=vaults_for(user, "read"))
+    return rows.select_related("note").order_by("step", "-failed_at", "id")

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from apps.notes.models import CorrectionStatus, Tier
+from apps.notes.models import CorrectionStatus, NoteStep, Tier
 
 
 class NoteCreateIn(serializers.Serializer):
@@ -132,3 +132,16 @@ class CorrectionListQuery(serializers.Serializer):
 
 class CorrectionActionIn(serializers.Serializer):
     action = serializers.ChoiceField(choices=["apply", "decline"])
+
+
+class StepFailureOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    note = serializers.IntegerField(source="note_id")
+    title = serializers.CharField(source="note.title")
+    path = serializers.CharField(source="note.path")
+    step = serializers.ChoiceField(choices=NoteStep.choices)
+    step_label = serializers.CharField(source="get_step_display")
+    model = serializers.CharField(help_text="the model or extractor the step ran with")
+    reason = serializers.CharField()
+    failed_at = serializers.DateTimeField()
+    retries = serializers.IntegerField(help_text="failures after the first; the next sweep waits longer each time")

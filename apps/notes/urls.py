@@ -6,6 +6,7 @@ urlpatterns = [
     path("vaults/<int:vault_id>/notes/", apis.VaultNotesApi.as_view(), name="vault-notes"),
     path("vaults/<int:vault_id>/import/", apis.VaultImportApi.as_view(), name="vault-import"),
     path("vaults/<int:vault_id>/jobs/", apis.VaultJobsApi.as_view(), name="vault-jobs"),
+    path("vaults/<int:vault_id>/failures/", apis.VaultFailuresApi.as_view(), name="vault-failures"),
     path("notes/<int:note_id>/", apis.NoteDetailApi.as_view(), name="note-detail"),
     path("notes/<int:note_id>/restore/", apis.NoteRestoreApi.as_view(), name="note-restore"),
     path("notes/<int:note_id>/purge/", apis.NotePurgeApi.as_view(), name="note-purge"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -11,6 +14,7 @@ from django.utils.safestring import mark_safe
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.models import NoteStepFailure
 from apps.notes.rendering import render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
@@ -74,11 +78,20 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "notes": note_selectors.note_list(vault=vault)[:500],
             "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
             "jobs": vault.import_jobs.all()[:10],
+            "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
             if role != "reader"
             else [],
         },
     )
+
+
+def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:
+    """Failures grouped under their step's label, in the selector's order."""
+    groups: dict[str, list[NoteStepFailure]] = {}
+    for row in rows:
+        groups.setdefault(row.get_step_display(), []).append(row)
+    return [{"label": label, "count": len(items), "rows": items[:100]} for label, items in groups.items()]
 
 
 @login_required

@@ -6,8 +6,10 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from apps.graph.extract import MAX_ENTITIES
+from apps.graph.extract import MAX_ENTITIES, NoteText, extract_model_free, key_of
 from apps.graph.models import Attribute, Dependency, Entity, Extraction, Mention
 from apps.graph.services import graph_extract_note, graph_extract_pending
 from apps.notes.services.notes import note_update
@@ -101,3 +103,31 @@ def test_an_entity_nothing_mentions_any_more_keeps_no_co_mentions(vault):
     assert Entity.objects.filter(pk=lisbon.pk).exists()  # kept: its ledger and learned values may need it
     porto = Entity.objects.get(vault=vault, key="porto")
     assert Dependency.objects.filter(kind="co_mentioned", target=porto).exists()  # what is still said stays
+
+
+def test_a_note_linking_to_more_things_than_the_bound_keeps_its_own_subject(vault):
+    # Past the bound the cut used to sort by name, dropping a title that sorts late ("Zettel") while its links
+    # and facts were still written from it.
+    links = " ".join(f"[[Alpha {n:02}]]" for n in range(MAX_ENTITIES + 5))
+    note = make_note(vault, "Zettel.md", f"Index of everything.\n\n{links}\n\nThe index must list every page.")
+    row = graph_extract_note(note=note)
+    assert (row.level, row.entities) == ("deterministic", MAX_ENTITIES)
+    zettel = Entity.objects.get(vault=vault, key="zettel")
+    assert Dependency.objects.filter(source=zettel, kind="links_to").count() == MAX_ENTITIES - 1
+    assert Attribute.objects.filter(entity=zettel, kind="constraint", note=note).exists()
+
+
+names = st.text(alphabet=st.sampled_from("aAzZ  \t-_é"), max_size=320)
+
+
+@given(title=names, links=st.lists(names, max_size=30), tags=st.lists(names, max_size=5), body=st.text(max_size=300))
+@settings(max_examples=200, deadline=None)
+def test_everything_an_extraction_writes_hangs_on_one_of_its_entities(title, links, tags, body):
+    note = NoteText(title, "authored", links, tags, [("Heading", f"{body} {' '.join(links)}. It must hold.")])
+    out = extract_model_free(note)
+    keys = out.entities.keys()
+    assert {k for k, _ in out.aspects} <= keys
+    assert {k for k, _, _, _ in out.facts} <= keys
+    assert {k for k, _ in out.mentions} <= keys
+    assert {k for e in out.edges for k in e[:2]} <= keys
+    assert all(key_of(k) == k for k in keys)  # a key normalised again is the same key

@@ -117,7 +117,7 @@ def test_librarian_off_means_no_model_calls(owner, vault):
     Vault.objects.filter(pk=vault.pk).update(chat_settings={"librarian": False})
     vault.refresh_from_db()
     counts = reenrich(vaults=[vault], everything=True)
-    assert counts == {"enriched": 0, "vaults_skipped": 1}
+    assert counts == {"enriched": 0, "failed": 0, "vaults_skipped": 1}
     assert not ModelUsage.objects.exists() and not NoteMetadata.objects.exists()
 
 

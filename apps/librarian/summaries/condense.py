@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from apps.core.sweep import sweep
 from apps.librarian.models import SummaryLink, SummaryNode
 from apps.librarian.summaries.notes import NOTICE, frontmatter, link_to, summary_lock, summary_note_write, when
 
@@ -117,7 +119,8 @@ def condense_summaries() -> dict[str, int]:
     totals = {"created": 0, "extended": 0}
     for level in sorted(LEVELS):
         vaults = SummaryNode.objects.filter(level=level - 1).values_list("vault_id", flat=True).distinct()
-        for vault_id in sorted(set(vaults)):
-            for name, count in condense_vault(vault_id, level).items():
+        done, _ = sweep(sorted(set(vaults)), f"condensing level {level} of vault", partial(condense_vault, level=level))
+        for counts in done.values():
+            for name, count in counts.items():
                 totals[name] += count
     return totals

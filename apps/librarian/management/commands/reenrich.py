@@ -26,4 +26,7 @@ class Command(BaseCommand):
             total = Note.objects.filter(vault__in=vaults, tier=Tier.HOT).count()
         with tqdm(total=total, unit="note", desc="re-enriching") as bar:
             counts = reenrich(vaults=vaults, everything=not options["stale"], tick=bar.update)
-        self.stdout.write(f"re-enriched {counts['enriched']} notes; {counts['vaults_skipped']} vaults have it off")
+        self.stdout.write(
+            f"re-enriched {counts['enriched']} notes, {counts['failed']} failed (see the vault page); "
+            f"{counts['vaults_skipped']} vaults have it off"
+        )
