@@ -58,7 +58,8 @@ class Note(models.Model):
     # Lower-cased names a [[wikilink]] may use for this note: path, file stem, title, aliases.
     link_keys = ArrayField(models.CharField(max_length=500), default=list, blank=True)
     # Ids of its blocks (Logseq `id:: uuid`, Obsidian `^id`) that a `((uuid))` reference may point at.
-    block_ids = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    # database defaults too: bulk loaders (COPY) that leave the column out still get a valid row
+    block_ids = ArrayField(models.CharField(max_length=200), default=list, db_default=[], blank=True)
     provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.AUTHORED)
     content_hash = models.CharField(max_length=64)
     # Maintained by a trigger: changes only when the body changes, whatever code path writes the row.
@@ -108,7 +109,7 @@ class NoteLink(models.Model):
     target_text = models.CharField(max_length=500)
     heading = models.CharField(max_length=500, blank=True)
     alias = models.CharField(max_length=500, blank=True)
-    kind = models.CharField(max_length=8, choices=LinkKind.choices, default=LinkKind.LINK)
+    kind = models.CharField(max_length=8, choices=LinkKind.choices, default=LinkKind.LINK, db_default=LinkKind.LINK)
     target = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="incoming_links")
     ordinal = models.PositiveIntegerField()
 
