@@ -96,11 +96,7 @@ class FeedbackOut(serializers.Serializer):
     correction = FeedbackCorrectionOut(required=False, help_text="the correction a `correct` vote proposed")
 
 
-class ExpansionSourceOut(serializers.Serializer):
-    note = serializers.IntegerField()
-    chunk = serializers.IntegerField()
-    vault = serializers.IntegerField()
-    path = serializers.CharField()
+class ExpansionSourceOut(ContextSourceOut):
     heading = serializers.CharField()
     text = serializers.CharField()
 
