@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from apps.chat.models import Fallback, Signal, Status
+from apps.graph.serializers import EdgeOut
 from apps.notes.models import CorrectionStatus
 
 
@@ -106,20 +107,10 @@ class PathEntityOut(serializers.Serializer):
     name = serializers.CharField()
 
 
-class PathEdgeOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    kind = serializers.CharField()
-    source = serializers.IntegerField()  # type: ignore[assignment]
-    target = serializers.IntegerField()
-    strength = serializers.FloatField()
-    confidence = serializers.FloatField()
-    reason = serializers.CharField()
-
-
 class ExpansionPathOut(serializers.Serializer):
     intent = serializers.CharField(allow_null=True)
     entities = PathEntityOut(many=True)
-    edges = PathEdgeOut(many=True)
+    edges = EdgeOut(many=True)
 
 
 class ExpansionOut(serializers.Serializer):

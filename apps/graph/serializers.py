@@ -40,14 +40,19 @@ class ConstellationNodeOut(serializers.Serializer):
     community = serializers.IntegerField(allow_null=True)
 
 
-class ConstellationEdgeOut(serializers.Serializer):
+class EdgeOut(serializers.Serializer):
+    """A dependency as every response shows it: its ends, its kind, and what learning made of it."""
+
     id = serializers.IntegerField()
+    kind = serializers.CharField()
     source = serializers.IntegerField()  # type: ignore[assignment]
     target = serializers.IntegerField()
-    kind = serializers.CharField()
     strength = serializers.FloatField()
     confidence = serializers.FloatField()
     reason = serializers.CharField()
+
+
+class ConstellationEdgeOut(EdgeOut):
     hot = serializers.BooleanField(help_text="walked recently")
     cold = serializers.BooleanField(help_text="weakened: going cold")
     speculative = serializers.BooleanField(help_text="a bridge of low confidence")
