@@ -64,7 +64,7 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     if silent:
         return True
     token = state.push("math_block", "div", 0)
-    token.content, token.map, token.block = content.strip("\n"), [start_line, last + 1], True
+    token.content, token.map, token.block = content.strip(), [start_line, last + 1], True
     state.line = last + 1
     return True
 

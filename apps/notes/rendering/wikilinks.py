@@ -25,6 +25,7 @@ from apps.notes.syntax import hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
+_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_display", "math_block"})
 # What Obsidian embeds as a file rather than a note.
 ATTACHMENT_SUFFIXES = frozenset(
     "png jpg jpeg gif bmp svg webp avif mp3 webm wav m4a ogg 3gp flac mp4 ogv mov mkv pdf base canvas".split()
@@ -37,6 +38,7 @@ class WrittenLink:
     heading: str
     alias: str
     embed: bool
+    source: str  # as written
 
     @property
     def is_attachment(self) -> bool:
@@ -81,7 +83,8 @@ def mark_wikilinks(body: str, page: Page) -> str:
             return match.group(0)
         # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
         target = match.group(1).strip().removesuffix("\\").strip()
-        link = WrittenLink(target, (match.group(2) or "").strip(), (match.group(3) or "").strip(), match[0][0] == "!")
+        heading, alias = (match.group(2) or "").strip(), (match.group(3) or "").strip()
+        link = WrittenLink(target, heading, alias, embed=match[0][0] == "!", source=match[0])
         page.written.append(link)
         return f"{MARKER_OPEN}{len(page.written) - 1}{MARKER_CLOSE}"
 
@@ -100,6 +103,16 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         token.meta = {"link": page.written[int(found.group(1))]}
     state.pos = found.end()
     return True
+
+
+def _restore_verbatim(state: StateCore) -> None:
+    """Code and math show a wikilink as written. The note parser reads the outline Logseq indents under a heading
+    as prose, which CommonMark makes a code block: its links were marked, and are unmarked here."""
+    written = state.env["page"].written
+    for token in state.tokens:
+        for part in [token, *(token.children or [])]:
+            if part.type in _VERBATIM and MARKER_OPEN in part.content:
+                part.content = _MARKER.sub(lambda found: written[int(found.group(1))].source, part.content)
 
 
 def _unwrap_lone_embeds(state: StateCore) -> None:
@@ -140,4 +153,5 @@ def wikilinks_plugin(md: MarkdownIt) -> None:
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.add_terminator_char(MARKER_OPEN)
     md.core.ruler.push("unwrap_lone_embeds", _unwrap_lone_embeds)
+    md.core.ruler.push("restore_verbatim", _restore_verbatim)
     md.add_render_rule("wikilink", _render_wikilink)
