@@ -7,6 +7,7 @@ import re
 from html import escape, unescape
 
 import pytest
+from django.test import Client
 from markdown_it import MarkdownIt
 
 from apps.notes.markdown import split_frontmatter
@@ -14,6 +15,7 @@ from apps.notes.models import Note, NoteLink
 from apps.notes.rendering import render_note
 from apps.notes.syntax import without_comments
 from tests.corpora import CORPORA
+from tests.factories import make_note, make_user, make_vault, share
 
 
 def html_of(body: str) -> str:
@@ -258,3 +260,103 @@ def test_nothing_in_a_note_becomes_a_script_a_handler_or_a_javascript_link(attac
     html = html_of(attack)
     assert "<script" not in html and "<img" not in html and "javascript:" not in html.replace("(javascript:", "")
     assert not re.search(r"<[^>]*\son\w+=", html), html
+
+
+# Embeds: the vaults' own note embeds sit in code examples (foam-docs/user/features/embeds.md), so the embedding
+# notes here are short; the embedded notes are the vaults' own.
+
+
+def page_of(note: Note, reader) -> str:
+    return render_note(note, list(NoteLink.objects.filter(source=note)), reader=reader).html
+
+
+@pytest.mark.django_db
+def test_an_embedded_note_heading_and_block_are_shown_in_place():
+    owner = make_user()
+    vault = make_vault(owner, "Foam")
+    footnotes = make_note(vault, "footnotes.md", real("foam-docs/user/features/footnotes.md"), embed=False)
+    make_note(
+        vault,
+        "research-notes.md",  # foam-docs/user/features/block-anchors.md, its examples
+        "The first measurements were inconclusive.\n\nThis is an important finding from the experiment. ^key-insight"
+        "\n\nAfter repeating the experiment, results became clear.\n",
+        embed=False,
+    )
+    reading = make_note(
+        vault,
+        "Reading.md",
+        "![[footnotes]]\n\n![[footnotes#Multiple References]]\n\n![[research-notes#^key-insight]]\n",
+        embed=False,
+    )
+    html = page_of(reading, owner)
+    embeds = html.split('<div class="embed" ')[1:]
+    assert len(embeds) == 3 and "<p><div" not in html
+    assert f'<a href="/notes/{footnotes.pk}/">Footnotes</a>' in embeds[0]
+    assert "Footnotes let you add references" in embeds[0] and 'id="embed-1-writing-footnotes"' in embeds[0]
+    section = embeds[1]
+    assert "You can reference the same footnote more than once" in section
+    assert "Footnotes let you add references" not in section and "Related" not in section
+    block = embeds[2]
+    assert "This is an important finding from the experiment." in block and "^key-insight<" not in block
+    assert "inconclusive" not in block and "results became clear" not in block
+    assert f'href="/notes/{footnotes.pk}/#multiple-references"' in section
+
+
+@pytest.mark.django_db
+def test_an_embed_of_a_note_the_reader_may_not_read_says_only_that_it_is_not_available():
+    reader, stranger = make_user(), make_user()
+    mine, theirs = make_vault(reader, "Mine"), make_vault(stranger, "Theirs")
+    secret = make_note(theirs, "Plans.md", "# Merger plans\nWe buy the bakery on Friday.\n", embed=False)
+    page = make_note(mine, "Page.md", "Before.\n\n![[Plans]]\n\nAfter.\n", embed=False)
+    # Links resolve within a vault; point this one across anyway, so only the permission check stands between.
+    NoteLink.objects.filter(source=page, kind="embed").update(target=secret)
+
+    html = page_of(page, reader)
+    assert '<div class="embed embed-unavailable">Embedded note not available</div>' in html
+    for leak in ("Merger", "bakery", f"/notes/{secret.pk}/", f'data-note="{secret.pk}"'):
+        assert leak not in html
+    browser = Client()
+    browser.force_login(reader)
+    assert "bakery" not in browser.get(f"/notes/{page.pk}/").content.decode()
+
+    share(theirs, "reader", user=reader)
+    assert "We buy the bakery on Friday." in page_of(page, reader)
+
+
+@pytest.mark.django_db
+def test_embeds_end_at_a_cycle_and_at_the_depth_limit():
+    owner = make_user()
+    vault = make_vault(owner)
+    itself = make_note(vault, "Mirror.md", "A mirror.\n\n![[Mirror]]\n", embed=False)
+    html = page_of(itself, owner)
+    assert html.count("A mirror.") == 1 and 'class="embed embed-cycle">Already shown above' in html
+
+    make_note(vault, "Ping.md", "Ping says hi.\n\n![[Pong]]\n", embed=False)
+    pong = make_note(vault, "Pong.md", "Pong says hi.\n\n![[Ping]]\n", embed=False)
+    html = page_of(Note.objects.get(path="Ping.md"), owner)
+    assert html.count("Ping says hi.") == html.count("Pong says hi.") == 1 and "embed-cycle" in html
+    assert "Pong says hi." in page_of(pong, owner)
+
+    for level in range(5, 0, -1):
+        make_note(vault, f"Level {level}.md", f"Level {level} text.\n\n![[Level {level + 1}]]\n", embed=False)
+    html = page_of(Note.objects.get(path="Level 1.md"), owner)
+    assert all(f"Level {n} text." in html for n in (1, 2, 3, 4)) and "Level 5 text." not in html
+    assert '<div class="embed embed-limit">Embedded here: <a href=' in html
+
+
+@pytest.mark.django_db
+def test_a_page_shows_at_most_forty_embedded_parts():
+    owner = make_user()
+    vault = make_vault(owner)
+    make_note(vault, "Small.md", "Small text.\n", embed=False)
+    many = make_note(vault, "Many.md", "![[Small]]\n\n" * 60, embed=False)
+    html = page_of(many, owner)
+    assert html.count("Small text.") == 40 and html.count("embed-limit") == 20
+
+
+def test_an_embedded_file_is_a_placeholder_for_attachments_never_a_link():
+    html = html_of(real("kepano-obsidian/Categories/Movies.md"))
+    placeholder = '<span class="embed-attachment" data-name="Movies.base">Movies.base</span>'
+    assert html.count(placeholder) == 2 and "<a" not in html and "![[" not in html
+    html = html_of("![[image.png|300]]")  # foam-docs/user/features/embeds.md
+    assert html == '<p><span class="embed-attachment" data-name="image.png">image.png</span></p>\n'

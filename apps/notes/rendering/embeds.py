@@ -129,7 +129,7 @@ class Transclusions:
         note, links = entry
         part = written.heading
         href = escapeHtml(reverse("note-page", args=[note.pk]) + (f"#{anchor(part)}" if part else ""))
-        title = escapeHtml(note.title + (f" › {part}" if part else ""))
+        title = escapeHtml(note.title + (f" › {part}" if part and not part.startswith("^") else ""))
         if (note.pk, "") in chain or (note.pk, part.lower()) in chain:
             return f'<div class="embed embed-cycle">Already shown above: <a href="{href}">{title}</a></div>'
         if len(chain) > MAX_DEPTH or self.shown >= MAX_EMBEDS:
