@@ -131,4 +131,3 @@ def blocks_plugin(md: MarkdownIt) -> None:
     md.core.ruler.push("tasks", _tasks)
     md.core.ruler.push("heading_ids", _heading_ids)
     md.add_render_rule("task_checkbox", _render_checkbox)
-

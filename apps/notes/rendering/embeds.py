@@ -51,7 +51,11 @@ def _heading_section(lines: list[str], tokens: list[Token], heading: str) -> str
         if slug(tokens[index + 1].content) != wanted:
             continue
         rank = int(token.tag[1])
-        ends = [t.map[0] for t in tokens[index + 1 :] if t.type == "heading_open" and not t.level and t.map and int(t.tag[1]) <= rank]
+        ends = [
+            t.map[0]
+            for t in tokens[index + 1 :]
+            if t.type == "heading_open" and not t.level and t.map and int(t.tag[1]) <= rank
+        ]
         end = ends[0] if ends else len(lines)
         return "\n".join(lines[token.map[0] : end])
     return None

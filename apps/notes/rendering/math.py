@@ -90,8 +90,8 @@ def _render_fence(self: object, tokens: list[Token], idx: int, options: object, 
 
 def math_plugin(md: MarkdownIt) -> None:
     md.inline.ruler.before("escape", "math_inline", _inline_math)
-    alternatives = {"alt": ["paragraph", "reference", "blockquote", "list"]}
-    md.block.ruler.before("fence", "math_block", _math_block, alternatives)
+    interrupts = ["paragraph", "reference", "blockquote", "list"]
+    md.block.ruler.before("fence", "math_block", _math_block, {"alt": interrupts})
     md.add_render_rule("math_inline", _render_inline)
     md.add_render_rule("math_display", _render_display)
     md.add_render_rule("math_block", _render_block)
