@@ -207,3 +207,52 @@ def test_the_constellation_draws_the_sample_vault_and_a_confirmed_edge_grows(liv
     confirmed = [e for e in walked.trace["edges"] if e in before and e in after]
     assert confirmed and all(after[e]["width"] > before[e]["width"] for e in confirmed)  # drawn stronger
     assert all(after[e]["hot"] for e in confirmed)  # and walked this week
+
+
+def _screenshots(tmp_path: Path) -> Path:
+    """Where screenshots go: DESIREPATH_SCREENSHOTS if set, else the test's own temporary folder."""
+    folder = Path(os.environ.get("DESIREPATH_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_note_page_draws_math_diagrams_callouts_and_embeds_within_the_screen(live_server, page, tmp_path):
+    user = make_user("obsidian-reader")
+    vault = make_vault(user, "Physics")
+    make_note(
+        vault, "Euler.md", "# Euler\n\n## Identity\n\nThe most beautiful formula: $e^{i \\pi}+1=0$.\n", embed=False
+    )
+    wide = "| " + " | ".join(f"column {n}" for n in range(30)) + " |\n|" + "---|" * 30 + "\n"
+    note = make_note(
+        vault,
+        "Lecture.md",
+        "# Lecture\n\nInline $\\sqrt{a^2+b^2}$ and a block:\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n"
+        "> [!tip]- A folded hint\n> Hidden until opened.\n\n> [!warning] Mind the units\n> SI only.\n\n"
+        "![[Euler#Identity]]\n\n```mermaid\ngraph TD\n  A[Question] --> B[Answer]\n```\n\n"
+        f"```python\nprint('{'x' * 400}')\n```\n\n{wide}\n"
+        "A long address: https://example.com/" + "segment/" * 40 + "\n\n<script>document.title='pwned'</script>\n",
+        embed=False,
+    )
+    page.goto(f"{live_server.url}/notes/{note.pk}/")
+    page.fill("input[name=username]", user.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    folder = _screenshots(tmp_path)
+    for width, height in ((1366, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{live_server.url}/notes/{note.pk}/")
+        page.locator("article .body[data-diagrams-drawn]").wait_for()
+        assert page.locator(".math-inline .katex").count() == 2  # one here, one in the embedded section
+        assert page.locator(".math-display .katex-display").count() == 1
+        assert page.locator("pre.mermaid svg").count() == 1
+        assert "Question" in (page.locator("pre.mermaid svg").text_content() or "")
+        assert page.locator("details.callout-tip summary", has_text="A folded hint").count() == 1
+        assert not page.locator("details.callout-tip .callout-content").is_visible()  # folded
+        assert page.locator("div.callout-warning .callout-title", has_text="Mind the units").count() == 1
+        assert "The most beautiful formula" in page.locator(".embed .embed-content").inner_text()
+        assert page.title() != "pwned"
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, (width, scroll_width)
+        page.screenshot(path=str(folder / f"note-{width}x{height}.png"), full_page=True)

@@ -3,9 +3,9 @@
 Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
 files and name carry a unique marker. Every user chats about every marker first, so conversations and their
 context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering to
-add it), the search API, the chat and feedback APIs and the web pages are tried by every user, before and after
-a share is revoked and a team membership removed. Readability is computed here, independently of the
-permission code, from what was generated.
+add it), the search API, the chat and feedback APIs and the web pages (a note page embeds another vault's note)
+are tried by every user, before and after a share is revoked and a team membership removed. Readability is
+computed here, independently of the permission code, from what was generated.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
-from apps.notes.models import Correction, ImportJob, Note, NoteStep
+from apps.notes.models import Correction, ImportJob, Note, NoteLink, NoteStep
 from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
@@ -126,6 +126,10 @@ def build_world(seed: int, tmp_path: Path) -> World:
             text = f"Correction from {user.username}: the code word of {world.markers[item.vault_id]} changed."
             body = {"context_item": item.pk, "signal": "correct", "text": text}
             assert api(user).post("/api/feedback/", body, format="json").status_code == 201
+    for index, vault in enumerate(vaults):  # an embed pointed at the next vault's note: only its readers see it
+        window = make_note(vault, "Window.md", "# Window\n\n![[Plain]]\n")
+        beyond = Note.objects.get(vault=vaults[(index + 1) % len(vaults)], path="Plain.md")
+        NoteLink.objects.filter(source=window, kind="embed").update(target=beyond)
     return world
 
 

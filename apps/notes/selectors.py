@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.http import Http404
 
 from apps.core.auth import Requester
@@ -25,6 +27,16 @@ def note_get(*, user: Requester, note_id: object) -> Note:
 
 def note_links(*, note: Note) -> QuerySet[NoteLink]:
     return NoteLink.objects.filter(source=note, vault_id=note.vault_id).select_related("target")
+
+
+def notes_for_embedding(*, user: Requester, note_ids: Iterable[int]) -> dict[int, tuple[Note, list[NoteLink]]]:
+    """Notes among `note_ids` in vaults the user may read, each with its own links (the ones its embeds follow);
+    the others are simply absent."""
+    notes = Note.objects.filter(pk__in=list(note_ids), vault__in=vaults_for(user, "read"))
+    found: dict[int, tuple[Note, list[NoteLink]]] = {note.pk: (note, []) for note in notes}
+    for link in NoteLink.objects.filter(source_id__in=list(found), vault_id=F("source__vault_id")):
+        found[link.source_id][1].append(link)
+    return found
 
 
 def note_backlinks(*, note: Note) -> QuerySet[Note]:

@@ -26,14 +26,16 @@ from apps.vaults.selectors import vault_get
 def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     note = note_selectors.note_get(user=request.user, note_id=note_id)
     links = list(note_selectors.note_links(note=note))
-    html, frontmatter = render_note(note, links)
+    rendered = render_note(note, links, reader=request.user)
     return render(
         request,
         "note.html",
         {
             "note": note,
-            "body_html": mark_safe(html),  # noqa: S308 - markdown-it with raw HTML disabled
-            "frontmatter": frontmatter,
+            "body_html": mark_safe(rendered.html),  # noqa: S308 - markdown-it with raw HTML disabled
+            "has_math": rendered.has_math,
+            "has_diagrams": rendered.has_diagrams,
+            "frontmatter": rendered.frontmatter,
             "links": links,
             "backlinks": note_selectors.note_backlinks(note=note),
             "unresolved": [link for link in links if link.target_id is None],

@@ -1,0 +1,42 @@
+"""Render a note's Markdown for its page as Obsidian shows it: wikilinks clickable, embeds shown in place,
+callouts, block anchors, highlights, task lists, footnotes, tables, math and mermaid diagrams.
+
+Raw HTML stays disabled: notes are data, and nothing a note says can run as script on the page. Math and diagrams
+leave the server as their (escaped) source, drawn in the browser by the vendored KaTeX and mermaid."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from apps.core.auth import Requester
+from apps.notes.markdown import split_frontmatter
+from apps.notes.models import Note, NoteLink
+from apps.notes.rendering.embeds import Transclusions, note_body
+
+
+@dataclass(frozen=True)
+class RenderedNote:
+    html: str
+    frontmatter: dict[str, Any]
+
+    @property
+    def has_math(self) -> bool:
+        return 'class="math ' in self.html
+
+    @property
+    def has_diagrams(self) -> bool:
+        return '<pre class="mermaid">' in self.html
+
+
+def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None = None) -> RenderedNote:
+    """The note's body as HTML with every [[wikilink]] pointing at its note or marked unresolved, and its frontmatter.
+
+    A wikilink inside code or math is shown as written and comments are hidden, as Obsidian does. Embedded notes are
+    read as `reader` may read them; without a reader, an embed of another note shows as not available."""
+    try:
+        frontmatter, _ = split_frontmatter(note.body)
+    except ValueError:
+        frontmatter = {}
+    html = Transclusions(reader).render(note.pk, links, note_body(note.body), ((note.pk or 0, ""),))
+    return RenderedNote(html=html, frontmatter=frontmatter)

@@ -1,0 +1,28 @@
+"""The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds."""
+
+from __future__ import annotations
+
+import functools
+
+from markdown_it import MarkdownIt
+
+from apps.notes.rendering.blocks import blocks_plugin
+from apps.notes.rendering.callouts import callouts_plugin
+from apps.notes.rendering.footnotes import footnotes_plugin
+from apps.notes.rendering.math import math_plugin
+from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugin
+
+
+@functools.cache
+def note_parser() -> MarkdownIt:
+    # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
+    # javascript:, vbscript:, file: and data: link targets.
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    for plugin in (wikilinks_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin):
+        md.use(plugin)
+    return md
+
+
+def render_body(body: str, page: Page) -> str:
+    """HTML of a note's body (frontmatter and comments already removed) as `page` links and embeds it."""
+    return note_parser().render(mark_wikilinks(body, page), {"page": page})

@@ -1,0 +1,157 @@
+"""Wikilinks and embeds on the page: `[[Note#Heading|alias]]` becomes a link, `![[Note]]` the embedded note.
+
+Which `[[…]]` are links is decided on the source, with the same code/math/comment spans the note parser used, so
+the page links exactly what the parser stored. Each such link is swapped for a marker (a private-use character and
+its index) that an inline rule turns into a token; Markdown syntax inside a wikilink (`|` in a table, `*` in a
+name) can then never be misread."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from django.urls import reverse
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from apps.notes.markdown import WIKILINK
+from apps.notes.syntax import hidden_spans
+
+MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
+_MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
+_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_display", "math_block"})
+# What Obsidian embeds as a file rather than a note.
+ATTACHMENT_SUFFIXES = frozenset(
+    "png jpg jpeg gif bmp svg webp avif mp3 webm wav m4a ogg 3gp flac mp4 ogv mov mkv pdf base canvas".split()
+)
+
+
+@dataclass(frozen=True)
+class WrittenLink:
+    target: str
+    heading: str
+    alias: str
+    embed: bool
+    source: str  # as written
+
+    @property
+    def is_attachment(self) -> bool:
+        return PurePosixPath(self.target).suffix.lower().lstrip(".") in ATTACHMENT_SUFFIXES
+
+
+@dataclass
+class Page:
+    """One note being rendered: where its wikilinks point, how its embeds are shown, and the prefix of the ids it
+    gives headings, blocks and footnotes (embedded notes get their own, so ids stay unique on the page)."""
+
+    note_id: int | None
+    targets: dict[str, int | None]
+    embed: Callable[[WrittenLink], str]
+    id_prefix: str = ""
+    written: list[WrittenLink] = field(default_factory=list)
+
+    def target_of(self, link: WrittenLink) -> int | None:
+        return self.note_id if not link.target else self.targets.get(link.target.lower())
+
+
+def slug(heading: str) -> str:
+    return re.sub(r"[^\w-]+", "-", heading.strip().lower()).strip("-")
+
+
+def anchor(heading: str) -> str:
+    """The fragment a `#heading` or `#^block` of a wikilink points at (the last part of `#a#b`)."""
+    last = heading.split("#")[-1].strip()
+    return f"^{last[1:].lower()}" if last.startswith("^") else slug(last)
+
+
+def mark_wikilinks(body: str, page: Page) -> str:
+    """`body` with every wikilink outside code, math and comments replaced by a marker; `page.written` lists them.
+
+    A marker character already in the note can only name one of the note's own links, so it is left alone."""
+    verbatim = hidden_spans(body)
+    starts = [span.start for span in verbatim]
+
+    def replace(match: re.Match[str]) -> str:
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index >= 0 and verbatim[index].end > match.start():
+            return match.group(0)
+        # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
+        target = match.group(1).strip().removesuffix("\\").strip()
+        heading, alias = (match.group(2) or "").strip(), (match.group(3) or "").strip()
+        link = WrittenLink(target, heading, alias, embed=match[0][0] == "!", source=match[0])
+        page.written.append(link)
+        return f"{MARKER_OPEN}{len(page.written) - 1}{MARKER_CLOSE}"
+
+    return WIKILINK.sub(replace, body)
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] != MARKER_OPEN:
+        return False
+    found = _MARKER.match(state.src, state.pos, state.posMax)
+    page = state.env.get("page")
+    if found is None or page is None or int(found.group(1)) >= len(page.written):
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.meta = {"link": page.written[int(found.group(1))]}
+    state.pos = found.end()
+    return True
+
+
+def _restore_verbatim(state: StateCore) -> None:
+    """Code and math show a wikilink as written. The note parser reads the outline Logseq indents under a heading
+    as prose, which CommonMark makes a code block: its links were marked, and are unmarked here."""
+    written = state.env["page"].written
+    for token in state.tokens:
+        for part in [token, *(token.children or [])]:
+            if part.type in _VERBATIM and MARKER_OPEN in part.content:
+                part.content = _MARKER.sub(lambda found: written[int(found.group(1))].source, part.content)
+
+
+def _unwrap_lone_embeds(state: StateCore) -> None:
+    """A paragraph that is only an embedded note is that note (a block), not a paragraph holding it."""
+    tokens, page = state.tokens, state.env["page"]
+    for index in range(1, len(tokens) - 1):
+        children = [c for c in tokens[index].children or [] if not (c.type == "text" and not c.content.strip())]
+        if tokens[index - 1].type != "paragraph_open" or len(children) != 1 or children[0].type != "wikilink":
+            continue
+        link = children[0].meta["link"]
+        if link.embed and not link.is_attachment and page.target_of(link) is not None:
+            tokens[index - 1].hidden = tokens[index + 1].hidden = True
+
+
+def _link_html(link: WrittenLink, page: Page) -> str:
+    text = link.alias or (f"{link.target} › {link.heading}" if link.heading and link.target else link.target)
+    text = escapeHtml(text or link.heading)
+    target_id = page.target_of(link)
+    if target_id is None:
+        return f'<a class="unresolved" title="no note with this name yet">{text}</a>'
+    fragment = f"#{anchor(link.heading)}" if link.heading else ""
+    href = escapeHtml(f"{reverse('note-page', args=[target_id])}{fragment}")
+    return f'<a class="internal" href="{href}">{text}</a>'
+
+
+def _render_wikilink(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    link: WrittenLink = tokens[idx].meta["link"]
+    page: Page = env["page"]
+    if not link.embed:
+        return _link_html(link, page)
+    if link.is_attachment:  # files are wired to attachments elsewhere; the name is all the page knows here
+        name = escapeHtml(link.target)
+        return f'<span class="embed-attachment" data-name="{name}">{name}</span>'
+    return page.embed(link)
+
+
+def wikilinks_plugin(md: MarkdownIt) -> None:
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    md.inline.add_terminator_char(MARKER_OPEN)
+    md.core.ruler.push("unwrap_lone_embeds", _unwrap_lone_embeds)
+    md.core.ruler.push("restore_verbatim", _restore_verbatim)
+    md.add_render_rule("wikilink", _render_wikilink)
