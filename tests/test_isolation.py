@@ -1,7 +1,7 @@
 """Isolation: nobody ever sees anything from a vault they may not read.
 
 Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
-files and name carry a unique marker. Every user chats about every marker first, so conversations and their
+files, attachments and name carry a unique marker. Every user chats about every marker first, so conversations and their
 context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering to
 add it), the search API, the chat and feedback APIs and the web pages (a note page embeds another vault's note)
 are tried by every user, before and after a share is revoked and a team membership removed. Readability is
@@ -30,7 +30,7 @@ from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
-from apps.notes.models import Correction, ImportJob, Note, NoteLink, NoteStep
+from apps.notes.models import Attachment, Correction, ImportJob, Note, NoteLink, NoteStep
 from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
@@ -91,6 +91,9 @@ def build_world(seed: int, tmp_path: Path) -> World:
         folder.mkdir()
         (folder / f"{marker}.md").write_text(f"# Imported {marker}\nimported words {marker}\n")
         (folder / f"{marker}-bad.md").write_bytes(b"\xff\xfe not utf-8")
+        (folder / "files").mkdir()
+        (folder / "files" / f"{marker}.txt").write_text(f"an attachment that names {marker}\n")
+        (folder / "files" / "plan.pdf").write_bytes(f"%PDF-1.4\n% plan of {marker}\n%%EOF\n".encode())
         import_folder(vault, folder, source=f"src-{marker}")
         if vault.is_personal:
             continue
@@ -181,8 +184,11 @@ def _world_ids(model: type[Note] | type[ImportJob], world: World) -> list[int]:
 
 def _pages(world: World) -> list[str]:
     notes, jobs = _world_ids(Note, world), _world_ids(ImportJob, world)
+    files = Attachment.objects.filter(vault__in=world.vaults).values_list("vault_id", "path")
     return (
         [f"/notes/{n}/" for n in notes]
+        + [f"/vaults/{v}/files/{path}" for v, path in files]
+        + [f"/vaults/{v.pk}/files/{path}" for v in world.vaults for _, path in files[:3]]  # right path, other vault
         + [f"/jobs/{j}/" for j in jobs]
         + [f"/vaults/{v.pk}/" for v in world.vaults]
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]

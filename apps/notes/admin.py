@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
-from apps.notes.models import Correction, ImportFileResult, ImportJob, Note
+from apps.notes.models import Attachment, Correction, ImportFileResult, ImportJob, Note
 
 
 @admin.register(Note)
@@ -59,3 +59,12 @@ class CorrectionAdmin(ReadOnlyAdmin):
 
     list_display = ["created_at", "vault", "note", "status", "proposed_by", "decided_by", "successor"]
     list_filter = ["status"]
+
+
+@admin.register(Attachment)
+class AttachmentAdmin(ReadOnlyAdmin):
+    """A vault's files as imported; their bytes are served to the vault's readers, never shown here."""
+
+    list_display = ["id", "vault", "path", "media_type", "size", "tier", "source", "updated_at"]
+    list_filter = ["media_type", "tier"]
+    search_fields = ["path"]

@@ -13,6 +13,8 @@ from apps.core.serializers import errors
 from apps.notes import selectors
 from apps.notes.models import Note
 from apps.notes.serializers import (
+    AttachmentListQuery,
+    AttachmentOut,
     CorrectionActionIn,
     CorrectionListQuery,
     CorrectionOut,
@@ -66,6 +68,25 @@ class VaultNotesApi(APIView):
         data.is_valid(raise_exception=True)
         note = note_services.note_create(actor=actor(request), vault=vault, **data.validated_data)
         return Response(note_out(note), status=status.HTTP_201_CREATED)
+
+
+class VaultAttachmentsApi(APIView):
+    pagination_class = PageNumberPagination
+
+    @extend_schema(
+        parameters=[AttachmentListQuery],
+        responses={200: AttachmentOut(many=True), **errors(400, 404)},
+        summary="Attachments of a vault (images, PDFs, other files), each with the URL of its bytes",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        user = actor(request)
+        vault = vault_get(user=user, vault_id=vault_id)
+        query = AttachmentListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        rows = selectors.attachment_list(user=user, vault_id=vault.pk, tier=query.validated_data["tier"])
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(AttachmentOut(page, many=True).data)
 
 
 class NoteDetailApi(APIView):

@@ -274,3 +274,68 @@ class NoteStepFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.step} failed on note {self.note_id}: {self.reason[:80]}"
+
+
+class AttachmentBlob(models.Model):
+    """The bytes of a vault's attachments, stored once per vault and content: two paths holding the same file
+    share one row. Rows no attachment points at any more are removed at the end of each import."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "sha256"], name="attachment_blob_unique_hash")]
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} ({self.size} bytes) in vault {self.vault_id}"
+
+
+# An attachment's hash and size are its blob's, and its blob is of its own vault: no row can show another
+# vault's bytes or an ETag that does not match what is served.
+_ATTACHMENT_MATCHES_BLOB = """
+IF NOT EXISTS (
+    SELECT 1 FROM notes_attachmentblob b
+    WHERE b.id = NEW.blob_id AND b.vault_id = NEW.vault_id AND b.sha256 = NEW.content_hash AND b.size = NEW.size
+) THEN
+    RAISE EXCEPTION 'attachment % does not match its blob %', NEW.path, NEW.blob_id USING ERRCODE = 'check_violation';
+END IF;
+RETURN NEW;
+"""
+
+
+class Attachment(models.Model):
+    """A file of a vault that is not a note (image, PDF, audio, …) at its path in the source. The media type is
+    sniffed from the bytes when stored."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="attachments")
+    path = models.CharField(max_length=500)
+    # Lower-cased file name: `![[photo.png]]` finds the file by name wherever it sits.
+    name_key = models.CharField(max_length=500)
+    blob = models.ForeignKey(AttachmentBlob, on_delete=models.PROTECT, related_name="attachments")
+    content_hash = models.CharField(max_length=64)  # sha256 of the bytes; the strong ETag
+    size = models.PositiveBigIntegerField()
+    media_type = models.CharField(max_length=100)
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)
+    cold_reason = models.CharField(max_length=64, blank=True)
+    source = models.CharField(max_length=200, blank=True)  # the import that brought it, as on notes
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "path"], name="attachment_unique_path")]
+        indexes = [models.Index(fields=["vault", "name_key"]), models.Index(fields=["vault", "tier"])]
+        triggers = [
+            pgtrigger.Trigger(
+                name="attachment_matches_blob",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.Update,
+                func=_ATTACHMENT_MATCHES_BLOB,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.path

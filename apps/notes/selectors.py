@@ -1,13 +1,27 @@
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
+from urllib.parse import unquote
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import F, QuerySet
+from django.db.models.functions import Length
 from django.http import Http404
+from django.urls import reverse
 
 from apps.core.auth import Requester
-from apps.notes.models import Correction, CorrectionStatus, ImportJob, Note, NoteLink, NoteStepFailure, Tier
+from apps.notes.models import (
+    Attachment,
+    AttachmentBlob,
+    Correction,
+    CorrectionStatus,
+    ImportJob,
+    Note,
+    NoteLink,
+    NoteStepFailure,
+    Tier,
+)
 from apps.vaults.models import Vault
 from apps.vaults.permissions import vaults_for
 
@@ -96,3 +110,57 @@ def step_failure_list(*, user: Requester, vault_id: int) -> QuerySet[NoteStepFai
     failure first."""
     rows = NoteStepFailure.objects.filter(vault_id=vault_id, vault__in=vaults_for(user, "read"))
     return rows.select_related("note").order_by("step", "-failed_at", "id")
+
+
+def attachment_list(*, user: Requester, vault_id: int, tier: str = Tier.HOT) -> QuerySet[Attachment]:
+    """Attachments of a vault the user may read (none otherwise), by path."""
+    rows = Attachment.objects.filter(vault_id=vault_id, vault__in=vaults_for(user, "read"), tier=tier)
+    return rows.order_by("path")
+
+
+def attachment_get(*, user: Requester, vault_id: object, path: str) -> Attachment:
+    """The attachment at this path of a vault the user may read, hot or cold; 404 for missing and forbidden
+    alike."""
+    try:
+        return Attachment.objects.get(vault_id=int(str(vault_id)), path=path, vault__in=vaults_for(user, "read"))
+    except (Attachment.DoesNotExist, ValueError) as exc:
+        raise Http404("No file matches the given query.") from exc
+
+
+def attachment_data(*, attachment: Attachment) -> bytes:
+    """The stored bytes of an attachment (read apart from its row, so listing and conditional requests never
+    load them)."""
+    data = AttachmentBlob.objects.filter(pk=attachment.blob_id, vault_id=attachment.vault_id).values_list(
+        "data", flat=True
+    )
+    return bytes(data.get())
+
+
+def attachment_for(*, vault_id: int, name: str, relative_to: str = "") -> Attachment | None:
+    """The live attachment an embed or link in a note of this vault means, by Obsidian's rule: the exact path
+    (case-insensitive), else the shortest path whose file name (or trailing folders and file name) matches, so
+    `![[photo.png]]` finds `assets/photo.png`. `relative_to` is the linking note's path: a Markdown link such as
+    `![](../img/photo.png)` is tried relative to the note's folder first. For a note already read with the
+    permission check; None when nothing matches."""
+    wanted = unquote(name.split("#", 1)[0].split("|", 1)[0]).strip().replace("\\", "/")
+    if not wanted.strip("/"):
+        return None
+    live = Attachment.objects.filter(vault_id=vault_id, tier=Tier.HOT)
+    tries = [wanted.lstrip("/")]
+    if relative_to:
+        tries.insert(0, posixpath.normpath(posixpath.join(posixpath.dirname(relative_to), wanted)))
+    for path in tries:
+        exact = live.filter(path=path).first() or live.filter(path__iexact=path).order_by("path").first()
+        if exact is not None:
+            return exact
+    # `../assets/photo.png` and `./photo.png` name the file by their trailing folders and file name.
+    tail = "/".join(part for part in wanted.lower().split("/") if part not in ("", ".", ".."))
+    candidates = live.filter(name_key=tail.rsplit("/", 1)[-1])
+    if "/" in tail:
+        candidates = candidates.filter(path__iendswith=f"/{tail}")
+    return candidates.order_by(Length("path"), "path").first()
+
+
+def attachment_url(attachment: Attachment) -> str:
+    """Where a reader's browser fetches the attachment's bytes (readers of its vault only)."""
+    return reverse("attachment-file", kwargs={"vault_id": attachment.vault_id, "path": attachment.path})

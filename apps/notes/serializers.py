@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
-from apps.notes.models import CorrectionStatus, NoteStep, Tier
+from apps.notes.models import Attachment, CorrectionStatus, NoteStep, Tier
+from apps.notes.selectors import attachment_url
 
 
 class NoteCreateIn(serializers.Serializer):
@@ -77,6 +78,28 @@ class NoteOut(NoteListOut):
 
 class NoteListQuery(serializers.Serializer):
     tier = serializers.ChoiceField(choices=Tier.values, default=Tier.HOT)
+
+
+class AttachmentListQuery(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=Tier.values, default=Tier.HOT)
+
+
+class AttachmentOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    vault = serializers.IntegerField(source="vault_id")
+    path = serializers.CharField(help_text="where the file sits in the vault, as in its source")
+    media_type = serializers.CharField(help_text="sniffed from the bytes when stored, not taken from the name")
+    size = serializers.IntegerField(help_text="bytes")
+    content_hash = serializers.CharField(help_text="sha256 of the bytes; the file's ETag")
+    tier = serializers.CharField()
+    cold_reason = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]
+    url = serializers.SerializerMethodField(help_text="the bytes, for readers of the vault")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    def get_url(self, attachment: Attachment) -> str:
+        return attachment_url(attachment)
 
 
 class ImportIn(serializers.Serializer):

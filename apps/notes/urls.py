@@ -4,6 +4,7 @@ from apps.notes import apis
 
 urlpatterns = [
     path("vaults/<int:vault_id>/notes/", apis.VaultNotesApi.as_view(), name="vault-notes"),
+    path("vaults/<int:vault_id>/attachments/", apis.VaultAttachmentsApi.as_view(), name="vault-attachments"),
     path("vaults/<int:vault_id>/import/", apis.VaultImportApi.as_view(), name="vault-import"),
     path("vaults/<int:vault_id>/jobs/", apis.VaultJobsApi.as_view(), name="vault-jobs"),
     path("vaults/<int:vault_id>/failures/", apis.VaultFailuresApi.as_view(), name="vault-failures"),

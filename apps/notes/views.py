@@ -1,4 +1,5 @@
-"""Pages of a vault's notes: the vault (notes, imports, proposed corrections), a note, an import."""
+"""Pages of a vault's notes: the vault (notes, imports, proposed corrections), a note, an import; and the bytes of
+a vault's attachments."""
 
 from __future__ import annotations
 
@@ -6,14 +7,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.cache import get_conditional_response
+from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.http import require_safe
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
 
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.media import shown_inline
 from apps.notes.models import NoteStepFailure
 from apps.notes.rendering import render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
@@ -101,3 +112,45 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
     job = note_selectors.import_job_get(user=request.user, job_id=job_id)
     percent = int(100 * job.processed / job.total) if job.total else 0
     return render(request, "job.html", {"job": job, "percent": percent, "files": job.files.all()[:2000]})
+
+
+# A file shown in place still may not run script, load anything or reach our origin's cookies (SVG, text).
+DOWNLOAD_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
+@require_safe
+@xframe_options_sameorigin  # a note's page shows a PDF in a frame; no other site may
+def attachment_file(request: HttpRequest, vault_id: int, path: str) -> HttpResponseBase:
+    """The bytes of an attachment, to readers of its vault only (404 for anyone else, as for a missing file),
+    with the media type sniffed when it was stored. Images and PDFs are shown in place; anything else, SVG
+    included, is downloaded. The ETag is the content hash, so a browser revalidates without the bytes."""
+    user = _requester(request)
+    if user is None:
+        return redirect_to_login(request.get_full_path())
+    attachment = note_selectors.attachment_get(user=user, vault_id=vault_id, path=path)
+    etag = f'"{attachment.content_hash}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        data = note_selectors.attachment_data(attachment=attachment)
+        response = HttpResponse(data, content_type=attachment.media_type)
+        inline = shown_inline(attachment.media_type)
+        file_name = attachment.path.rsplit("/", 1)[-1]
+        response["Content-Disposition"] = content_disposition_header(not inline, file_name) or "attachment"
+        if not inline:
+            response["Content-Security-Policy"] = DOWNLOAD_POLICY
+    response["ETag"] = etag
+    response["X-Content-Type-Options"] = "nosniff"
+    # Readers only, and a share can be revoked: never from a shared cache, always revalidated.
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _requester(request: HttpRequest) -> User | None:
+    """The signed-in person, or an API client's token (the API lists attachments with this URL)."""
+    if isinstance(request.user, User) and request.user.is_authenticated:
+        return request.user
+    try:
+        found = TokenAuthentication().authenticate(Request(request))
+    except AuthenticationFailed:
+        return None
+    return found[0] if found is not None else None

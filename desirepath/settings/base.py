@@ -225,6 +225,8 @@ NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024)))
 IMPORT_MAX_TOTAL_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_TOTAL_BYTES", str(500 * 1024 * 1024)))
 IMPORT_MAX_FILES = int(os.environ.get("DESIREPATH_IMPORT_MAX_FILES", "20000"))
+# An image, PDF or other attachment of a vault; larger files are skipped with the reason on the import.
+ATTACHMENT_MAX_BYTES = int(os.environ.get("DESIREPATH_ATTACHMENT_MAX_BYTES", str(20 * 1024 * 1024)))
 CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and drops the rest.
 
 # Search.

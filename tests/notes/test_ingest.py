@@ -97,6 +97,7 @@ def test_bad_files_are_skipped_with_reasons_and_the_rest_imports(vault, tmp_path
     (folder / "Broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     (folder / "Unclosed.md").write_text("---\ntitle: never closed\nbody\n", encoding="utf-8")
     (folder / "photo.png").write_bytes(b"\x89PNG")
+    (folder / "data.xyz").write_bytes(b"something")
 
     job = import_folder(vault, folder, source="bad")
     result = outcomes(job)
@@ -108,7 +109,8 @@ def test_bad_files_are_skipped_with_reasons_and_the_rest_imports(vault, tmp_path
     assert "larger than" in result["Huge.md"][1]
     assert "frontmatter" in result["Broken.md"][1]
     assert "never closed" in result["Unclosed.md"][1]
-    assert "Markdown" in result["photo.png"][1]
+    assert "Markdown" in result["data.xyz"][1]
+    assert result["photo.png"][0] == FileOutcome.CREATED  # an attachment, not a note
     assert list(Note.objects.filter(vault=vault).values_list("path", flat=True)) == ["Good.md"]
 
 

@@ -1,4 +1,7 @@
-"""Import an Obsidian vault (a folder or a zip) into a vault, idempotently, skipping bad files with a reason."""
+"""Import an Obsidian vault (a folder or a zip) into a vault, idempotently, skipping bad files with a reason.
+
+Markdown files become notes; images, PDFs and other known attachment types are stored as attachments; anything
+else is skipped with the reason on the job."""
 
 from __future__ import annotations
 
@@ -20,13 +23,21 @@ from apps.audit.models import AuditEvent
 from apps.audit.services import audit_record
 from apps.notes.hooks import imported
 from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, parse_note
-from apps.notes.models import FileOutcome, ImportFileResult, ImportJob, ImportStatus, Note, Tier
+from apps.notes.media import ATTACHMENT_EXTENSIONS, REFUSED_EXTENSIONS, extension_of
+from apps.notes.models import Attachment, FileOutcome, ImportFileResult, ImportJob, ImportStatus, Note, Tier
+from apps.notes.services.attachments import (
+    AttachmentDraft,
+    attachment_blobs_prune,
+    attachments_locked,
+    attachments_save,
+)
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
 from apps.notes.services.notes import apply_parsed, links_replace
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
 BATCH_FILES = 64  # files per transaction and per embedding call: bigger batches embed faster
+BATCH_BYTES = 64 * 1024 * 1024  # a batch of attachments is held in memory until written: keep it bounded
 MISSING_FROM_SOURCE = "missing-from-source"
 IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
 MAX_COMPRESSION_RATIO = 200
@@ -38,8 +49,21 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class SourceFile:
     path: str
-    read: Callable[[], bytes]
+    read: Callable[[int], bytes]  # at most this many bytes
     skip_reason: str = ""
+    size: int = 0  # as the source declares it; a zip header can lie, so reads are capped too
+
+
+def _unread(limit: int) -> bytes:
+    return b""
+
+
+def _file_reader(path: Path) -> Callable[[int], bytes]:
+    def read(limit: int) -> bytes:
+        with path.open("rb") as handle:
+            return handle.read(limit)
+
+    return read
 
 
 Progress = Callable[[ImportJob], None]
@@ -119,9 +143,9 @@ def _folder_files(folder: Path) -> Iterator[SourceFile]:
         if any(part in IGNORED_DIRS for part in PurePosixPath(rel).parts):
             continue
         if path.is_symlink():
-            yield SourceFile(rel, bytes, "symbolic link, not followed")
+            yield SourceFile(rel, _unread, "symbolic link, not followed")
         elif path.is_file():
-            yield SourceFile(rel, path.read_bytes)
+            yield SourceFile(rel, _file_reader(path), size=path.stat().st_size)
 
 
 def _zip_parts(name: str) -> tuple[list[str], bool]:
@@ -143,28 +167,25 @@ def _zip_files(zf: zipfile.ZipFile) -> Iterator[SourceFile]:
     infos = [info for info in zf.infolist() if not info.is_dir()]
     entries = [_zip_parts(info.filename) for info in infos]
     strip = _top_folder([parts for parts, unsafe in entries if not unsafe])
-    limit = int(settings.NOTE_MAX_BYTES)
     for info, (parts, unsafe) in zip(infos, entries, strict=True):
         if unsafe:
-            yield SourceFile(info.filename[:1000], bytes, "unsafe path (absolute or '..'): not imported")
+            yield SourceFile(info.filename[:1000], _unread, "unsafe path (absolute or '..'): not imported")
             continue
         rel_parts = parts[strip:] if len(parts) > strip else parts
         if not rel_parts or any(part in IGNORED_DIRS for part in rel_parts):
             continue
         rel = "/".join(rel_parts)
-        if info.file_size > limit:
-            yield SourceFile(rel, bytes, f"file is larger than the {limit // 1024} KiB limit")
-        elif info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
-            yield SourceFile(rel, bytes, "suspicious compression ratio (zip bomb?): not imported")
+        if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
+            yield SourceFile(rel, _unread, "suspicious compression ratio (zip bomb?): not imported")
         else:
-            yield SourceFile(rel, _capped_reader(zf, info, limit))
+            yield SourceFile(rel, _capped_reader(zf, info), size=info.file_size)
 
 
-def _capped_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> Callable[[], bytes]:
-    def read() -> bytes:
-        # The header's size can lie: never read more than the limit (+1 to notice).
+def _capped_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Callable[[int], bytes]:
+    def read(limit: int) -> bytes:
+        # The header's size can lie: the caller's cap holds whatever the entry expands to.
         with zf.open(info) as handle:
-            return handle.read(limit + 1)
+            return handle.read(limit)
 
     return read
 
@@ -176,14 +197,34 @@ class _Decision:
     reason: str = ""
     parsed: ParsedNote | None = None
     note: Note | None = None
+    draft: AttachmentDraft | None = None
+    attachment: Attachment | None = None
 
 
 @dataclass
 class _Budget:
-    """Bytes read so far against IMPORT_MAX_TOTAL_BYTES (what a zip expands to, not its size)."""
+    """Bytes read so far against IMPORT_MAX_TOTAL_BYTES (what a zip expands to, not its size) and files stored
+    against IMPORT_MAX_FILES, notes and attachments alike."""
 
     limit: int
+    max_files: int
     used: int = 0
+    files: int = 0
+
+
+def _size_label(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size // 1024} KiB"
+
+
+def _unsupported(path: str) -> str:
+    """Why a file that is not a note is not stored as an attachment either; "" when it is."""
+    extension = extension_of(path)
+    if extension in REFUSED_EXTENSIONS:
+        return REFUSED_EXTENSIONS[extension]
+    if extension not in ATTACHMENT_EXTENSIONS:
+        kind = f".{extension}" if extension else "no extension"
+        return f"not a Markdown note (.md) nor a known attachment type ({kind})"
+    return ""
 
 
 def _read(file: SourceFile, seen: set[str], budget: _Budget) -> _Decision:
@@ -194,16 +235,28 @@ def _read(file: SourceFile, seen: set[str], budget: _Budget) -> _Decision:
     seen.add(file.path)
     if file.skip_reason:
         return _Decision(file.path, FileOutcome.SKIPPED, file.skip_reason)
-    if PurePosixPath(file.path).suffix.lower() != ".md":
-        return _Decision(file.path, FileOutcome.SKIPPED, "not a Markdown note (.md)")
+    is_note = extension_of(file.path) == "md"
+    if not is_note and (why := _unsupported(file.path)):
+        return _Decision(file.path, FileOutcome.SKIPPED, why)
     if len(file.path) > 500:
         return _Decision(file.path, FileOutcome.SKIPPED, "path longer than 500 characters")
+    limit = int(settings.NOTE_MAX_BYTES if is_note else settings.ATTACHMENT_MAX_BYTES)
+    too_large = f"file is larger than the {_size_label(limit)} limit"
+    if file.size > limit:
+        return _Decision(file.path, FileOutcome.SKIPPED, too_large)
     if budget.used >= budget.limit:
-        return _Decision(file.path, FileOutcome.SKIPPED, f"the import stopped at its {budget.limit >> 20} MiB limit")
+        return _Decision(file.path, FileOutcome.SKIPPED, f"the import stopped at its {_size_label(budget.limit)} limit")
+    if budget.files >= budget.max_files:
+        return _Decision(file.path, FileOutcome.SKIPPED, f"the import stopped at its limit of {budget.max_files} files")
     try:
-        raw = file.read()
+        raw = file.read(limit + 1)  # one byte over the limit tells a file that is too large
         budget.used += len(raw)
-        parsed = parse_note(file.path, decode_note_bytes(raw, max_bytes=int(settings.NOTE_MAX_BYTES)))
+        budget.files += 1
+        if not is_note:
+            if len(raw) > limit:
+                return _Decision(file.path, FileOutcome.SKIPPED, too_large)
+            return _Decision(file.path, draft=AttachmentDraft.of(raw))
+        parsed = parse_note(file.path, decode_note_bytes(raw, max_bytes=limit))
     except NoteFormatError as exc:
         return _Decision(file.path, FileOutcome.SKIPPED, str(exc))
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
@@ -211,24 +264,45 @@ def _read(file: SourceFile, seen: set[str], budget: _Budget) -> _Decision:
     return _Decision(file.path, parsed=parsed)
 
 
+def _outcome(job: ImportJob, stored: Note | Attachment | None, content_hash: str) -> tuple[str, str]:
+    """What a file read from the source does to the note or attachment now stored at its path (read under lock)."""
+    noun = "a note" if isinstance(stored, Note) else "a file"
+    if stored is None:
+        return FileOutcome.CREATED, ""
+    if stored.source != job.source:
+        why = "written in DesirePath" if not stored.source else f"imported from '{stored.source}'"
+        return FileOutcome.SKIPPED, f"{noun} at this path was {why}; not overwritten"
+    if stored.tier == Tier.COLD and stored.cold_reason != MISSING_FROM_SOURCE:
+        return FileOutcome.SKIPPED, "deleted in DesirePath; a manager can restore it"
+    if stored.content_hash == content_hash and stored.tier == Tier.HOT:
+        return FileOutcome.UNCHANGED, ""
+    return FileOutcome.UPDATED, ""
+
+
 def _classify(job: ImportJob, decision: _Decision, note: Note | None) -> None:
     """Decide what a parsed file does to the note now stored at its path (read under lock)."""
     parsed = decision.parsed
     assert parsed is not None
     decision.note = note
-    if note is None:
-        decision.outcome = FileOutcome.CREATED
-    elif note.source != job.source:
-        why = "written in DesirePath" if not note.source else f"imported from '{note.source}'"
-        decision.outcome, decision.reason = FileOutcome.SKIPPED, f"a note at this path was {why}; not overwritten"
-    elif note.tier == Tier.COLD and note.cold_reason != MISSING_FROM_SOURCE:
-        decision.outcome, decision.reason = FileOutcome.SKIPPED, "deleted in DesirePath; a manager can restore it"
-    elif note.content_hash == parsed.content_hash and note.tier == Tier.HOT:
-        decision.outcome = FileOutcome.UNCHANGED
-    else:
-        decision.outcome = FileOutcome.UPDATED
+    decision.outcome, decision.reason = _outcome(job, note, parsed.content_hash)
     if decision.outcome not in (FileOutcome.CREATED, FileOutcome.UPDATED):
         decision.parsed = None
+
+
+def _write_attachments(job: ImportJob, decisions: list[_Decision]) -> None:
+    pending = [d for d in decisions if d.draft is not None]
+    current = attachments_locked(vault_id=job.vault_id, paths=[d.path for d in pending])
+    writes = []
+    for decision in pending:
+        assert decision.draft is not None
+        stored = current.get(decision.path)
+        decision.outcome, decision.reason = _outcome(job, stored, decision.draft.content_hash)
+        if decision.outcome in (FileOutcome.CREATED, FileOutcome.UPDATED):
+            writes.append((decision, stored, decision.draft))
+        decision.draft = None  # the bytes are not held past this batch
+    saved = attachments_save(job=job, writes=[(d.path, stored, draft) for d, stored, draft in writes])
+    for (decision, _, _), attachment in zip(writes, saved, strict=True):
+        decision.attachment = attachment
 
 
 def _lock_vault_imports(vault_id: int) -> None:
@@ -260,6 +334,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
     embedded = chunks_replace(vault_id=job.vault_id, notes=[(n, drafts_for(n)) for n, _ in writes], embed=True)
     for note, parsed in writes:
         links_replace(note, parsed)
+    _write_attachments(job, decisions)
     ImportFileResult.objects.bulk_create(
         ImportFileResult(job=job, vault_id=job.vault_id, path=d.path[:1000], outcome=d.outcome, reason=d.reason)
         for d in decisions
@@ -277,6 +352,19 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
         for d in decisions
         if d.note is not None and d.outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)
     )
+    AuditEvent.objects.bulk_create(
+        AuditEvent(
+            actor=job.created_by,
+            actor_label=f"import job {job.pk}",
+            action=f"attachment.import.{d.outcome}",
+            object_type="attachment",
+            object_id=str(d.attachment.pk),
+            vault_id=job.vault_id,
+            changes={"path": d.path, "hash": d.attachment.content_hash, "media_type": d.attachment.media_type},
+        )
+        for d in decisions
+        if d.attachment is not None
+    )
     counts = dict(job.counts)
     for decision in decisions:
         counts[str(decision.outcome)] = counts.get(str(decision.outcome), 0) + 1
@@ -289,30 +377,33 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
 
 @transaction.atomic
 def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
+    """Notes and attachments this source brought that it no longer holds move to the cold tier: kept, bytes and
+    all, and back (updated) if the file returns."""
     _lock_vault_imports(job.vault_id)
-    gone = Note.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
     results = []
-    for note in gone:
-        note.tier, note.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
-        note.save(update_fields=["tier", "cold_reason", "updated_at"])
-        results.append(
-            ImportFileResult(
-                job=job,
-                vault_id=job.vault_id,
-                path=note.path,
-                outcome=FileOutcome.MOVED_TO_COLD,
-                reason="gone from the source",
+    for model, kind in ((Note, "note"), (Attachment, "attachment")):
+        gone = model.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
+        for row in gone:
+            row.tier, row.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
+            row.save(update_fields=["tier", "cold_reason", "updated_at"])
+            results.append(
+                ImportFileResult(
+                    job=job,
+                    vault_id=job.vault_id,
+                    path=row.path,
+                    outcome=FileOutcome.MOVED_TO_COLD,
+                    reason="gone from the source",
+                )
             )
-        )
-        audit_record(
-            actor=job.created_by,
-            actor_label=f"import job {job.pk}",
-            action="note.cold",
-            object_type="note",
-            object_id=note.pk,
-            vault_id=job.vault_id,
-            changes={"path": note.path, "reason": MISSING_FROM_SOURCE},
-        )
+            audit_record(
+                actor=job.created_by,
+                actor_label=f"import job {job.pk}",
+                action=f"{kind}.cold",
+                object_type=kind,
+                object_id=row.pk,
+                vault_id=job.vault_id,
+                changes={"path": row.path, "reason": MISSING_FROM_SOURCE},
+            )
     ImportFileResult.objects.bulk_create(results)
     if results:
         job.counts = {**job.counts, str(FileOutcome.MOVED_TO_COLD): len(results)}
@@ -347,11 +438,32 @@ def _run(job: ImportJob, progress: Progress | None) -> None:
     job.total = len(files)
     job.save(update_fields=["total"])
     seen: set[str] = set()
-    budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES))
-    for start in range(0, len(files), BATCH_FILES):
-        batch = [_read(f, seen, budget) for f in files[start : start + BATCH_FILES]]
+    budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES), max_files=int(settings.IMPORT_MAX_FILES))
+    for batch in _batches(files, seen, budget):
         _write_batch(job, batch)
         if progress:
             progress(job)
     _move_missing_to_cold(job, seen)
+    _prune_blobs(job)
     links_resolve(vault_id=job.vault_id)
+
+
+@transaction.atomic
+def _prune_blobs(job: ImportJob) -> None:
+    _lock_vault_imports(job.vault_id)
+    attachment_blobs_prune(vault_id=job.vault_id)
+
+
+def _batches(files: list[SourceFile], seen: set[str], budget: _Budget) -> Iterator[list[_Decision]]:
+    """Read decisions in batches of BATCH_FILES files, or fewer once they hold BATCH_BYTES of attachments."""
+    batch: list[_Decision] = []
+    held = 0
+    for file in files:
+        decision = _read(file, seen, budget)
+        batch.append(decision)
+        held += len(decision.draft.data) if decision.draft is not None else 0
+        if len(batch) >= BATCH_FILES or held >= BATCH_BYTES:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
