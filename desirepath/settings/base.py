@@ -146,6 +146,7 @@ TRUSTED_PROXIES = [p.strip() for p in os.environ.get("DESIREPATH_TRUSTED_PROXIES
 # Sign-in lockout (django-axes, attempts kept in the database so every web process sees them): after
 # LOCKOUT_FAILURES failed attempts for one username, or from one address, both are refused for the cool-off.
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_VERBOSE = False  # no banner on every start; lockouts are still logged as warnings
 AXES_FAILURE_LIMIT = int(os.environ.get("DESIREPATH_LOCKOUT_FAILURES", "10"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("DESIREPATH_LOCKOUT_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
