@@ -2,6 +2,7 @@
 
 import math
 import os
+import zlib
 from collections import Counter
 
 from django.core.exceptions import ImproperlyConfigured
@@ -15,15 +16,17 @@ if _missing := [name for name in _required if not os.environ.get(name)]:
     raise ImproperlyConfigured(f"{__name__} needs {', '.join(_missing)} set in the environment")
 
 
-def _secret_bits(secret: str) -> float:
-    """A generous estimate of a secret's entropy: its length times the Shannon entropy of its characters."""
-    counts = Counter(secret)
-    return -sum(n * math.log2(n / len(secret)) for n in counts.values())
+def _secret_is_weak(secret: str) -> bool:
+    """Short, made of few characters (length × Shannon entropy of its characters under 128 bits), repetitive
+    (zlib squeezes it below what 50 random characters never go under), or Django's own insecure placeholder."""
+    bits = -sum(n * math.log2(n / len(secret)) for n in Counter(secret).values()) if secret else 0.0
+    squeezed = len(zlib.compress(secret.encode("utf-8", errors="replace"), 9))
+    return len(secret) < 50 or bits < 128 or squeezed < 44 or secret.startswith("django-insecure-")
 
 
 SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
 # The key signs sessions, password-reset links and CSRF tokens: a guessable one hands out every account.
-if len(SECRET_KEY) < 50 or _secret_bits(SECRET_KEY) < 128 or SECRET_KEY.startswith("django-insecure-"):
+if _secret_is_weak(SECRET_KEY):
     raise ImproperlyConfigured(
         f"{__name__} refuses a weak DJANGO_SECRET_KEY: use 50 or more random characters "
         "(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
