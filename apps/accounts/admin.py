@@ -3,9 +3,8 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
-from django.http import HttpRequest
-
 from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from apps.accounts.hooks import user_created
 from apps.accounts.models import ApiToken, Team, TeamMembership

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from django.utils import timezone
 from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request

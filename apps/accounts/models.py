@@ -1,6 +1,6 @@
 from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 

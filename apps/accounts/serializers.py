@@ -48,7 +48,7 @@ class ApiTokenOut(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     prefix = serializers.CharField(help_text="The first characters of the key, to tell tokens apart.")
-    read_only = serializers.BooleanField()
+    read_only = serializers.BooleanField()  # type: ignore[assignment]  # a field here, not DRF's flag
     vaults = serializers.ListField(
         child=serializers.IntegerField(),
         source="vault_ids",
@@ -67,7 +67,7 @@ class ApiTokenCreatedOut(ApiTokenOut):
 
 class ApiTokenCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    read_only = serializers.BooleanField(default=False)
+    read_only = serializers.BooleanField(default=False)  # type: ignore[assignment]  # a field here
     vaults = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
         required=False,

@@ -28,7 +28,9 @@ def sign_in(url: str, username: str, password: str, *, address: str = "203.0.113
     if forwarded:
         headers["HTTP_X_FORWARDED_FOR"] = forwarded
     if url.startswith("/api/"):
-        return Client().post(url, {"username": username, "password": password}, content_type="application/json", **headers)
+        return Client().post(
+            url, {"username": username, "password": password}, content_type="application/json", **headers
+        )
     return Client().post(url, {"username": username, "password": password}, **headers)
 
 
@@ -90,7 +92,10 @@ def test_a_configured_proxy_is_believed_for_the_address_it_saw(settings):
     # Behind the proxy, each client is its own address; whatever a client prepends is ignored.
     for i in range(3):
         sign_in("/api/auth/token/", f"guess-{i}", "wrong", address="10.0.0.2", forwarded=f"1.2.3.{i}, 198.51.100.8")
-    assert sign_in("/api/auth/token/", user.username, PASSWORD, address="10.0.0.2", forwarded="198.51.100.8").status_code == 429
+    assert (
+        sign_in("/api/auth/token/", user.username, PASSWORD, address="10.0.0.2", forwarded="198.51.100.8").status_code
+        == 429
+    )
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"198.51.100.8"}
     other_client = sign_in("/api/auth/token/", user.username, PASSWORD, address="10.0.0.2", forwarded="198.51.100.9")
     assert other_client.status_code == 200

@@ -33,7 +33,7 @@ def database_text() -> str:
     rows = []
     with connection.cursor() as cursor:
         for table in ("accounts_apitoken", "audit_auditevent", "axes_accessattempt", "axes_accesslog"):
-            cursor.execute(f"SELECT t::text FROM {table} t")  # noqa: S608 - table names above
+            cursor.execute(f"SELECT t::text FROM {table} t")
             rows += [row[0] for row in cursor.fetchall()]
     return "\n".join(rows)
 
@@ -268,7 +268,8 @@ def test_tokens_from_before_named_tokens_keep_working_hashed(owner):
             " user_id integer NOT NULL UNIQUE)"
         )
         cursor.execute(
-            "INSERT INTO authtoken_token VALUES (%s, %s, %s)", [legacy_key, timezone.now() - timedelta(days=400), owner.pk]
+            "INSERT INTO authtoken_token VALUES (%s, %s, %s)",
+            [legacy_key, timezone.now() - timedelta(days=400), owner.pk],
         )
     with connection.schema_editor() as editor:
         migration.tokens_from_authtoken(installed, editor)
@@ -276,5 +277,7 @@ def test_tokens_from_before_named_tokens_keep_working_hashed(owner):
     assert "authtoken_token" not in connection.introspection.table_names()
     assert client_with(legacy_key).get("/api/vaults/").status_code == 200
     token = ApiToken.objects.get(user=owner, key_hash=key_hash(legacy_key))
-    assert token.expires_at > timezone.now() + timedelta(days=89) and token.created_at < timezone.now() - timedelta(days=399)
+    assert token.expires_at > timezone.now() + timedelta(days=89) and token.created_at < timezone.now() - timedelta(
+        days=399
+    )
     assert legacy_key not in database_text()
