@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/", include("apps.librarian.urls")),
     path("api/", include("apps.graph.urls")),
     path("api/", include("apps.insights.urls")),
+    path("", include("apps.accounts.pages")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
     path("", include("apps.notes.pages")),

@@ -6,11 +6,11 @@ import itertools
 from pathlib import Path
 
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_create, team_member_add, user_create
+from apps.accounts.tokens import token_create
 from apps.notes.models import ImportJob, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_create, import_job_run
@@ -58,10 +58,32 @@ def import_sample(vault: Vault) -> ImportJob:
     return import_folder(vault, SAMPLE_VAULT, source="sample")
 
 
+_keys: dict[int, str] = {}
+
+
 def api(user: User | None = None) -> APIClient:
-    """An API client that authenticates with a real token, as an API client would."""
+    """An API client that authenticates with a real token, as an API client would (one per user, reused while it
+    is live: tests that revoke a user's tokens get a fresh one next time)."""
     client = APIClient()
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        key = _keys.get(user.pk)
+        if key is None or not _live(key, user):
+            key = _keys[user.pk] = token_create(user=user, name="tests").key
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
+
+
+def api_with_token(user: User, *, read_only: bool = False, vaults: list[Vault] | None = None) -> APIClient:
+    """An API client with a new token of `user`, read-only and/or limited to `vaults` as asked."""
+    vault_ids = None if vaults is None else [v.pk for v in vaults]
+    key = token_create(user=user, name="scoped", read_only=read_only, vault_ids=vault_ids).key
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def _live(key: str, user: User) -> bool:
+    from apps.accounts.models import ApiToken
+    from apps.accounts.tokens import key_hash
+
+    return ApiToken.objects.filter(key_hash=key_hash(key), user=user, revoked_at__isnull=True).exists()

@@ -22,6 +22,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
@@ -34,7 +35,7 @@ from apps.notes.models import Attachment, Correction, ImportJob, Note, NoteLink,
 from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
-from tests.factories import api, import_folder, make_note, make_team, make_user, make_vault, share
+from tests.factories import api, api_with_token, import_folder, make_note, make_team, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -204,12 +205,20 @@ def _check_everyone(world: World) -> dict[str, int]:
     assert any(p == "/api/notes/{note_id}/" for p, _ in routes)  # the schema really lists the routes
     seen_own = defaultdict(int)
     leaks: list[str] = []
+    requesters = []  # (who, what they may see, their API client or None, their browser or None)
     for user in world.users:
-        allowed = {world.markers[v] for v in world.readable(user)}
-        client, browser = api(user), Client()
+        readable = sorted(world.readable(user))
+        browser = Client()
         browser.force_login(user)
+        requesters.append((user.username, {world.markers[v] for v in readable}, api(user), browser))
+        # The same person through a token limited to one of their vaults: the others are as if unreadable.
+        only = readable[user.pk % len(readable)]
+        limited = api_with_token(user, vaults=[Vault.objects.get(pk=only)])
+        requesters.append((f"{user.username} (token for vault {only})", {world.markers[only]}, limited, None))
+    for who, allowed, client, browser in requesters:
         responses = [(url, client.get(url)) for path, op in routes for url in _fill(path, op, world)]
-        responses += [(url, browser.get(url)) for url in _pages(world)]
+        if browser is not None:
+            responses += [(url, browser.get(url)) for url in _pages(world)]
         for url, response in responses:
             assert response.status_code < 500, (url, response.status_code)
             if url.startswith("/api/"):  # what every reader gets is what the schema promises
@@ -222,7 +231,7 @@ def _check_everyone(world: World) -> dict[str, int]:
                 if marker in allowed:
                     seen_own[marker] += 1
                 else:
-                    leaks.append(f"{user.username} saw {marker} at {url}")
+                    leaks.append(f"{who} saw {marker} at {url}")
     assert leaks == []
     return seen_own
 
@@ -248,14 +257,23 @@ def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_p
     _check_everyone(world)
 
 
+def _limited_requesters(world: World) -> Iterator[tuple[str, APIClient, set[int]]]:
+    """Every user, then every user again through a token limited to one of the vaults they read."""
+    for user in world.users:
+        yield user.username, api(user), world.readable(user)
+    for user in world.users:
+        readable = sorted(world.readable(user))
+        only = readable[user.pk % len(readable)]
+        yield f"{user.username} (token for {only})", api_with_token(user, vaults=[Vault.objects.get(pk=only)]), {only}
+
+
 def test_search_for_a_marker_finds_it_only_for_readers(tmp_path):
     world = build_world(5, tmp_path)
-    for user in world.users:
-        readable = world.readable(user)
+    for who, client, readable in _limited_requesters(world):
         for vault_id, marker in world.markers.items():
-            hits = api(user).get("/api/search/", {"q": marker}).json()["results"]
+            hits = client.get("/api/search/", {"q": marker}).json()["results"]
             found = any(hit["vault"] == vault_id and marker in hit["path"] for hit in hits)
-            assert found == (vault_id in readable), (user.username, vault_id)
+            assert found == (vault_id in readable), (who, vault_id)
             assert all(hit["vault"] in readable for hit in hits)
 
 
@@ -263,21 +281,22 @@ def test_chat_and_feedback_only_ever_use_readable_vaults(tmp_path):
     world = build_world(7, tmp_path)
     items = list(ContextItem.objects.select_related("message__conversation"))
     assert items  # the world's chats gathered context
-    for user in world.users:
-        readable = world.readable(user)
+    for who, client, readable in _limited_requesters(world):
         allowed = {world.markers[v] for v in readable}
-        client = api(user)
         for vault_id, marker in world.markers.items():
             question = {"message": f"What is the code word {marker}?"}
             asked = client.post("/api/chat/", {"vaults": [vault_id], **question}, format="json")
-            assert asked.status_code == (200 if vault_id in readable else 404), (user.username, vault_id)
+            assert asked.status_code == (200 if vault_id in readable else 404), (who, vault_id)
             if vault_id in readable:
                 assert marker in " ".join(c["text"] for c in asked.json()["candidates"])
             anywhere = client.post("/api/chat/", question, format="json").json()
             shown = anywhere["answer"] + " ".join(c["text"] + c["path"] for c in anywhere["candidates"])
             seen = set(MARKER.findall(shown.lower()))
-            assert seen <= allowed, (user.username, seen - allowed)
+            assert seen <= allowed, (who, seen - allowed)
             assert all(item["vault"] in readable for item in anywhere["candidates"])
+    for user in world.users:
+        readable = world.readable(user)
+        client = api(user)
         for item in items:
             vote = client.post("/api/feedback/", {"context_item": item.pk, "signal": "used"}, format="json")
             mine = item.message.conversation.owner_id == user.pk and item.vault_id in readable

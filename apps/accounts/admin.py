@@ -3,11 +3,13 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.hooks import user_created
-from apps.accounts.models import Team, TeamMembership
-from apps.core.admin import ReadOnlyInline
+from apps.accounts.models import ApiToken, Team, TeamMembership
+from apps.accounts.tokens import token_revoke
+from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 class MembershipInline(ReadOnlyInline):
@@ -33,3 +35,38 @@ class DesirePathUserAdmin(UserAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         user_created(user=obj)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Tokens are observed here: who holds which, how far it reaches, when it was used. The key exists only in its
+    holder's hands and its hash is never shown; tokens are made by their holders, and revoking one is audited."""
+
+    fields = [
+        "name",
+        "user",
+        "prefix",
+        "read_only",
+        "vault_ids",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    list_display = ["name", "user", "prefix", "read_only", "created_at", "expires_at", "last_used_at", "revoked_at"]
+    list_filter = ["read_only"]
+    search_fields = ["name", "prefix", "user__username"]
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.fields
+
+    def has_revoke_permission(self, request: HttpRequest) -> bool:
+        return bool(getattr(request.user, "is_superuser", False))  # as `token_revoke` allows
+
+    @admin.action(description="Revoke the selected tokens", permissions=["revoke"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        user = request.user
+        assert isinstance(user, User)
+        for token in queryset.filter(revoked_at__isnull=True):
+            token_revoke(actor=user, token=token, reason="revoked by an administrator")

@@ -1,23 +1,26 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from apps.accounts import selectors, services
+from apps.accounts import selectors, services, tokens
+from apps.accounts.lockout import lockout_message
 from apps.accounts.serializers import (
+    ApiTokenCreatedOut,
+    ApiTokenCreateIn,
+    ApiTokenOut,
     MemberAddIn,
     TeamCreateIn,
     TeamOut,
+    TokenExchangeOut,
     TokenIn,
-    TokenOut,
     UserCreateIn,
     UserOut,
 )
@@ -26,24 +29,65 @@ from apps.core.serializers import errors
 
 
 class TokenApi(APIView):
+    """Username and password for a new token. Failed attempts count towards the lockout of the account and of the
+    address (django-axes, shared by every web process); a locked-out attempt gets 429 without its password being
+    checked."""
+
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
 
     @extend_schema(
         request=TokenIn,
-        responses={200: TokenOut, **errors(400, 429)},
-        summary="Exchange username and password for a token",
+        responses={200: TokenExchangeOut, **errors(400, 429)},
+        summary="Exchange username and password for a new token (default lifetime, every vault)",
     )
     def post(self, request: Request) -> Response:
         data = TokenIn(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request, username=data.validated_data["username"], password=data.validated_data["password"])
+        # The Django request: django-axes marks a lockout on it, and its middleware answers with the 429.
+        http_request = request._request
+        user = authenticate(
+            http_request, username=data.validated_data["username"], password=data.validated_data["password"]
+        )
+        if getattr(http_request, "axes_locked_out", False):
+            raise Throttled(detail=lockout_message())
         if user is None or not user.is_active:
             raise ValidationError({"detail": ["wrong username or password"]})
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response(TokenOut({"token": token.key}).data)
+        made = tokens.token_create(user=user, name=f"signed in {timezone.now():%Y-%m-%d %H:%M} UTC")
+        return Response(TokenExchangeOut({"token": made.key, "expires_at": made.token.expires_at}).data)
+
+
+class ApiTokenListApi(APIView):
+    @extend_schema(responses={200: ApiTokenOut(many=True)}, summary="My API tokens (never their keys)")
+    def get(self, request: Request) -> Response:
+        return Response(ApiTokenOut(tokens.token_list(user=actor(request))[:500], many=True).data)
+
+    @extend_schema(
+        request=ApiTokenCreateIn,
+        responses={201: ApiTokenCreatedOut, **errors(400, 403, 404)},
+        summary="Make an API token: its key is in this answer only",
+    )
+    def post(self, request: Request) -> Response:
+        data = ApiTokenCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        made = tokens.token_create(
+            user=actor(request),
+            name=data.validated_data["name"],
+            read_only=data.validated_data["read_only"],
+            vault_ids=data.validated_data["vaults"],
+            expires_in_days=data.validated_data["expires_in_days"],
+        )
+        response = Response({**ApiTokenOut(made.token).data, "key": made.key}, status=status.HTTP_201_CREATED)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class ApiTokenDetailApi(APIView):
+    @extend_schema(responses={204: None, **errors(403, 404)}, summary="Revoke one of my API tokens")
+    def delete(self, request: Request, token_id: int) -> Response:
+        token = tokens.token_get(user=actor(request), token_id=token_id)
+        tokens.token_revoke(actor=actor(request), token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class UserCreateApi(APIView):

@@ -4,3 +4,7 @@ from apps.core.hooks import Hook
 
 # An account was created (over the API, the admin or a command); receivers take `user=`.
 user_created: Hook[..., object] = Hook("accounts.user_created")
+
+# Which vaults may a token of `user` be limited to: receivers (the vault layer) return (id, name) pairs of the vaults
+# `user` may read. Tokens live below the vaults, so they ask rather than import.
+token_vault_choices: Hook[..., list[tuple[int, str]]] = Hook("accounts.token_vault_choices")

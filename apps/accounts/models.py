@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 
@@ -31,3 +32,26 @@ class TeamMembership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.team} ({self.role})"
+
+
+class ApiToken(models.Model):
+    """A named API token of one person. Only the SHA-256 of its key is stored (the key is shown once, when it is
+    made); the prefix lets its owner tell tokens apart. A token can be read-only and limited to some vaults (their
+    ids: the vault policy intersects its user's roles with them), and always expires."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    read_only = models.BooleanField(default=False)
+    vault_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)  # null: every vault its user reads
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "revoked_at"], name="api_token_user_live")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from apps.accounts.hooks import user_created
 from apps.accounts.models import Team, TeamMembership, TeamRole
+from apps.accounts.usernames import validate_username
 from apps.audit.services import audit_record
 
 
@@ -15,12 +16,13 @@ def user_create(*, actor: User | None, username: str, password: str, is_staff: b
     """Create an account (staff only over the API) with its private personal vault."""
     if actor is not None and not actor.is_staff:
         raise PermissionDenied("only staff may create users")
-    username = username.strip()
-    if not username:
-        raise ValidationError({"username": ["a username is required"]})
+    username = validate_username(username)
     if User.objects.filter(username__iexact=username).exists():
         raise ValidationError({"username": ["that username is taken"]})
-    validate_password(password)
+    try:
+        validate_password(password, User(username=username))
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from exc
     user = User.objects.create_user(username=username, password=password, is_staff=is_staff)
     user_created(user=user)
     audit_record(

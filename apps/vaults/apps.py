@@ -6,7 +6,9 @@ class VaultsConfig(AppConfig):
     label = "vaults"
 
     def ready(self) -> None:
-        from apps.accounts.hooks import user_created
+        from apps.accounts.hooks import token_vault_choices, user_created
+        from apps.vaults.selectors import vault_choices
         from apps.vaults.services import personal_vault_ensure
 
         user_created.subscribe(personal_vault_ensure)  # every account has its private vault
+        token_vault_choices.subscribe(vault_choices)  # a token is limited to vaults its holder reads

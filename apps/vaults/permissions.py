@@ -5,6 +5,10 @@ personal vaults; admins observe through the admin site and the audit log).
 
 Roles are cumulative guardian object permissions: reader = read; contributor = read + contribute;
 manager = read + contribute + manage. A user's role is the strongest of their own and their teams'.
+
+A request made with an API token is narrowed here, once, for every read and write path: a read-only token holds
+no more than read, a token limited to some vaults holds nothing on the others (they answer 404 like any vault
+the user cannot read).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Literal
 from django.db.models import QuerySet
 from guardian.shortcuts import get_objects_for_user
 
-from apps.core.auth import Requester
+from apps.core.auth import Requester, token_limits
 from apps.vaults.models import Vault, VaultRole
 
 Action = Literal["read", "contribute", "manage"]
@@ -32,9 +36,15 @@ def vaults_for(user: Requester, action: Action) -> QuerySet[Vault]:
     """Vaults on which `user` (directly or through a team) may perform `action`."""
     if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         return Vault.objects.none()
-    return get_objects_for_user(
+    limits = token_limits(user)
+    if limits is not None and limits.read_only and action != "read":
+        return Vault.objects.none()
+    vaults: QuerySet[Vault] = get_objects_for_user(
         user, f"vaults.{action}_vault", klass=Vault, accept_global_perms=False, with_superuser=False
     )
+    if limits is not None and limits.vault_ids is not None:
+        vaults = vaults.filter(pk__in=sorted(limits.vault_ids))
+    return vaults
 
 
 def vault_ids_for(user: Requester, action: Action = "read") -> list[int]:

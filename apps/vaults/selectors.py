@@ -18,6 +18,11 @@ def vault_list(*, user: Requester) -> QuerySet[Vault]:
     return vaults_for(user, "read").order_by("-is_personal", "name", "id")
 
 
+def vault_choices(*, user: Requester) -> list[tuple[int, str]]:
+    """(id, name) of the vaults the user may read, for forms that offer a choice of them."""
+    return list(vault_list(user=user).values_list("id", "name"))
+
+
 def vault_get(*, user: Requester, vault_id: object, action: Action = "read") -> Vault:
     """A vault the user may read (404 otherwise, exactly like a missing one); 403 if `action` is not allowed."""
     try:

@@ -6,6 +6,7 @@ production refuses to start without them."""
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -64,7 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "axes",
     "guardian",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -86,6 +87,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "apps.core.middleware.HeadWithoutBody",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -94,6 +96,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a lockout found during sign-in into the 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "desirepath.urls"
@@ -115,6 +119,8 @@ TEMPLATES = [
 ]
 
 AUTHENTICATION_BACKENDS = [
+    # First: a locked-out account or address is refused before its password is even checked.
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
@@ -123,6 +129,35 @@ GUARDIAN_RAISE_403 = False
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a check: Django tells every validator when a password changed, wherever it changed (admin, command).
+    {"NAME": "apps.accounts.passwords.RevokeTokensOnPasswordChange"},
+]
+
+# Addresses (or networks) of the reverse proxies in front of the web processes. Only a request arriving from one of
+# them has its X-Forwarded-For read; empty, the peer's own address is the client's.
+TRUSTED_PROXIES = [p.strip() for p in os.environ.get("DESIREPATH_TRUSTED_PROXIES", "").split(",") if p.strip()]
+
+# Sign-in lockout (django-axes, attempts kept in the database so every web process sees them): after
+# LOCKOUT_FAILURES failed attempts for one username, or from one address, both are refused for the cool-off.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_VERBOSE = False  # no banner on every start; lockouts are still logged as warnings
+AXES_FAILURE_LIMIT = int(os.environ.get("DESIREPATH_LOCKOUT_FAILURES", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("DESIREPATH_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "apps.core.http.client_ip"
+AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
+# A locked attempt does not extend the lock: the cool-off ends when it said it would.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+
+# API tokens: a default and a longest lifetime in days.
+API_TOKEN_DAYS = int(os.environ.get("DESIREPATH_API_TOKEN_DAYS", "90"))
+API_TOKEN_MAX_DAYS = int(os.environ.get("DESIREPATH_API_TOKEN_MAX_DAYS", "365"))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -137,7 +172,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "apps.accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -145,8 +180,6 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "apps.core.exceptions.api_exception_handler",
-    # Password guessing against the token endpoint: per client address.
-    "DEFAULT_THROTTLE_RATES": {"auth": os.environ.get("DESIREPATH_AUTH_RATE", "20/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "DesirePath API",

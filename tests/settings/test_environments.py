@@ -14,7 +14,9 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCTION_SECRETS = {"DJANGO_SECRET_KEY": "production-check-" + "x" * 40, "DJANGO_ALLOWED_HOSTS": "example.org"}
+# Not a secret anywhere: a key as random as production's must be, written down for these checks only.
+STRONG_KEY = "production-check-HuJxhS_idfjhJZfusX4VyoQ6_cSGahh2f6vPCFv16_Uq10DFmeh0Eg"
+PRODUCTION_SECRETS = {"DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org"}
 
 
 def _run(args: list[str], data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -80,6 +82,65 @@ def test_production_runs_on_the_servers_it_is_given(tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert not data.exists()
+
+
+@pytest.mark.parametrize(
+    "weak",
+    ["x", "production-check-" + "x" * 40, "abcde" * 12, "Kq3vT9zLw2Xr7YpB" * 4, "django-insecure-" + STRONG_KEY],
+)
+def test_production_refuses_a_weak_secret_key_in_one_line(tmp_path, weak):
+    data = tmp_path / "data"
+    env = {**PRODUCTION_SECRETS, **_stack_urls(), "DJANGO_SETTINGS_MODULE": "desirepath.settings.production"}
+
+    result = _run(["manage.py", "check"], data, **{**env, "DJANGO_SECRET_KEY": weak})
+
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("desirepath.settings.production refuses a weak DJANGO_SECRET_KEY")
+    assert weak not in line  # the refusal never repeats the key
+    assert not data.exists()
+
+
+def test_production_passes_the_deployment_check(tmp_path):
+    data = tmp_path / "data"
+    env = {**PRODUCTION_SECRETS, **_stack_urls(), "DJANGO_SETTINGS_MODULE": "desirepath.settings.production"}
+
+    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], data, **env)
+
+    assert result.returncode == 0, result.stderr
+    assert "no issues (0 silenced)" in result.stdout
+
+
+def test_behind_a_proxy_production_redirects_plain_http_but_not_health_checks(tmp_path):
+    env = {
+        **PRODUCTION_SECRETS,
+        **_stack_urls(),
+        "DJANGO_SETTINGS_MODULE": "desirepath.settings.production",
+        "DJANGO_SECURE_PROXY_SSL_HEADER": "1",
+    }
+    probe = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "c = Client()\n"
+        "plain = c.get('/api/vaults/', HTTP_HOST='example.org')\n"
+        "tls = c.get('/api/vaults/', HTTP_HOST='example.org', HTTP_X_FORWARDED_PROTO='https')\n"
+        "health = c.get('/healthz', HTTP_HOST='example.org')\n"
+        "print(plain.status_code, plain.get('Location'), tls.status_code, tls.get('Strict-Transport-Security'),"
+        " health.status_code not in (301, 302))\n"
+    )
+
+    result = _run(["-c", probe], tmp_path / "data", **env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "301",
+        "https://example.org/api/vaults/",
+        "401",
+        "max-age=31536000;",
+        "includeSubDomains;",
+        "preload",
+        "True",  # the health check answers where it is asked (over plain HTTP, from inside)
+    ]
 
 
 def test_dev_uses_given_servers_instead_of_starting_its_own(tmp_path):
