@@ -19,13 +19,21 @@ STRONG_KEY = "production-check-HuJxhS_idfjhJZfusX4VyoQ6_cSGahh2f6vPCFv16_Uq10DFm
 PRODUCTION_SECRETS = {"DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org"}
 
 
+# What the fresh interpreter never inherits: the servers and secrets each test names itself, and
+# DJANGO_ALLOW_ASYNC_UNSAFE, which the browser tests set in this process and no deployment has.
+NOT_INHERITED = {
+    "DATABASE_URL",
+    "REDIS_URL",
+    "DJANGO_SECRET_KEY",
+    "DJANGO_ALLOWED_HOSTS",
+    "DESIREPATH_DB_NAME",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+}
+
+
 def _run(args: list[str], data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """`args` in a fresh interpreter whose environment names only `env`'s servers and `data_dir`."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DESIREPATH_DB_NAME"}
-    }
+    clean = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
     return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,
