@@ -7,12 +7,15 @@ import datetime as dt
 import hashlib
 import posixpath
 import re
+import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
+from apps.notes.blocks import Block, block_lines, block_tree, piece_name, split_block
 from apps.notes.syntax import prose_only, without_comments
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -32,7 +35,6 @@ LINK_DEFINITION = re.compile(
 TEMPLATE_PLACEHOLDER = re.compile(r"(?<![\"'])(\{\{[^{}\n]*\}\})(?![\"'])")
 # Linear on purpose: `(.+?)\s*#*\s*$` backtracks cubically on a heading padded with spaces (a CPU DoS).
 HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
-FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 class NoteFormatError(ValueError):
@@ -271,36 +273,6 @@ def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:
     return sorted({k.strip().lower()[:500] for k in keys if k and k.strip()})
 
 
-def _blocks(body: str) -> list[tuple[str, str]]:
-    """(heading path, paragraph) blocks; a heading line starts a new block and updates the path."""
-    headings: list[tuple[int, str]] = []
-    blocks: list[tuple[str, str]] = []
-    current: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        text = "\n".join(current).strip()
-        if text:
-            blocks.append((" > ".join(h for _, h in headings), text))
-        current.clear()
-
-    for line in body.split("\n"):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        heading = None if in_fence else heading_match(line)
-        if heading:
-            flush()
-            level = heading[0]
-            headings[:] = [(lvl, h) for lvl, h in headings if lvl < level] + [heading]
-            blocks.append((" > ".join(h for _, h in headings), ""))  # marks a heading boundary
-        elif not line.strip() and not in_fence:
-            flush()
-        else:
-            current.append(line)
-    flush()
-    return blocks
-
-
 def _split_long(text: str, limit: int) -> list[str]:
     if len(text) <= limit:
         return [text]
@@ -325,36 +297,104 @@ def _split_long(text: str, limit: int) -> list[str]:
 
 
 def embed_input(title: str, heading: str, text: str) -> str:
-    """What the embedding model reads for a chunk: where it sits (title, heading), then its text."""
-    header = title if not heading else f"{title[:150]} — {heading[:60]}"
+    """What the embedding model reads for a chunk: where it sits (title, heading), then its text. A long heading
+    path keeps its end: the nearest heading, and a split block's "(code, part 2 of 3)", say most."""
+    if len(heading) > 60:
+        heading = "…" + heading[-59:]
+    header = title if not heading else f"{title[:150]} — {heading}"
     return f"{header}\n{text}"
 
 
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    title: str
+    line: str  # as written: kept in the text of a chunk that goes on past it
+
+
+@dataclass(frozen=True)
+class _Passage:
+    text: str
+    joiner: str  # what stands between it and the passage before it in the same chunk
+    piece: str = ""  # "(code, part 2 of 3)" for a piece of a block too long for one chunk: a chunk of its own
+
+
+def _joiner(lines: list[str], start: int) -> str:
+    return "\n\n" if start == 0 or not lines[start - 1].strip() else "\n"
+
+
+def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading | _Passage]:
+    """A block as headings and passages of at most `budget` characters where it can be: whole if it fits, else
+    split along its structure (a list into items, an item into its paragraph and sub-items), and only then cut
+    (`split_block`'s pieces; prose into sentences)."""
+    if block.kind == "heading":
+        yield _Heading(block.level, block.title, lines[block.start].strip())
+        return
+    text = "\n".join(block_lines(lines, block))
+    first = block.children[0] if block.kind == "item" and block.children else None
+    section = first if first is not None and first.kind == "heading" else None
+    if section is not None:  # a Logseq section: `- ## Usage` and its blocks
+        yield _Heading(section.level, section.title, "")
+    if len(text) <= budget or not text.strip():
+        if text.strip():
+            yield _Passage(text, _joiner(lines, block.start))
+    elif block.kind in {"list", "item"} and block.children:
+        for child in block.children:
+            if child is not section:
+                yield from _passages(lines, child, budget)
+    elif block.kind in {"fence", "code", "table", "quote"}:
+        pieces = split_block(lines, block, budget)
+        name = piece_name(lines, block)
+        for number, piece in enumerate(pieces, 1):
+            yield _Passage(piece, "\n\n", f"({name}, part {number} of {len(pieces)})" if len(pieces) > 1 else "")
+    else:
+        for number, piece in enumerate(_split_long(text, budget)):
+            yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")
+
+
 def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> list[ChunkDraft]:
-    """Cut a note into chunks of at most `max_chars` (embedding input included) at heading/paragraph bounds."""
+    """Cut a note into chunks of at most `max_chars` (embedding input included) at heading and block bounds.
+
+    A fenced block, table, callout or list item that fits in a chunk is never cut; one that does not is split
+    into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. The only
+    chunk longer than `max_chars` is a single table row that is."""
     _, body = split_frontmatter(body_with_frontmatter)
     # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
-    body = without_comments(body)
-    budget = max(200, max_chars - min(len(title), 150) - 60)
+    lines = without_comments(body).split("\n")
+    budget = max(200, max_chars - min(len(title), 150) - 64)  # the header: title, " — ", heading, newline
     chunks: list[tuple[str, str]] = []
+    headings: list[_Heading] = []
     heading, buffer = "", ""
-    for block_heading, text in _blocks(body):
-        if not text:  # heading boundary: cut unless the current chunk is still small
-            if len(buffer) >= budget // 3:
-                chunks.append((heading, buffer))
-                buffer = ""
-            if not buffer:
-                heading = block_heading
-            continue
-        for piece in _split_long(text, budget):
-            if buffer and len(buffer) + 2 + len(piece) > budget:
-                chunks.append((heading, buffer))
-                buffer, heading = "", block_heading
-            if not buffer:
-                heading = block_heading
-            buffer = f"{buffer}\n\n{piece}" if buffer else piece
-    if buffer:
-        chunks.append((heading, buffer))
+
+    def flush() -> None:
+        nonlocal buffer
+        if buffer.strip():
+            chunks.append((heading, textwrap.dedent(buffer).strip("\n")))
+        buffer = ""
+
+    for block in block_tree(lines):
+        for part in _passages(lines, block, budget):
+            path = " > ".join(h.title for h in headings)
+            if isinstance(part, _Heading):  # cut here unless the current chunk is still small
+                if len(buffer) >= budget // 3 or len(buffer) + 2 + len(part.line) > budget:
+                    flush()
+                headings[:] = [h for h in headings if h.level < part.level] + [part]
+                if not buffer:
+                    heading = " > ".join(h.title for h in headings)
+                elif part.line:  # the chunk's heading names where it starts: later headings stay in its text
+                    buffer = f"{buffer}\n\n{part.line}"
+            elif part.piece:
+                flush()
+                heading, buffer = f"{path} {part.piece}".strip(), part.text
+                flush()
+                heading = path
+            else:
+                if buffer and len(buffer) + len(part.joiner) + len(part.text) > budget:
+                    flush()
+                if not buffer:
+                    heading = path
+                buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text
+    flush()
     if not chunks:
         chunks.append(("", title))
     drafts = []
