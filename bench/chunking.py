@@ -12,6 +12,7 @@ import json
 import re
 import statistics
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def _blocks(body: str) -> list[tuple[str, str]]:
     for token in MarkdownIt("commonmark").enable("table").parse(body):
         if token.map is None:
             continue
-        text = "\n".join(lines[token.map[0] : token.map[1]])
+        text = textwrap.dedent("\n".join(lines[token.map[0] : token.map[1]])).strip()  # chunks are dedented
         if token.type == "fence":
             found.append(("fence", text))
         elif token.type == "table_open":

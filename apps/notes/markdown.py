@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 
@@ -32,6 +33,13 @@ OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 LINK_DEFINITION = re.compile(
     r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M
 )
+# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: (embed mark, destination).
+INLINE_LINK = re.compile(
+    r"(!?)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+)
+URL_SCHEME = re.compile(r"^[A-Za-z][\w+.-]*:")  # https:, mailto:, obsidian:… an address, not a note
+# Frontmatter keys Obsidian reads as tags and aliases: their values name no note.
+NOT_LINK_PROPERTIES = {"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"}
 TEMPLATE_PLACEHOLDER = re.compile(r"(?<![\"'])(\{\{[^{}\n]*\}\})(?![\"'])")
 # Linear on purpose: `(.+?)\s*#*\s*$` backtracks cubically on a heading padded with spaces (a CPU DoS).
 HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
@@ -42,9 +50,11 @@ class NoteFormatError(ValueError):
 
 
 class LinkKind:  # the values of models.LinkKind; parsing needs no database
-    LINK = "link"  # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note)
-    EMBED = "embed"  # ![[note]], {{embed [[note]]}}
+    # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note), [text](folder/note.md#heading)
+    LINK = "link"
+    EMBED = "embed"  # ![[note]], {{embed [[note]]}}, ![text](note.md)
     BLOCK = "block"  # ((uuid)): target is the block id, resolved to the note that declares it
+    PROPERTY = "property"  # a wikilink in a frontmatter property (`categories: ["[[Books]]"]`), as Obsidian reads it
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,7 @@ class Link:
     heading: str
     alias: str
     kind: str = LinkKind.LINK
+    block_id: str = ""  # [[note#^block-id]]: the block within the note the link resolves to
 
 
 @dataclass(frozen=True)
@@ -195,25 +206,72 @@ def _tags(prose: str) -> list[str]:
     return [tag for tag in found if tag]
 
 
+def _wikilink(match: re.Match[str], kind: str) -> Link | None:
+    target, heading, alias = match.group(1).strip(), (match.group(2) or "").strip(), (match.group(3) or "").strip()
+    if not target and not heading:
+        return None
+    if heading.startswith("^"):  # Obsidian's block reference: the link still resolves to the note
+        return Link(target, "", alias, kind, block_id=heading[1:].strip())
+    return Link(target, heading, alias, kind)
+
+
+def note_path_target(folder: str, destination: str) -> tuple[str, str] | None:
+    """(vault path without `.md`, fragment) a Markdown link destination names, relative to the linking note's
+    folder (`/` first: from the vault's root); None for an address, a file that is no note, or a path that leaves
+    the vault."""
+    destination = destination.strip("<>").strip()
+    if URL_SCHEME.match(destination):
+        return None
+    file, _, fragment = unquote(destination).partition("#")
+    if not file.lower().endswith(".md"):
+        return None
+    joined = file.lstrip("/") if file.startswith("/") else posixpath.join(folder, file)
+    target = posixpath.normpath(joined)
+    if target.startswith("../") or target in {"..", "."}:
+        return None
+    return target[: -len(".md")], fragment.strip()
+
+
+def property_links(frontmatter: dict[str, Any]) -> list[Link]:
+    """Wikilinks in frontmatter values (strings, lists, nested mappings), in the order they are written."""
+
+    def walk(value: Any) -> list[Link]:
+        if isinstance(value, str):
+            found = (_wikilink(m, LinkKind.PROPERTY) for m in WIKILINK.finditer(value))
+            return [link for link in found if link is not None]
+        if isinstance(value, dict):
+            return [link for item in value.values() for link in walk(item)]
+        if isinstance(value, list):
+            return [link for item in value for link in walk(item)]
+        return []
+
+    return [
+        link for key, value in frontmatter.items() if key.lower() not in NOT_LINK_PROPERTIES for link in walk(value)
+    ]
+
+
 def _links(path: str, prose: str) -> list[Link]:
     links: list[tuple[int, Link]] = []
     written: set[str] = set()
     for m in WIKILINK.finditer(prose):
-        target, heading, alias = m.group(1).strip(), (m.group(2) or "").strip(), (m.group(3) or "").strip()
-        if not target and not heading:
-            continue
         embed = m.group().startswith("!") or EMBED_MACRO.search(prose, max(0, m.start() - 20), m.start())
-        links.append((m.start(), Link(target, heading, alias, LinkKind.EMBED if embed else LinkKind.LINK)))
-        written |= {target.lower(), m.group()[2:-2].strip().lower()} if not embed else {target.lower()}
+        link = _wikilink(m, LinkKind.EMBED if embed else LinkKind.LINK)
+        if link is None:
+            continue
+        links.append((m.start(), link))
+        written |= {link.target.lower(), m.group()[2:-2].strip().lower()} if not embed else {link.target.lower()}
     links += [(m.start(), Link(m.group(1).lower(), "", "", LinkKind.BLOCK)) for m in BLOCK_REF.finditer(prose)]
     folder = posixpath.dirname(path)
+    for m in INLINE_LINK.finditer(_blank(prose, WIKILINK)):
+        found = note_path_target(folder, m.group(2))
+        if found is not None:
+            links.append((m.start(), Link(found[0], found[1], "", LinkKind.EMBED if m.group(1) else LinkKind.LINK)))
     for m in LINK_DEFINITION.finditer(prose):
-        label, destination = m.group(1).strip(), m.group(2)
-        file, _, fragment = destination.partition("#")
-        if label.lower() in written or "://" in file or not file.lower().endswith(".md"):
+        label = m.group(1).strip()
+        found = note_path_target(folder, m.group(2))
+        if label.lower() in written or found is None:
             continue  # Foam's copy of a wikilink's target, or not a note
-        target = posixpath.normpath(posixpath.join(folder, file))[: -len(".md")]
-        links.append((m.start(), Link(target, fragment, "", LinkKind.LINK)))
+        links.append((m.start(), Link(found[0], found[1], "", LinkKind.LINK)))
     return [link for _, link in sorted(links, key=lambda pair: pair[0])]
 
 
@@ -231,6 +289,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
     frontmatter, body = split_frontmatter(text)
     prose = prose_only(body)
+    written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
     for key, value in page_properties(prose).items():
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
     title = str(frontmatter.get("title") or "").strip()
@@ -258,7 +317,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         frontmatter=frontmatter,
         tags=[t[:200] for t in tags],
         aliases=[a[:500] for a in aliases],
-        links=_links(path, prose),
+        links=written_properties + _links(path, prose),
         content_hash=sha256(text),
         block_ids=[b[:200] for b in _block_ids(prose)],
     )
@@ -335,7 +394,7 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
     section = first if first is not None and first.kind == "heading" else None
     if section is not None:  # a Logseq section: `- ## Usage` and its blocks
         yield _Heading(section.level, section.title, "")
-    if len(text) <= budget or not text.strip():
+    if len(textwrap.dedent(text)) <= budget or not text.strip():  # chunks are dedented: nesting costs nothing
         if text.strip():
             yield _Passage(text, _joiner(lines, block.start))
     elif block.kind in {"list", "item"} and block.children:
@@ -389,7 +448,7 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                 flush()
                 heading = path
             else:
-                if buffer and len(buffer) + len(part.joiner) + len(part.text) > budget:
+                if buffer and len(textwrap.dedent(f"{buffer}{part.joiner}{part.text}")) > budget:
                     flush()
                 if not buffer:
                     heading = path
