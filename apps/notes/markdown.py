@@ -415,8 +415,8 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
     """Cut a note into chunks of at most `max_chars` (embedding input included) at heading and block bounds.
 
     A fenced block, table, callout or list item that fits in a chunk is never cut; one that does not is split
-    into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. The only
-    chunk longer than `max_chars` is a single table row that is."""
+    into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. Only a piece
+    of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut."""
     _, body = split_frontmatter(body_with_frontmatter)
     # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
     lines = without_comments(body).split("\n")
