@@ -390,16 +390,16 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
         yield _Heading(block.level, block.title, lines[block.start].strip())
         return
     text = "\n".join(block_lines(lines, block))
-    first = block.children[0] if block.kind == "item" and block.children else None
-    section = first if first is not None and first.kind == "heading" else None
-    if section is not None:  # a Logseq section: `- ## Usage` and its blocks
-        yield _Heading(section.level, section.title, "")
     if len(textwrap.dedent(text)) <= budget or not text.strip():  # chunks are dedented: nesting costs nothing
         if text.strip():
             yield _Passage(text, _joiner(lines, block.start))
     elif block.kind in {"list", "item"} and block.children:
+        # A heading inside an item (Logseq's `- ## Usage`) stays text: naming chunks by these sections made
+        # search on logseq-docs worse (generic headings such as "Usage" outweigh the passage in the ranking).
         for child in block.children:
-            if child is not section:
+            if child.kind == "heading":
+                yield _Passage("\n".join(block_lines(lines, child)), _joiner(lines, child.start))
+            else:
                 yield from _passages(lines, child, budget)
     elif block.kind in {"fence", "code", "table", "quote"}:
         pieces = split_block(lines, block, budget)
