@@ -164,11 +164,17 @@ def run_vault(
         for name in pipelines:
             by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
             latency: list[float] = []
+            unanswerable_silent: list[float] = []
             for row in rows:
                 result, ms = _timed(name, user, vault.vault.pk, row["q"])
                 latency.append(ms)
                 ranking = _items(result.ranking, vault.items)
                 relevant = set(row["relevant"])
+                if not relevant:  # nothing to recall: an unanswerable question scores by staying silent
+                    unanswerable_silent.append(float(not result.injected))
+                    if tick:
+                        tick(1)
+                    continue
                 scores = {
                     "recall@5": recall_at(ranking, relevant, 5),
                     "hit@5": hit_at(ranking, relevant, 5),
@@ -182,7 +188,12 @@ def run_vault(
                 "overall": mean_of(r for rs in by_kind.values() for r in rs),
                 "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
                 "latency_ms": percentiles(latency),
-                "silence": {"chatter": round(sum(silent) / len(silent), 4) if silent else None},
+                "silence": {
+                    "chatter": round(sum(silent) / len(silent), 4) if silent else None,
+                    "unanswerable": (
+                        round(sum(unanswerable_silent) / len(unanswerable_silent), 4) if unanswerable_silent else None
+                    ),
+                },
             }
     finally:
         corpus.teardown(user)

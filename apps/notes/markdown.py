@@ -7,12 +7,16 @@ import datetime as dt
 import hashlib
 import posixpath
 import re
+import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 
+from apps.notes.blocks import Block, block_lines, block_tree, piece_name, split_block
 from apps.notes.syntax import prose_only, without_comments
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -29,10 +33,16 @@ OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 LINK_DEFINITION = re.compile(
     r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M
 )
+# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: (embed mark, destination).
+INLINE_LINK = re.compile(
+    r"(!?)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+)
+URL_SCHEME = re.compile(r"^[A-Za-z][\w+.-]*:")  # https:, mailto:, obsidian:… an address, not a note
+# Frontmatter keys Obsidian reads as tags and aliases: their values name no note.
+NOT_LINK_PROPERTIES = {"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"}
 TEMPLATE_PLACEHOLDER = re.compile(r"(?<![\"'])(\{\{[^{}\n]*\}\})(?![\"'])")
 # Linear on purpose: `(.+?)\s*#*\s*$` backtracks cubically on a heading padded with spaces (a CPU DoS).
 HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
-FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 class NoteFormatError(ValueError):
@@ -40,9 +50,11 @@ class NoteFormatError(ValueError):
 
 
 class LinkKind:  # the values of models.LinkKind; parsing needs no database
-    LINK = "link"  # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note)
-    EMBED = "embed"  # ![[note]], {{embed [[note]]}}
+    # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note), [text](folder/note.md#heading)
+    LINK = "link"
+    EMBED = "embed"  # ![[note]], {{embed [[note]]}}, ![text](note.md)
     BLOCK = "block"  # ((uuid)): target is the block id, resolved to the note that declares it
+    PROPERTY = "property"  # a wikilink in a frontmatter property (`categories: ["[[Books]]"]`), as Obsidian reads it
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,7 @@ class Link:
     heading: str
     alias: str
     kind: str = LinkKind.LINK
+    block_id: str = ""  # [[note#^block-id]]: the block within the note the link resolves to
 
 
 @dataclass(frozen=True)
@@ -193,25 +206,72 @@ def _tags(prose: str) -> list[str]:
     return [tag for tag in found if tag]
 
 
+def _wikilink(match: re.Match[str], kind: str) -> Link | None:
+    target, heading, alias = match.group(1).strip(), (match.group(2) or "").strip(), (match.group(3) or "").strip()
+    if not target and not heading:
+        return None
+    if heading.startswith("^"):  # Obsidian's block reference: the link still resolves to the note
+        return Link(target, "", alias, kind, block_id=heading[1:].strip())
+    return Link(target, heading, alias, kind)
+
+
+def note_path_target(folder: str, destination: str) -> tuple[str, str] | None:
+    """(vault path without `.md`, fragment) a Markdown link destination names, relative to the linking note's
+    folder (`/` first: from the vault's root); None for an address, a file that is no note, or a path that leaves
+    the vault."""
+    destination = destination.strip("<>").strip()
+    if URL_SCHEME.match(destination):
+        return None
+    file, _, fragment = unquote(destination).partition("#")
+    if not file.lower().endswith(".md"):
+        return None
+    joined = file.lstrip("/") if file.startswith("/") else posixpath.join(folder, file)
+    target = posixpath.normpath(joined)
+    if target.startswith("../") or target in {"..", "."}:
+        return None
+    return target[: -len(".md")], fragment.strip()
+
+
+def property_links(frontmatter: dict[str, Any]) -> list[Link]:
+    """Wikilinks in frontmatter values (strings, lists, nested mappings), in the order they are written."""
+
+    def walk(value: Any) -> list[Link]:
+        if isinstance(value, str):
+            found = (_wikilink(m, LinkKind.PROPERTY) for m in WIKILINK.finditer(value))
+            return [link for link in found if link is not None]
+        if isinstance(value, dict):
+            return [link for item in value.values() for link in walk(item)]
+        if isinstance(value, list):
+            return [link for item in value for link in walk(item)]
+        return []
+
+    return [
+        link for key, value in frontmatter.items() if key.lower() not in NOT_LINK_PROPERTIES for link in walk(value)
+    ]
+
+
 def _links(path: str, prose: str) -> list[Link]:
     links: list[tuple[int, Link]] = []
     written: set[str] = set()
     for m in WIKILINK.finditer(prose):
-        target, heading, alias = m.group(1).strip(), (m.group(2) or "").strip(), (m.group(3) or "").strip()
-        if not target and not heading:
-            continue
         embed = m.group().startswith("!") or EMBED_MACRO.search(prose, max(0, m.start() - 20), m.start())
-        links.append((m.start(), Link(target, heading, alias, LinkKind.EMBED if embed else LinkKind.LINK)))
-        written |= {target.lower(), m.group()[2:-2].strip().lower()} if not embed else {target.lower()}
+        link = _wikilink(m, LinkKind.EMBED if embed else LinkKind.LINK)
+        if link is None:
+            continue
+        links.append((m.start(), link))
+        written |= {link.target.lower(), m.group()[2:-2].strip().lower()} if not embed else {link.target.lower()}
     links += [(m.start(), Link(m.group(1).lower(), "", "", LinkKind.BLOCK)) for m in BLOCK_REF.finditer(prose)]
     folder = posixpath.dirname(path)
+    for m in INLINE_LINK.finditer(_blank(prose, WIKILINK)):
+        found = note_path_target(folder, m.group(2))
+        if found is not None:
+            links.append((m.start(), Link(found[0], found[1], "", LinkKind.EMBED if m.group(1) else LinkKind.LINK)))
     for m in LINK_DEFINITION.finditer(prose):
-        label, destination = m.group(1).strip(), m.group(2)
-        file, _, fragment = destination.partition("#")
-        if label.lower() in written or "://" in file or not file.lower().endswith(".md"):
+        label = m.group(1).strip()
+        found = note_path_target(folder, m.group(2))
+        if label.lower() in written or found is None:
             continue  # Foam's copy of a wikilink's target, or not a note
-        target = posixpath.normpath(posixpath.join(folder, file))[: -len(".md")]
-        links.append((m.start(), Link(target, fragment, "", LinkKind.LINK)))
+        links.append((m.start(), Link(found[0], found[1], "", LinkKind.LINK)))
     return [link for _, link in sorted(links, key=lambda pair: pair[0])]
 
 
@@ -229,6 +289,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
     frontmatter, body = split_frontmatter(text)
     prose = prose_only(body)
+    written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
     for key, value in page_properties(prose).items():
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
     title = str(frontmatter.get("title") or "").strip()
@@ -256,7 +317,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         frontmatter=frontmatter,
         tags=[t[:200] for t in tags],
         aliases=[a[:500] for a in aliases],
-        links=_links(path, prose),
+        links=written_properties + _links(path, prose),
         content_hash=sha256(text),
         block_ids=[b[:200] for b in _block_ids(prose)],
     )
@@ -269,36 +330,6 @@ def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:
     without_ext = str(pure.with_suffix("")) if pure.suffix.lower() == ".md" else str(pure)
     keys = {path, without_ext, pure.name, pure.stem, title, *aliases}
     return sorted({k.strip().lower()[:500] for k in keys if k and k.strip()})
-
-
-def _blocks(body: str) -> list[tuple[str, str]]:
-    """(heading path, paragraph) blocks; a heading line starts a new block and updates the path."""
-    headings: list[tuple[int, str]] = []
-    blocks: list[tuple[str, str]] = []
-    current: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        text = "\n".join(current).strip()
-        if text:
-            blocks.append((" > ".join(h for _, h in headings), text))
-        current.clear()
-
-    for line in body.split("\n"):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        heading = None if in_fence else heading_match(line)
-        if heading:
-            flush()
-            level = heading[0]
-            headings[:] = [(lvl, h) for lvl, h in headings if lvl < level] + [heading]
-            blocks.append((" > ".join(h for _, h in headings), ""))  # marks a heading boundary
-        elif not line.strip() and not in_fence:
-            flush()
-        else:
-            current.append(line)
-    flush()
-    return blocks
 
 
 def _split_long(text: str, limit: int) -> list[str]:
@@ -325,36 +356,104 @@ def _split_long(text: str, limit: int) -> list[str]:
 
 
 def embed_input(title: str, heading: str, text: str) -> str:
-    """What the embedding model reads for a chunk: where it sits (title, heading), then its text."""
-    header = title if not heading else f"{title[:150]} — {heading[:60]}"
+    """What the embedding model reads for a chunk: where it sits (title, heading), then its text. A long heading
+    path keeps its end: the nearest heading, and a split block's "(code, part 2 of 3)", say most."""
+    if len(heading) > 60:
+        heading = "…" + heading[-59:]
+    header = title if not heading else f"{title[:150]} — {heading}"
     return f"{header}\n{text}"
 
 
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    title: str
+    line: str  # as written: kept in the text of a chunk that goes on past it
+
+
+@dataclass(frozen=True)
+class _Passage:
+    text: str
+    joiner: str  # what stands between it and the passage before it in the same chunk
+    piece: str = ""  # "(code, part 2 of 3)" for a piece of a block too long for one chunk: a chunk of its own
+
+
+def _joiner(lines: list[str], start: int) -> str:
+    return "\n\n" if start == 0 or not lines[start - 1].strip() else "\n"
+
+
+def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading | _Passage]:
+    """A block as headings and passages of at most `budget` characters where it can be: whole if it fits, else
+    split along its structure (a list into items, an item into its paragraph and sub-items), and only then cut
+    (`split_block`'s pieces; prose into sentences)."""
+    if block.kind == "heading":
+        yield _Heading(block.level, block.title, lines[block.start].strip())
+        return
+    text = "\n".join(block_lines(lines, block))
+    if len(textwrap.dedent(text)) <= budget or not text.strip():  # chunks are dedented: nesting costs nothing
+        if text.strip():
+            yield _Passage(text, _joiner(lines, block.start))
+    elif block.kind in {"list", "item"} and block.children:
+        # A heading inside an item (Logseq's `- ## Usage`) stays text: naming chunks by these sections made
+        # search on logseq-docs worse (generic headings such as "Usage" outweigh the passage in the ranking).
+        for child in block.children:
+            if child.kind == "heading":
+                yield _Passage("\n".join(block_lines(lines, child)), _joiner(lines, child.start))
+            else:
+                yield from _passages(lines, child, budget)
+    elif block.kind in {"fence", "code", "table", "quote"}:
+        pieces = split_block(lines, block, budget)
+        name = piece_name(lines, block)
+        for number, piece in enumerate(pieces, 1):
+            yield _Passage(piece, "\n\n", f"({name}, part {number} of {len(pieces)})" if len(pieces) > 1 else "")
+    else:
+        for number, piece in enumerate(_split_long(text, budget)):
+            yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")
+
+
 def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> list[ChunkDraft]:
-    """Cut a note into chunks of at most `max_chars` (embedding input included) at heading/paragraph bounds."""
+    """Cut a note into chunks of at most `max_chars` (embedding input included) at heading and block bounds.
+
+    A fenced block, table, callout or list item that fits in a chunk is never cut; one that does not is split
+    into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. Only a piece
+    of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut."""
     _, body = split_frontmatter(body_with_frontmatter)
     # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
-    body = without_comments(body)
-    budget = max(200, max_chars - min(len(title), 150) - 60)
+    lines = without_comments(body).split("\n")
+    budget = max(200, max_chars - min(len(title), 150) - 64)  # the header: title, " — ", heading, newline
     chunks: list[tuple[str, str]] = []
+    headings: list[_Heading] = []
     heading, buffer = "", ""
-    for block_heading, text in _blocks(body):
-        if not text:  # heading boundary: cut unless the current chunk is still small
-            if len(buffer) >= budget // 3:
-                chunks.append((heading, buffer))
-                buffer = ""
-            if not buffer:
-                heading = block_heading
-            continue
-        for piece in _split_long(text, budget):
-            if buffer and len(buffer) + 2 + len(piece) > budget:
-                chunks.append((heading, buffer))
-                buffer, heading = "", block_heading
-            if not buffer:
-                heading = block_heading
-            buffer = f"{buffer}\n\n{piece}" if buffer else piece
-    if buffer:
-        chunks.append((heading, buffer))
+
+    def flush() -> None:
+        nonlocal buffer
+        if buffer.strip():
+            chunks.append((heading, textwrap.dedent(buffer).strip("\n")))
+        buffer = ""
+
+    for block in block_tree(lines):
+        for part in _passages(lines, block, budget):
+            path = " > ".join(h.title for h in headings)
+            if isinstance(part, _Heading):  # cut here unless the current chunk is still small
+                if len(buffer) >= budget // 3 or len(buffer) + 2 + len(part.line) > budget:
+                    flush()
+                headings[:] = [h for h in headings if h.level < part.level] + [part]
+                if not buffer:
+                    heading = " > ".join(h.title for h in headings)
+                elif part.line:  # the chunk's heading names where it starts: later headings stay in its text
+                    buffer = f"{buffer}\n\n{part.line}"
+            elif part.piece:
+                flush()
+                heading, buffer = f"{path} {part.piece}".strip(), part.text
+                flush()
+                heading = path
+            else:
+                if buffer and len(textwrap.dedent(f"{buffer}{part.joiner}{part.text}")) > budget:
+                    flush()
+                if not buffer:
+                    heading = path
+                buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text
+    flush()
     if not chunks:
         chunks.append(("", title))
     drafts = []

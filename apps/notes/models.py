@@ -99,10 +99,12 @@ class LinkKind(models.TextChoices):
     LINK = "link"
     EMBED = "embed"
     BLOCK = "block"  # a ((uuid)) block reference: target_text is the block id
+    PROPERTY = "property"  # a [[wikilink]] in a frontmatter property
 
 
 class NoteLink(models.Model):
-    """A [[wikilink]] as written; `target` is null while it resolves to no note (kept and shown)."""
+    """A link as written (a [[wikilink]], a Markdown link to a note, a property's wikilink, a block reference);
+    `target` is null while it resolves to no note (kept and shown)."""
 
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     source = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="outgoing_links")
@@ -110,6 +112,8 @@ class NoteLink(models.Model):
     heading = models.CharField(max_length=500, blank=True)
     alias = models.CharField(max_length=500, blank=True)
     kind = models.CharField(max_length=8, choices=LinkKind.choices, default=LinkKind.LINK, db_default=LinkKind.LINK)
+    # [[note#^block-id]]: the block the link points at inside its target note (which it still resolves to)
+    block_id = models.CharField(max_length=200, blank=True, default="", db_default="")
     target = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="incoming_links")
     ordinal = models.PositiveIntegerField()
 

@@ -29,6 +29,8 @@ class LinkOut(serializers.Serializer):
     target_text = serializers.CharField()
     heading = serializers.CharField()
     alias = serializers.CharField()
+    kind = serializers.CharField(help_text="link, embed, block (a ((uuid)) reference) or property (in frontmatter)")
+    block_id = serializers.CharField(help_text="the ^block-id of a [[note#^block-id]] link, else empty")
     target = serializers.IntegerField(source="target_id", allow_null=True)
     resolved = serializers.SerializerMethodField()
 

@@ -32,7 +32,7 @@ class Span:
 
 @functools.cache
 def _block_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark")
+    return MarkdownIt("commonmark").disable("inline")  # only the blocks' line ranges are read
 
 
 def _scan_blocks(lines: list[str], first: int, code: list[tuple[int, int]], inline: list[tuple[int, int]]) -> None:
@@ -135,6 +135,8 @@ def prose_only(body: str) -> str:
 
 def without_comments(body: str) -> str:
     """`body` without `%%comments%%` and `<!-- comments -->` (those inside code are code, and stay)."""
+    if "%%" not in body and "<!--" not in body:
+        return body  # nothing to find: the block parse is the costly part of reading a long note
     kept, pos = [], 0
     for span in hidden_spans(body):
         if span.kind == "comment":

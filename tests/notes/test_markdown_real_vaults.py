@@ -1,10 +1,17 @@
-"""Parsing real vaults: links, tags, properties and block ids are what their authors meant, never read out of
-code, math or comments. Excerpts come from /work/shared/corpora (each cites its file); the last test parses
-every note there."""
+"""Parsing real vaults: links (wikilinks, Markdown links to notes, property links, block links), tags,
+properties and block ids are what their authors meant, never read out of code, math or comments; chunks keep code,
+tables, callouts and list items whole, and a piece of one too long for a chunk is still valid Markdown. Excerpts
+and notes come from /work/shared/corpora (each cites its file); some tests read every note there."""
 
 from __future__ import annotations
 
-from apps.notes.markdown import Link, chunk_note, parse_note
+import re
+import textwrap
+
+from markdown_it import MarkdownIt
+
+from apps.notes.markdown import Link, ParsedNote, chunk_note, parse_note, split_frontmatter
+from apps.notes.syntax import without_comments
 from tests.corpora import CORPORA, VAULTS
 
 
@@ -180,3 +187,209 @@ def test_every_note_of_the_real_vaults_parses_without_structure_from_code():
     markdown_page = (CORPORA / "logseq-docs/pages/Markdown.md").read_text(encoding="utf-8")
     assert "page name" not in {lk.target for lk in parse_note("Markdown.md", markdown_page).links}
     assert not any(tag.isdigit() or "://" in tag for tag in tags)
+
+
+def real_note(relative: str) -> ParsedNote:
+    """A note of the corpora, parsed with its path inside its vault (`foam-docs/user/x.md` → `user/x.md`)."""
+    return parse_note(relative.split("/", 1)[1], (CORPORA / relative).read_text(encoding="utf-8-sig"))
+
+
+def test_frontmatter_wikilinks_are_property_links():
+    # kepano-obsidian/References/Out of Control.md: a book, filed by its properties alone
+    note = real_note("kepano-obsidian/References/Out of Control.md")
+    assert [(lk.target, lk.kind) for lk in note.links] == [
+        ("Books", "property"),
+        ("out-of-control.jpg", "property"),
+        ("Kevin Kelly", "property"),
+        ("Futurism", "property"),
+        ("Nonfiction", "property"),
+        ("Emergence", "property"),
+    ]
+    # kepano-obsidian/References/Bass on Top.md: a single value, not a list
+    assert ("Paul Chambers", "property") in {
+        (lk.target, lk.kind) for lk in real_note("kepano-obsidian/References/Bass on Top.md").links
+    }
+
+
+def test_property_links_come_before_the_body_links_and_tags_are_no_links():
+    # kepano-obsidian/Notes/2023-09-12 Meeting with Steph.md
+    note = real_note("kepano-obsidian/Notes/2023-09-12 Meeting with Steph.md")
+    assert [(lk.target, lk.kind) for lk in note.links] == [
+        ("Meetings", "property"),
+        ("Obsidian", "property"),
+        ("Steph Ango", "property"),
+        ("Emergence", "property"),
+        ("Out of Control", "link"),
+        ("Emergence", "link"),
+    ]
+    # kepano-obsidian/Templates/Book Template.md: `tags: [to-read]` stays a tag
+    template = real_note("kepano-obsidian/Templates/Book Template.md")
+    assert [(lk.target, lk.kind) for lk in template.links] == [("Books", "property")]
+    assert template.tags == ["to-read"]
+
+
+def test_logseq_page_properties_are_not_read_twice():
+    # logseq-docs/pages/Export.md: `type:: [[Feature]]` is prose Logseq reads as a link, not YAML frontmatter
+    note = real_note("logseq-docs/pages/Export.md")
+    assert [lk.target for lk in note.links].count("Feature") == 1
+    assert all(lk.kind != "property" for lk in note.links)
+
+
+def test_markdown_links_to_notes_resolve_relative_to_the_note():
+    # foam-docs/user/getting-started/navigation.md: its "next steps" list
+    note = real_note("foam-docs/user/getting-started/navigation.md")
+    assert [(lk.target, lk.kind) for lk in note.links if "/" in lk.target] == [
+        ("user/recipes/search-and-navigate-notes", "link"),
+        ("user/features/graph-view", "link"),
+        ("user/features/backlinking", "link"),
+        ("user/features/templates", "link"),
+        ("user/features/tags", "link"),
+    ]
+    # logseq-docs/db-version-changes.md: `./` and a heading
+    changes = real_note("logseq-docs/db-version-changes.md")
+    assert ("db-version", "nodes") in {(lk.target, lk.heading) for lk in changes.links}
+
+
+def test_addresses_files_and_paths_out_of_the_vault_are_no_note_links():
+    # logseq-docs/pages/Contributing.md (a GitHub page ending in .md), foam-docs/dev/contribution-guide.md (a file
+    # above the vault), foam-docs/user/recipes/capture-notes-with-drafts-pro.md (a URL-encoded web page); an image
+    text = (
+        "- [Docker Web App Guide](https://github.com/logseq/logseq/blob/master/docs/Docker%20Web%20App%20Guide.md)\n"
+        "The contribution guide has moved to [CONTRIBUTING.md](../../CONTRIBUTING.md) at the repository root.\n"
+        "- [A writing inbox](https://notes.andymatuschak.org/A%20writing%20inbox%20for%20transient%20notes)\n"
+        "![image](../assets/image_1650196318967_0.png) [mail](mailto:someone@example.org)\n"
+    )
+    assert parse_note("dev/contribution-guide.md", text).links == []
+
+
+def test_url_encoded_and_angle_bracket_markdown_links_name_the_note():
+    # kepano-obsidian/Notes/2023-09-12 Meeting with Steph.md, its wikilinks written as Obsidian's Markdown links
+    text = (
+        "- Discussed the book [Out of Control](../References/Out%20of%20Control.md) on the topic of "
+        "[Emergence](<../References/Emergence.md#Complex systems>)\n"
+        "- ![Cover](/References/Out%20of%20Control.md)\n"
+    )
+    links = parse_note("Notes/2023-09-12 Meeting with Steph.md", text).links
+    assert [(lk.target, lk.heading, lk.kind) for lk in links] == [
+        ("References/Out of Control", "", "link"),
+        ("References/Emergence", "Complex systems", "link"),
+        ("References/Out of Control", "", "embed"),
+    ]
+
+
+def test_block_links_keep_the_block_and_name_the_note():
+    # foam-docs/user/features/block-anchors.md, its examples out of their code fences
+    text = (
+        "Use `[[note-name#^blockid]]` to link directly to a block:\n\n[[research-notes#^key-insight]]\n"
+        "[[research-notes#^list-ref]]\n\nAdd an alias for display text:\n\n"
+        "[[research-notes#^key-insight|See the key insight]]\n\n![[research-notes#^key-insight]]\n"
+    )
+    links = parse_note("user/features/block-anchors.md", text).links
+    assert [(lk.target, lk.heading, lk.alias, lk.kind, lk.block_id) for lk in links] == [
+        ("research-notes", "", "", "link", "key-insight"),
+        ("research-notes", "", "", "link", "list-ref"),
+        ("research-notes", "", "See the key insight", "link", "key-insight"),
+        ("research-notes", "", "", "embed", "key-insight"),
+    ]
+
+
+FENCE_LINE = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+)*(`{3,}|~{3,})(.*)$")
+
+
+def fences_closed(text: str) -> bool:
+    opened = None
+    for line in text.split("\n"):
+        found = FENCE_LINE.match(line)
+        if found is None or found.group(1) in found.group(2):
+            continue
+        if opened is None:
+            opened = found.group(1)
+        elif found.group(1).startswith(opened) and not found.group(2).strip():
+            opened = None
+    return opened is None
+
+
+def test_a_long_code_block_is_split_into_fenced_pieces_that_say_so():
+    # foam-docs/user/recipes/capture-notes-with-drafts-pro.md: a 100-line JavaScript action
+    body = (CORPORA / "foam-docs/user/recipes/capture-notes-with-drafts-pro.md").read_text(encoding="utf-8")
+    code = re.search(r"^```javascript\n(.*?)^```$", body, re.M | re.S)
+    assert code is not None and len(code.group(0)) > 2000
+    chunks = chunk_note("Capture Notes With Drafts Pro", body, max_chars=1000)
+    pieces = [c for c in chunks if "(code, part" in c.heading]
+    assert len(pieces) >= 3
+    for number, piece in enumerate(pieces, 1):
+        assert piece.heading.endswith(f"Code for Drafts Action (code, part {number} of {len(pieces)})")
+        assert piece.embed_text.startswith("Capture Notes With Drafts Pro — ") and "(code, part" in piece.embed_text
+        assert piece.text.startswith("```javascript\n") and piece.text.endswith("\n```")
+        assert len(piece.embed_text) <= 1000
+    rejoined = "".join(piece.text[len("```javascript\n") : -len("```")] for piece in pieces)
+    assert rejoined == code.group(1)  # nothing lost, nothing added, in order
+    assert all(fences_closed(c.text) for c in chunks)
+
+
+def test_a_long_table_is_split_between_rows_each_piece_with_its_header():
+    # foam-docs/user/features/templates.md: the table of template variables
+    body = (CORPORA / "foam-docs/user/features/templates.md").read_text(encoding="utf-8")
+    rows = [line for line in body.split("\n") if line.startswith("| `FOAM_")]
+    header = body.split("\n")[body.split("\n").index(rows[0]) - 2 : body.split("\n").index(rows[0])]
+    chunks = chunk_note("Note Templates", body, max_chars=1000)
+    pieces = [c for c in chunks if "(table, part" in c.heading]
+    assert len(pieces) >= 2
+    for piece in pieces:
+        assert piece.text.split("\n")[:2] == header
+    for row in rows:  # each row whole, in exactly one chunk
+        assert sum(row in c.text.split("\n") for c in chunks) == 1, row
+
+
+def test_a_long_callout_repeats_its_title_line_in_every_piece():
+    # kepano-obsidian/References/The Machine Stops.md, its quotes as an Obsidian callout
+    note = (CORPORA / "kepano-obsidian/References/The Machine Stops.md").read_text(encoding="utf-8")
+    quote = note[note.index("> There were") :]
+    body = "## Quotes\n\n> [!quote] The Machine Stops\n" + quote + "\n\nAfter the callout.\n"
+    chunks = chunk_note("The Machine Stops", body, max_chars=600)
+    pieces = [c for c in chunks if "(callout, part" in c.heading]
+    assert len(pieces) >= 2
+    assert all(c.text.startswith("> [!quote] The Machine Stops\n> ") for c in pieces)
+    assert chunks[-1].text == "After the callout."
+
+
+def test_a_logseq_code_block_in_a_list_item_stays_whole_with_its_section():
+    # logseq-docs/pages/Calculator.md: each example is a ```calc block inside an outline item
+    body = (CORPORA / "logseq-docs/pages/Calculator.md").read_text(encoding="utf-8")
+    chunks = chunk_note("Calculator", body, max_chars=1000)
+    number_bases = [c for c in chunks if "0x10 + 0x10" in c.text]
+    assert len(number_bases) == 1
+    assert "- ### Example\n- ```calc\n  0x10 + 0x10" in number_bases[0].text
+    assert "  :dec\t\t\t\t# and back to decimal\n  ```" in number_bases[0].text
+    assert all(fences_closed(c.text) for c in chunks)
+
+
+def _blocks_of(body: str) -> list[tuple[str, str]]:
+    lines = body.split("\n")
+    found = []
+    for token in MarkdownIt("commonmark").enable("table").parse(body):
+        kind = {"fence": "fence", "table_open": "table", "blockquote_open": "quote", "list_item_open": "item"}
+        if token.type in kind and token.map:
+            found.append((kind[token.type], textwrap.dedent("\n".join(lines[token.map[0] : token.map[1]])).strip()))
+    return found
+
+
+def _shape(text: str) -> str:
+    """Text without indentation or blank lines: a nested block reads the same once its chunk is dedented."""
+    return "\n".join(line.strip() for line in text.split("\n") if line.strip())
+
+
+def test_every_block_of_the_real_vaults_that_fits_a_chunk_is_kept_whole():
+    checked = 0
+    for path in (p for vault in VAULTS for p in sorted((CORPORA / vault).rglob("*.md"))):
+        text = path.read_text(encoding="utf-8-sig")
+        note = parse_note(path.name, text)
+        chunks = chunk_note(note.title, text, max_chars=1000)
+        assert all(fences_closed(c.text) for c in chunks), path
+        shapes = [_shape(c.text) for c in chunks]
+        budget = 1000 - min(len(note.title), 150) - 64
+        for kind, block in _blocks_of(without_comments(split_frontmatter(text)[1])):
+            if len(block) <= budget:
+                checked += 1
+                assert any(_shape(block) in shape for shape in shapes), (str(path), kind, block[:80])
+    assert checked > 7000  # fences, tables, quotes and list items of the three vaults

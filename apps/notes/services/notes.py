@@ -65,6 +65,7 @@ def links_replace(note: Note, parsed: ParsedNote) -> None:
             heading=link.heading[:500],
             alias=link.alias[:500],
             kind=link.kind,
+            block_id=link.block_id[:200],
             ordinal=i,
         )
         for i, link in enumerate(parsed.links)
