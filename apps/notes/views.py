@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.models import NoteStepFailure
 from apps.notes.rendering import render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
@@ -77,7 +78,7 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "error": error,
             "notes": note_selectors.note_list(vault=vault)[:500],
             "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
-            "jobs": vault.import_jobs.all()[:10],
+            "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
             if role != "reader"
@@ -97,5 +98,15 @@ def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:
 @login_required
 def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
     job = note_selectors.import_job_get(user=request.user, job_id=job_id)
-    percent = int(100 * job.processed / job.total) if job.total else 0
-    return render(request, "job.html", {"job": job, "percent": percent, "files": job.files.all()[:2000]})
+    follow_up = import_job_follow_up(job)
+    return render(
+        request,
+        "job.html",
+        {
+            "job": job,
+            "follow_up": follow_up,
+            "refresh": follow_up.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FOLLOWING_UP),
+            "percent": int(100 * job_progress(job)),
+            "files": job.files.all()[:2000],
+        },
+    )
