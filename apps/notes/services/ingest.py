@@ -61,8 +61,6 @@ class _Tracker:
     def moved(self, *, force: bool = False, **changes: object) -> None:
         for field, value in changes.items():
             setattr(self.job, field, value)
-        if self.callback:
-            self.callback(self.job)
         now = time.monotonic()
         if force or now - self.saved_at >= PROGRESS_SECONDS:
             job = self.job
@@ -70,6 +68,8 @@ class _Tracker:
                 processed=job.processed, phase=job.phase, embed_total=job.embed_total, embed_done=job.embed_done
             )
             self.saved_at = now
+        if self.callback:
+            self.callback(self.job)
 
 
 @transaction.atomic
