@@ -129,7 +129,7 @@ class StepFailureOut(serializers.Serializer):
 
 class StepStateOut(serializers.Serializer):
     step = serializers.CharField(help_text="embedding, graph_extraction or metadata")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
     waiting = serializers.IntegerField(help_text="notes of this job the step has not reached yet")
     failed = serializers.SerializerMethodField(help_text="notes of this job the step failed on")
     failures = StepFailureOut(many=True, help_text="newest first, at most 100")
