@@ -110,14 +110,14 @@ def bench_run(owner: Any, folder: Path, run: int) -> dict[str, Any]:
     job = import_job_create(actor=owner, vault=vault, folder=str(folder), source="corpora")
     ticks: list[float] = []
     watcher = Watcher(job.pk)
-    chunk_service.embed_texts = timed_embed  # type: ignore[assignment]
+    chunk_service.embed_texts = ingest_service.embed_texts = timed_embed  # type: ignore[assignment]
     try:
         watcher.start()
         started = time.perf_counter()
         job = import_job_run(job_id=job.pk, progress=lambda _job: ticks.append(seconds(started)))
         import_s = seconds(started)
     finally:
-        chunk_service.embed_texts = embed_texts
+        chunk_service.embed_texts = ingest_service.embed_texts = embed_texts
         time.sleep(5 * POLL_SECONDS)
         watcher.done.set()
         watcher.join()
