@@ -44,6 +44,7 @@ test: lint typecheck pytest
 bench: install
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/traversal.py
+	$(BIN)/python bench/import.py
 
 clean-test-data:
 	rm -rf .data-test

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import Team
 from apps.accounts.services import team_create, team_member_add, user_create
 from apps.accounts.tokens import token_create
+from apps.graph.services import graph_extract_pending
 from apps.notes.models import ImportJob, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_create, import_job_run
@@ -49,9 +50,13 @@ def make_note(vault: Vault, path: str, body: str, *, embed: bool = True) -> Note
     return note
 
 
-def import_folder(vault: Vault, folder: Path, *, source: str = "") -> ImportJob:
+def import_folder(vault: Vault, folder: Path, *, source: str = "", follow_up: bool = True) -> ImportJob:
+    """An import run here; with `follow_up`, its graph extraction too (queued for the worker in production)."""
     job = import_job_create(actor=vault.owner, vault=vault, folder=str(folder), source=source)
-    return import_job_run(job_id=job.pk)
+    job = import_job_run(job_id=job.pk)
+    if follow_up:
+        graph_extract_pending(vault_id=vault.pk)
+    return job
 
 
 def import_sample(vault: Vault) -> ImportJob:

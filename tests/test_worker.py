@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 
 from apps.chat.models import ContextItem, Message
-from apps.graph.models import CommunityRun, WeightChange
-from apps.librarian.models import SummaryNode
+from apps.graph.models import CommunityRun, Mention, WeightChange
+from apps.librarian.models import NoteMetadata, SummaryNode
 from apps.notes.models import Chunk, Note
 from apps.vaults.models import Vault
 from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
@@ -98,6 +98,32 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     assert client.get("/api/search/", {"q": "sourdough"}).status_code == 200
     _wait_for(lambda: automatic.filter(reason="a later search for 'sourdough'").exists(), what="the later search")
     assert not automatic.filter(delta__gt=0.001).exists()  # a thousandth of a person's step, never more
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_note_written_through_the_api_gets_its_metadata_and_graph_within_seconds(worker):
+    """No sweep runs here (no beat): the write itself queued its embedding, which queued the graph and the
+    metadata for the vault."""
+    user = make_user("writer")
+    vault = make_vault(user, "Written")
+    client = api(user)
+    body = "# Boiler\n\nThe boiler must be serviced every autumn by Jonas Weber. It heats the workshop and the office."
+    note = client.post(f"/api/vaults/{vault.pk}/notes/", {"path": "Boiler.md", "body": body}, format="json").json()
+    _wait_for(lambda: Mention.objects.filter(note_id=note["id"], entity__key="jonas weber").exists(), what="graph")
+
+    edited = body.replace("Jonas Weber", "Maria Keller")
+    started = time.monotonic()
+    response = client.put(f"/api/notes/{note['id']}/", {"body": edited}, format="json")
+    assert response.status_code == 200
+    written = Note.objects.get(pk=note["id"])
+    metadata = NoteMetadata.objects.filter(note=written, content_hash=written.content_hash)
+    _wait_for(metadata.exists, seconds=60, what="the metadata of the edited note")
+    _wait_for(lambda: Mention.objects.filter(note=written, entity__key="maria keller").exists(), what="the graph")
+    assert not Mention.objects.filter(note=written, entity__key="jonas weber").exists()
+    assert time.monotonic() - started < 60  # seconds, not the 15 minutes of the sweep
+    assert not Chunk.objects.filter(note=written, embedding=None).exists()
+    assert "Maria Keller" in metadata.get().core_claim
 
 
 @pytest.mark.worker

@@ -12,6 +12,7 @@ from django.db import transaction
 
 from apps.evaluation.locomo import Conversation
 from apps.evaluation.metrics import Item
+from apps.graph.services import graph_extract_pending
 from apps.llm.gateway import tokens_of
 from apps.notes.models import Chunk, ImportStatus
 from apps.notes.services.ingest import import_job_create, import_job_run
@@ -78,6 +79,7 @@ def ingest_folder(owner: User, name: str, folder: Path, conv: Conversation | Non
     job = import_job_run(job_id=job.pk)
     if job.status != ImportStatus.SUCCEEDED:
         raise RuntimeError(f"import of {name} failed: {job.error}")
+    graph_extract_pending(vault_id=vault.pk)  # the worker's follow-up, here: the walk needs the graph at once
     items = _turn_items(vault, conv)
     return IngestedVault(vault=vault, items=items, notes=job.counts.get("created", 0), chunks=len(items))
 

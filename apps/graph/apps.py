@@ -11,3 +11,4 @@ class GraphConfig(AppConfig):
 
         notes.imported.subscribe(receivers.extract_imported)
         notes.embedded.subscribe(receivers.extract_embedded)
+        notes.steps_waiting.subscribe(receivers.extraction_waiting)

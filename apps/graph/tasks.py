@@ -2,6 +2,7 @@ from collections.abc import Iterable
 
 from celery import shared_task
 
+from apps.core.queue import queue_after_commit
 from apps.core.sweep import sweep
 from apps.graph.communities import communities_detect
 from apps.graph.health import entities_tend
@@ -29,6 +30,15 @@ def extract_pending(vault_id: int | None = None) -> dict[str, int]:
         vaults_of(vault_id), "graph extraction of vault", lambda vid: graph_extract_pending(vault_id=vid)
     )
     return _summed(done.values(), vaults_failed=len(failed))
+
+
+@shared_task(name="apps.graph.tasks.extract_written", time_limit=3600, soft_time_limit=3300)
+def extract_written(vault_id: int) -> dict[str, int]:
+    """Queued once per import: the vault's graph material for what changed, then its communities if it did."""
+    counts = extract_pending(vault_id)
+    if any(n for level, n in counts.items() if level not in ("failed", "vaults_failed")):
+        queue_after_commit(detect_communities, vault_id, fallback="the hourly job finds the communities")
+    return counts
 
 
 def _summed(results: Iterable[dict[str, int]], **extra: int) -> dict[str, int]:

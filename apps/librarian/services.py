@@ -9,6 +9,7 @@ from functools import partial
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from apps.core.sweep import sweep
 from apps.graph.services import extractor_for, graph_extract_step, graph_structure_refresh
 from apps.librarian.enrich import current_writer, enrich_note, stale_notes
 from apps.notes.models import Note, NoteStep, Tier
@@ -56,5 +57,15 @@ def reenrich(
 
 
 def reenrich_stale_everywhere() -> dict[str, int]:
-    """The beat job: every vault, stale notes only, within the per-vault budget."""
-    return reenrich(vaults=list(Vault.objects.order_by("id")), budget=int(settings.LIBRARIAN_REENRICH_BUDGET))
+    """The beat job: every vault, stale notes only, within the per-vault budget. A vault that raises is logged and
+    left to the next run (`vaults_failed`); the others go on."""
+    budget = int(settings.LIBRARIAN_REENRICH_BUDGET)
+    done, failed = sweep(
+        list(Vault.objects.order_by("id").values_list("pk", flat=True)),
+        "metadata of vault",
+        lambda vault_id: reenrich(vaults=list(Vault.objects.filter(pk=vault_id)), budget=budget),
+    )
+    totals = {"enriched": 0, "failed": 0, "vaults_skipped": 0}
+    for counts in done.values():
+        totals = {key: totals[key] + counts.get(key, 0) for key in totals}
+    return totals | ({"vaults_failed": len(failed)} if failed else {})

@@ -10,11 +10,22 @@ from apps.librarian.summaries.write import conversations_pending, summarise_conv
 from apps.vaults.models import Vault
 
 SUMMARY_BUDGET = 500  # conversations caught up per daily run; the rest the next day
+ENRICH_PER_TASK = 100  # notes per metadata task after a write; more queue the next task, not one huge run
 
 
 @shared_task(name="apps.librarian.tasks.reenrich_stale")
 def reenrich_stale() -> dict[str, int]:
     return reenrich_stale_everywhere()
+
+
+@shared_task(name="apps.librarian.tasks.enrich_vault", time_limit=1800, soft_time_limit=1700)
+def enrich_vault(vault_id: int) -> dict[str, int]:
+    """Metadata (and the graph re-read with it) for a vault's notes written since their last metadata, queued when
+    they were written; a full run queues the next one. Notes whose metadata failed wait for their backoff."""
+    counts = reenrich(vaults=list(Vault.objects.filter(pk=vault_id)), budget=ENRICH_PER_TASK)
+    if counts["enriched"] + counts["failed"] >= ENRICH_PER_TASK:
+        queue_after_commit(enrich_vault, vault_id, fallback="the stale sweep writes the rest")
+    return counts
 
 
 @shared_task(name="apps.librarian.tasks.reenrich_vaults")

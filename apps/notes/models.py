@@ -208,6 +208,14 @@ class ImportStatus(models.TextChoices):
     FAILED = "failed"
 
 
+class ImportPhase(models.TextChoices):
+    """What a running import is doing: files are read and written first, then their new chunk texts embedded."""
+
+    READING = "reading", "reading files"
+    EMBEDDING = "embedding", "embedding chunks"
+    LINKING = "linking", "linking notes"
+
+
 class ImportJob(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="import_jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -217,7 +225,10 @@ class ImportJob(models.Model):
     archive = models.BinaryField(null=True, editable=False)
     status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
     total = models.PositiveIntegerField(default=0)
-    processed = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)  # files read so far
+    phase = models.CharField(max_length=16, choices=ImportPhase.choices, blank=True)
+    embed_total = models.PositiveIntegerField(default=0)  # distinct new chunk texts the embedding phase sends
+    embed_done = models.PositiveIntegerField(default=0)
     counts = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

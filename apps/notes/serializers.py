@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
-from apps.notes.models import Attachment, CorrectionStatus, NoteStep, Tier
+from apps.notes.followup import FAILURES_SHOWN, JobStatus, StepState, import_job_follow_up, job_progress
+from apps.notes.models import Attachment, CorrectionStatus, ImportJob, NoteStep, Tier
 from apps.notes.selectors import attachment_url
 
 
@@ -115,27 +116,6 @@ class FileResultOut(serializers.Serializer):
     reason = serializers.CharField()
 
 
-class JobOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    job = serializers.IntegerField(source="id")
-    vault = serializers.IntegerField(source="vault_id")
-    source = serializers.CharField()  # type: ignore[assignment]
-    status = serializers.CharField()
-    total = serializers.IntegerField()
-    processed = serializers.IntegerField()
-    progress = serializers.SerializerMethodField()
-    counts = serializers.DictField(child=serializers.IntegerField(), help_text="files per outcome, and chunks_embedded")
-    error = serializers.CharField()
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    files = FileResultOut(many=True, source="files.all")
-
-    def get_progress(self, job: object) -> float:
-        total = getattr(job, "total", 0)
-        return round(getattr(job, "processed", 0) / total, 4) if total else 0.0
-
-
 class CorrectionOut(serializers.Serializer):
     id = serializers.IntegerField()
     vault = serializers.IntegerField(source="vault_id")
@@ -170,3 +150,71 @@ class StepFailureOut(serializers.Serializer):
     reason = serializers.CharField()
     failed_at = serializers.DateTimeField()
     retries = serializers.IntegerField(help_text="failures after the first; the next sweep waits longer each time")
+
+
+class StepStateOut(serializers.Serializer):
+    step = serializers.CharField(help_text="embedding, graph_extraction or metadata")
+    label = serializers.CharField()  # type: ignore[assignment]
+    waiting = serializers.IntegerField(help_text="notes of this job the step has not reached yet")
+    failed = serializers.SerializerMethodField(help_text="notes of this job the step failed on")
+    failures = StepFailureOut(many=True, help_text="newest first, at most 100")
+
+    def get_failed(self, state: StepState) -> int:
+        return len(state.failures)
+
+    def to_representation(self, instance: StepState) -> dict[str, object]:
+        data = super().to_representation(instance)
+        data["failures"] = data["failures"][:FAILURES_SHOWN]
+        return data
+
+
+class JobOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    job = serializers.IntegerField(source="id")
+    vault = serializers.IntegerField(source="vault_id")
+    source = serializers.CharField()  # type: ignore[assignment]
+    status = serializers.ChoiceField(
+        choices=list(JobStatus.LABELS),
+        help_text="the import's own status until its files are in; then following_up while its notes wait for a "
+        "follow-up step, succeeded_with_failures when a step failed on some of them, else succeeded",
+    )
+    status_label = serializers.CharField()
+    import_status = serializers.CharField(help_text="the import step alone: queued, running, succeeded or failed")
+    phase = serializers.CharField(help_text="while running: reading, embedding or linking")
+    total = serializers.IntegerField()
+    processed = serializers.IntegerField(help_text="files read so far")
+    embed_total = serializers.IntegerField(help_text="distinct new chunk texts the embedding phase sends")
+    embed_done = serializers.IntegerField()
+    progress = serializers.FloatField()
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="files per outcome, and chunks_embedded")
+    follow_up = StepStateOut(many=True, help_text="once the files are in: each follow-up step of the job's notes")
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    files = FileResultOut(many=True, source="files.all")
+
+    def to_representation(self, instance: ImportJob) -> dict[str, object]:
+        follow_up = import_job_follow_up(instance)
+        view = {
+            "id": instance.pk,
+            "vault_id": instance.vault_id,
+            "source": instance.source,
+            "status": follow_up.status,
+            "status_label": follow_up.label,
+            "import_status": instance.status,
+            "phase": instance.phase,
+            "total": instance.total,
+            "processed": instance.processed,
+            "embed_total": instance.embed_total,
+            "embed_done": instance.embed_done,
+            "progress": job_progress(instance),
+            "counts": instance.counts,
+            "follow_up": follow_up.steps,
+            "error": instance.error,
+            "created_at": instance.created_at,
+            "started_at": instance.started_at,
+            "finished_at": instance.finished_at,
+            "files": instance.files,
+        }
+        return super().to_representation(view)

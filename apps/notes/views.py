@@ -17,13 +17,14 @@ from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_safe
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
+from apps.accounts.authentication import ApiTokenAuthentication
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
 from apps.notes.models import NoteStepFailure
 from apps.notes.rendering import render_note
@@ -90,7 +91,7 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "error": error,
             "notes": note_selectors.note_list(vault=vault)[:500],
             "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
-            "jobs": vault.import_jobs.all()[:10],
+            "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
             if role != "reader"
@@ -110,8 +111,18 @@ def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:
 @login_required
 def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
     job = note_selectors.import_job_get(user=request.user, job_id=job_id)
-    percent = int(100 * job.processed / job.total) if job.total else 0
-    return render(request, "job.html", {"job": job, "percent": percent, "files": job.files.all()[:2000]})
+    follow_up = import_job_follow_up(job)
+    return render(
+        request,
+        "job.html",
+        {
+            "job": job,
+            "follow_up": follow_up,
+            "refresh": follow_up.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FOLLOWING_UP),
+            "percent": int(100 * job_progress(job)),
+            "files": job.files.all()[:2000],
+        },
+    )
 
 
 # A file shown in place still may not run script, load anything or reach our origin's cookies (SVG, text).
@@ -150,7 +161,7 @@ def _requester(request: HttpRequest) -> User | None:
     if isinstance(request.user, User) and request.user.is_authenticated:
         return request.user
     try:
-        found = TokenAuthentication().authenticate(Request(request))
+        found = ApiTokenAuthentication().authenticate(Request(request))
     except AuthenticationFailed:
         return None
     return found[0] if found is not None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from apps.notes.models import Chunk, FileOutcome, ImportStatus, Note, NoteLink
 from apps.notes.services.ingest import import_job_create, import_job_run
+from tests.corpora import CORPORA
 from tests.factories import SAMPLE_VAULT, import_folder, import_sample, make_note
 
 pytestmark = pytest.mark.django_db
@@ -264,3 +266,97 @@ def test_an_edit_made_while_an_import_runs_is_not_overwritten(vault, tmp_path, m
 
     assert Note.objects.get(vault=vault, path="A.md").body == "# A\nhand edited meanwhile\n"
     assert outcomes(job)["A.md"][0] == FileOutcome.SKIPPED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_moves_file_by_file_then_chunk_by_chunk_and_others_see_it(monkeypatch):
+    """What the command's bar and the polling page see: every file read, then every embedding call, each visible
+    to another connection before the batch it belongs to has committed."""
+    from apps.notes.services import ingest
+    from tests.factories import make_user, make_vault
+
+    monkeypatch.setattr(ingest, "PROGRESS_SECONDS", 0.0)  # every step written, so this test can see each one
+    monkeypatch.setattr(ingest, "EMBED_TEXTS", 32)  # several embedding calls for one small vault
+    corpus = CORPORA / "foam-docs"
+    assert corpus.is_dir(), f"the real vaults are not at {CORPORA} (set DESIREPATH_CORPORA)"
+    vault = make_vault(make_user("watcher"), "Foam")
+    job = import_job_create(actor=vault.owner, vault=vault, folder=str(corpus), source="foam")
+    seen: list[tuple[str, int, int, int]] = []
+    from_outside: list[dict[str, object]] = []
+
+    def watch(current) -> None:  # type: ignore[no-untyped-def]
+        seen.append((current.phase, current.processed, current.embed_done, current.embed_total))
+        if current.phase == "reading" and current.processed == 10:
+            from_outside.append(_read_elsewhere(current.pk))
+
+    job = import_job_run(job_id=job.pk, progress=watch)
+
+    files = sum(1 for p in corpus.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert job.status == ImportStatus.SUCCEEDED and job.total == files
+    reading = [processed for phase, processed, _, _ in seen if phase == "reading"]
+    assert sorted(set(reading)) == list(range(files + 1))  # every file, none skipped over
+    embedding = [(done, total) for phase, _, done, total in seen if phase == "embedding"]
+    total = embedding[0][1]
+    assert total == job.counts["chunks_embedded"] > 64 and {t for _, t in embedding} == {total}
+    steps = sorted({done for done, _ in embedding})
+    assert steps[0] == 0 and steps[-1] == total and len(steps) >= total // 32  # call by call, to the end
+    # At the tenth file another connection already reads the progress, before the first batch committed anything.
+    assert from_outside == [{"phase": "reading", "processed": 10, "results": 0}]
+    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+
+
+def _read_elsewhere(job_id: int) -> dict[str, object]:
+    """The job row as the page's request would read it: on a connection of its own (a thread)."""
+    import threading
+
+    from django.db import connection
+
+    from apps.notes.models import ImportFileResult, ImportJob
+
+    result: dict[str, object] = {}
+
+    def read() -> None:
+        try:
+            row = ImportJob.objects.values("phase", "processed").get(pk=job_id)
+            result.update(row, results=ImportFileResult.objects.filter(job_id=job_id).count())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    return result
+
+
+def test_an_import_queues_its_follow_up_steps_as_a_few_tasks_per_vault(vault, django_capture_on_commit_callbacks):
+    """An import of a real vault queues one graph task and one metadata task for the vault, not one per note; a
+    note written through the API queues its embedding, which queues the rest (the worker test runs them)."""
+    from django.conf import settings
+
+    from desirepath.celery import app
+    from tests.factories import api
+
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+
+    def queued() -> list[str]:
+        with app.connection_for_write() as conn:
+            client = conn.default_channel.client
+            return [json.loads(m)["headers"]["task"] for m in client.lrange(queue, 0, -1)]
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(queue)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = import_folder(vault, CORPORA / "foam-docs", source="foam", follow_up=False)
+    assert job.counts["created"] > 50
+    assert sorted(queued()) == ["apps.graph.tasks.extract_written", "apps.librarian.tasks.enrich_vault"]
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(queue)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(vault.owner).post(
+            f"/api/vaults/{vault.pk}/notes/", {"path": "New.md", "body": "# New\nA fresh note."}, format="json"
+        )
+    assert response.status_code == 201
+    assert queued() == ["apps.notes.tasks.embed_pending"]
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(queue)

@@ -66,6 +66,31 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
     return len(missing) if embed else 0
 
 
+_STORE_VECTORS = """
+UPDATE notes_chunk AS c SET embedding = v.embedding::vector, embedding_model = %(model)s
+FROM unnest(%(hashes)s::text[], %(vectors)s::text[]) AS v(content_hash, embedding)
+WHERE c.vault_id = %(vault)s AND c.note_id = ANY(%(notes)s) AND c.content_hash = v.content_hash
+  AND c.embedding_model <> %(model)s
+"""
+
+
+def chunks_store_vectors(*, vault_id: int, note_ids: Sequence[int], vectors: dict[str, list[float]], model: str) -> int:
+    """Give the waiting chunks of these notes their vectors, by content hash, in one statement (a text shared by
+    several chunks is embedded once). A chunk replaced meanwhile by an edit is simply no longer there."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _STORE_VECTORS,
+            {
+                "model": model,
+                "hashes": list(vectors),
+                "vectors": [f"[{','.join(map(str, vector))}]" for vector in vectors.values()],
+                "vault": vault_id,
+                "notes": list(note_ids),
+            },
+        )
+        return cursor.rowcount
+
+
 def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256, limit: int | None = None) -> int:
     """Embed chunks that have no embedding from the current model (new API writes, model changes).
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import logging
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,22 +22,38 @@ from django.utils import timezone
 
 from apps.audit.models import AuditEvent
 from apps.audit.services import audit_record
+from apps.llm.embeddings import current_model, embed_texts
 from apps.notes.hooks import imported
-from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, parse_note
+from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, embed_input, parse_note
 from apps.notes.media import ATTACHMENT_EXTENSIONS, REFUSED_EXTENSIONS, extension_of
-from apps.notes.models import Attachment, FileOutcome, ImportFileResult, ImportJob, ImportStatus, Note, Tier
+from apps.notes.models import (
+    Attachment,
+    Chunk,
+    FileOutcome,
+    ImportFileResult,
+    ImportJob,
+    ImportPhase,
+    ImportStatus,
+    Note,
+    Tier,
+)
 from apps.notes.services.attachments import (
     AttachmentDraft,
     attachment_blobs_prune,
     attachments_locked,
     attachments_save,
 )
-from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
+from apps.notes.services.chunks import chunks_replace, chunks_store_vectors, drafts_for, links_resolve
 from apps.notes.services.notes import apply_parsed, links_replace
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
-BATCH_FILES = 64  # files per transaction and per embedding call: bigger batches embed faster
+BATCH_FILES = 64  # files per transaction; their new chunk texts are embedded afterwards, outside it
+# Texts per embedding call: the model's own batch, so the job moves with every batch at no cost in throughput (texts
+# are sorted by length first, which is what a single large call would gain by).
+EMBED_TEXTS = int(settings.EMBEDDING_BATCH_SIZE)
+EMBED_WINDOW_NOTES = 2000  # written notes whose pending chunk texts are held in memory at once
+PROGRESS_SECONDS = 0.1  # the job row is written at most this often; the page polls every 2 s
 BATCH_BYTES = 64 * 1024 * 1024  # a batch of attachments is held in memory until written: keep it bounded
 MISSING_FROM_SOURCE = "missing-from-source"
 IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
@@ -67,6 +84,28 @@ def _file_reader(path: Path) -> Callable[[int], bytes]:
 
 
 Progress = Callable[[ImportJob], None]
+
+
+class _Tracker:
+    """A running job's progress: the caller's callback (the command's bar) sees every file and every embedding
+    call; the job row, which the page and the API poll, is written in a short statement of its own (never inside
+    a batch's transaction, where nobody would see it before the batch commits), at most every PROGRESS_SECONDS."""
+
+    def __init__(self, job: ImportJob, callback: Progress | None) -> None:
+        self.job, self.callback, self.saved_at = job, callback, 0.0
+
+    def moved(self, *, force: bool = False, **changes: object) -> None:
+        for field, value in changes.items():
+            setattr(self.job, field, value)
+        now = time.monotonic()
+        if force or now - self.saved_at >= PROGRESS_SECONDS:
+            job = self.job
+            ImportJob.objects.filter(pk=job.pk).update(
+                processed=job.processed, phase=job.phase, embed_total=job.embed_total, embed_done=job.embed_done
+            )
+            self.saved_at = now
+        if self.callback:
+            self.callback(self.job)
 
 
 @transaction.atomic
@@ -312,7 +351,9 @@ def _lock_vault_imports(vault_id: int) -> None:
 
 
 @transaction.atomic
-def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
+def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
+    """Write a batch's notes, chunks (known texts keep their vectors, new ones wait for the embedding phase) and
+    links, with each file's outcome; the ids of the notes written."""
     _lock_vault_imports(job.vault_id)
     pending = [d for d in decisions if d.parsed is not None]
     current = {
@@ -331,7 +372,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
         note.save()
         decision.note = note
         writes.append((note, decision.parsed))
-    embedded = chunks_replace(vault_id=job.vault_id, notes=[(n, drafts_for(n)) for n, _ in writes], embed=True)
+    chunks_replace(vault_id=job.vault_id, notes=[(n, drafts_for(n)) for n, _ in writes], embed=False)
     for note, parsed in writes:
         links_replace(note, parsed)
     _write_attachments(job, decisions)
@@ -368,11 +409,38 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> int:
     counts = dict(job.counts)
     for decision in decisions:
         counts[str(decision.outcome)] = counts.get(str(decision.outcome), 0) + 1
-    counts["chunks_embedded"] = counts.get("chunks_embedded", 0) + embedded
     job.counts = counts
-    job.processed += len(decisions)
-    job.save(update_fields=["counts", "processed"])
-    return embedded
+    job.save(update_fields=["counts"])
+    return [note.pk for note, _ in writes]
+
+
+def _embed_written(job: ImportJob, note_ids: list[int], tracker: _Tracker) -> int:
+    """Embed the new chunk texts of the notes this job wrote, each distinct text once, in large calls of texts of
+    similar length; the job shows how many of them are done. Returns how many texts were embedded."""
+    model = current_model()
+    pending = Chunk.objects.filter(vault_id=job.vault_id).exclude(embedding_model=model)
+    windows = [note_ids[i : i + EMBED_WINDOW_NOTES] for i in range(0, len(note_ids), EMBED_WINDOW_NOTES)]
+    total = sum(pending.filter(note_id__in=w).values("content_hash").distinct().count() for w in windows)
+    tracker.moved(force=True, phase=ImportPhase.EMBEDDING, embed_total=total, embed_done=0)
+    done = 0
+    for window in windows:
+        texts: dict[str, str] = {}
+        rows = pending.filter(note_id__in=window).values_list("content_hash", "note__title", "heading", "text")
+        for content_hash, title, heading, text in rows.order_by():
+            texts.setdefault(content_hash, embed_input(title, heading, text))
+        ordered = sorted(texts.items(), key=lambda item: len(item[1]))
+        for start in range(0, len(ordered), EMBED_TEXTS):
+            part = ordered[start : start + EMBED_TEXTS]
+            vectors = embed_texts([text for _, text in part])
+            chunks_store_vectors(
+                vault_id=job.vault_id,
+                note_ids=window,
+                vectors=dict(zip([h for h, _ in part], vectors, strict=True)),
+                model=model,
+            )
+            done += len(part)
+            tracker.moved(embed_done=done, force=start + EMBED_TEXTS >= len(ordered))
+    return done
 
 
 @transaction.atomic
@@ -411,12 +479,15 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
 
 
 def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJob:
-    """Run a queued import. Each batch commits on its own, so a failure keeps what was already imported."""
+    """Run a queued import: files are read and written batch by batch (each commits on its own, so a failure keeps
+    what was already imported), then their new chunk texts are embedded (what a failure leaves waits for the
+    embedding sweep). The job shows each file read and each embedding call."""
     job = ImportJob.objects.select_related("created_by").get(pk=job_id)
     if job.status in (ImportStatus.SUCCEEDED, ImportStatus.FAILED):
         return job  # idempotent: a redelivered task does nothing
     job.status, job.started_at, job.processed, job.counts = ImportStatus.RUNNING, timezone.now(), 0, {}
-    job.save(update_fields=["status", "started_at", "processed", "counts"])
+    job.phase, job.embed_total, job.embed_done = ImportPhase.READING, 0, 0
+    job.save(update_fields=["status", "started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
     ImportFileResult.objects.filter(job=job).delete()
     try:
         _run(job, progress)
@@ -424,8 +495,8 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
         job.status, job.error, job.finished_at = ImportStatus.FAILED, f"{type(exc).__name__}: {exc}", timezone.now()
         job.save(update_fields=["status", "error", "finished_at"])
         raise
-    job.status, job.finished_at, job.archive = ImportStatus.SUCCEEDED, timezone.now(), None
-    job.save(update_fields=["status", "finished_at", "archive"])
+    job.status, job.finished_at, job.archive, job.phase = ImportStatus.SUCCEEDED, timezone.now(), None, ""
+    job.save(update_fields=["status", "finished_at", "archive", "phase"])
     imported(vault_id=job.vault_id)
     if progress:
         progress(job)
@@ -437,12 +508,18 @@ def _run(job: ImportJob, progress: Progress | None) -> None:
     files = list(_zip_files(zf) if zf is not None else _folder_files(Path(job.folder)))
     job.total = len(files)
     job.save(update_fields=["total"])
+    tracker = _Tracker(job, progress)
+    tracker.moved(force=True, phase=ImportPhase.READING)
     seen: set[str] = set()
     budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES), max_files=int(settings.IMPORT_MAX_FILES))
-    for batch in _batches(files, seen, budget):
-        _write_batch(job, batch)
-        if progress:
-            progress(job)
+    written: list[int] = []
+    for batch in _batches(files, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
+        written += _write_batch(job, batch)
+    tracker.moved(force=True)
+    embedded = _embed_written(job, written, tracker)
+    job.counts = {**job.counts, "chunks_embedded": embedded}
+    job.save(update_fields=["counts"])
+    tracker.moved(force=True, phase=ImportPhase.LINKING)
     _move_missing_to_cold(job, seen)
     _prune_blobs(job)
     links_resolve(vault_id=job.vault_id)
@@ -454,12 +531,16 @@ def _prune_blobs(job: ImportJob) -> None:
     attachment_blobs_prune(vault_id=job.vault_id)
 
 
-def _batches(files: list[SourceFile], seen: set[str], budget: _Budget) -> Iterator[list[_Decision]]:
-    """Read decisions in batches of BATCH_FILES files, or fewer once they hold BATCH_BYTES of attachments."""
+def _batches(
+    files: list[SourceFile], seen: set[str], budget: _Budget, *, read: Callable[[], None]
+) -> Iterator[list[_Decision]]:
+    """Read decisions in batches of BATCH_FILES files, or fewer once they hold BATCH_BYTES of attachments; `read`
+    is told of every file as it is read."""
     batch: list[_Decision] = []
     held = 0
     for file in files:
         decision = _read(file, seen, budget)
+        read()
         batch.append(decision)
         held += len(decision.draft.data) if decision.draft is not None else 0
         if len(batch) >= BATCH_FILES or held >= BATCH_BYTES:

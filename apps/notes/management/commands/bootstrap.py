@@ -7,8 +7,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
-from tqdm import tqdm
 
+from apps.notes.management.progress import ImportBar
 from apps.notes.models import ImportJob, ImportStatus
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.vaults.models import Vault
@@ -30,14 +30,11 @@ class Command(BaseCommand):
             owner=admin, name="Sample vault"
         )
         job = import_job_create(actor=admin, vault=vault, folder=str(folder), source=SAMPLE_SOURCE)
-        bar = tqdm(desc="importing the sample vault", unit="file")
-
-        def progress(current: ImportJob) -> None:
-            bar.total, bar.n = current.total, current.processed
-            bar.refresh()
-
-        job = import_job_run(job_id=job.pk, progress=progress)
-        bar.close()
+        bar = ImportBar("importing the sample vault")
+        try:
+            job = import_job_run(job_id=job.pk, progress=bar)
+        finally:
+            bar.close()
         self.stdout.write(f"sample vault imported: {job.counts}")
 
     def _admin(self) -> User:

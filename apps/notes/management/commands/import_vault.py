@@ -4,9 +4,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
-from apps.notes.models import ImportJob
+from apps.notes.followup import import_job_follow_up
+from apps.notes.management.progress import ImportBar
 from apps.notes.services.ingest import import_job_create, import_job_enqueue, import_job_run
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_create
@@ -40,19 +40,21 @@ class Command(BaseCommand):
             import_job_enqueue(job)
             self.stdout.write(f"queued import job {job.pk}; follow it at /api/jobs/{job.pk}/")
             return
-        bar = tqdm(total=None, unit="file", desc=f"importing {job.source}")
-
-        def progress(current: ImportJob) -> None:
-            bar.total = current.total
-            bar.n = current.processed
-            bar.refresh()
-
-        job = import_job_run(job_id=job.pk, progress=progress)
-        bar.close()
+        bar = ImportBar(f"importing {job.source}")
+        try:
+            job = import_job_run(job_id=job.pk, progress=bar)
+        finally:
+            bar.close()
         counts = ", ".join(f"{k} {v}" for k, v in sorted(job.counts.items()))
         self.stdout.write(self.style.SUCCESS(f"import job {job.pk} into '{vault.name}': {counts}"))
         for result in job.files.filter(outcome="skipped"):
             self.stdout.write(f"  skipped {result.path}: {result.reason}")
+        follow_up = import_job_follow_up(job)
+        for step in follow_up.steps:
+            if step.waiting or step.failures:
+                failed = f", {len(step.failures)} failed" if step.failures else ""
+                self.stdout.write(f"  {step.label}: {step.waiting} notes waiting for the worker{failed}")
+        self.stdout.write(f"status: {follow_up.label}; follow it at /api/jobs/{job.pk}/")
 
     def _vault(self, ref: str, user: User) -> Vault:
         if ref.isdigit():

@@ -1,0 +1,35 @@
+"""The terminal's view of a running import: one bar per phase, moving with every file read and every embedding
+call (the same steps the job page shows)."""
+
+from __future__ import annotations
+
+from tqdm import tqdm
+
+from apps.notes.models import ImportJob, ImportPhase
+
+
+class ImportBar:
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.phase = ""
+        self.bar: tqdm | None = None
+
+    def __call__(self, job: ImportJob) -> None:
+        if job.phase != self.phase:
+            self.close()
+            self.phase = job.phase
+            if job.phase in (ImportPhase.READING, ImportPhase.EMBEDDING):
+                unit = "file" if job.phase == ImportPhase.READING else "chunk"
+                self.bar = tqdm(desc=f"{self.desc}: {job.get_phase_display()}", unit=unit)
+        if self.bar is None:
+            return
+        if self.phase == ImportPhase.READING:
+            self.bar.total, self.bar.n = job.total, job.processed
+        else:
+            self.bar.total, self.bar.n = job.embed_total, job.embed_done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
