@@ -1,4 +1,4 @@
-"""Hybrid search: pgvector meaning search + PostgreSQL full text, fused by reciprocal rank, in one statement.
+"""Hybrid search: pgvector meaning search + BM25 over PostgreSQL postings, fused by score, in one statement.
 
 The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL. For small scopes an
 exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
@@ -40,6 +40,10 @@ SELECT count(*) FROM (
 # construction) is read best first by its length-normalised frequency. The best `rescore` chunks are then scored
 # exactly on every query term. A chunk holding the whole query as written ('simple' config: `IT-42`, `task-todo:`,
 # `127.0.0.1:6379` phrases, stop words kept) gains the weight of a match on every term, so exact tokens rank first.
+#
+# Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
+# with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
+# ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others').
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
 _BM25 = "i.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / st.avgdl))"
 
@@ -112,7 +116,9 @@ halves AS (
            (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0) AS norm
     FROM vec
     UNION ALL
-    SELECT note_id, chunk_id, rnk, 'keyword', 1 - %(vector_weight)s, score / nullif(max(score) OVER (), 0) FROM kw
+    SELECT note_id, chunk_id, rnk, 'keyword', 1 - %(vector_weight)s,
+           (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0)
+    FROM kw
 ),
 fused AS (
     SELECT note_id,

@@ -249,7 +249,8 @@ SEARCH_KEYWORD_TERM_POSTINGS = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_TER
 SEARCH_KEYWORD_RESCORE = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_RESCORE", "200"))
 # A note's keyword score: its best chunk's plus this share of its other matching chunks'.
 SEARCH_NOTE_MORE_CHUNKS = float(os.environ.get("DESIREPATH_SEARCH_NOTE_MORE_CHUNKS", "0"))
-# Fusion: "score" (each half's scores scaled to 0–1, weighted) or "rrf" (reciprocal ranks, weighted).
+# Fusion: "score" (each half's scores scaled to 0–1 over its candidates, weighted) or "rrf" (reciprocal ranks,
+# weighted). Both, the weight and the aggregation were chosen on the dev query sets (docs/evaluation.md).
 SEARCH_FUSION = os.environ.get("DESIREPATH_SEARCH_FUSION", "score")
 SEARCH_FUSION_VECTOR_WEIGHT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_WEIGHT", "0.5"))
 
