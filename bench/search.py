@@ -54,6 +54,31 @@ HNSW_SQL = (
 )
 Stats = dict[str, float]
 
+# The keyword half as it was before BM25 (ts_rank_cd over up to 200 all-term and 1,000 any-term matches, taken in no
+# order), kept here so every run measures the new keyword half beside it on the same data.
+_OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
+TS_RANK_KEYWORD = f"""
+WITH kw_and AS MATERIALIZED (
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = 'hot'
+      AND (c.search_vector @@ websearch_to_tsquery('english', %(text)s)
+           OR c.search_simple @@ websearch_to_tsquery('simple', %(text)s))
+    LIMIT 200
+),
+kw_or AS MATERIALIZED (
+    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
+    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = 'hot' AND c.search_vector @@ {_OR_EN}
+    LIMIT 1000
+),
+kw_scored AS (
+    SELECT m.id, m.note_id, max(m.bonus) + ts_rank_cd(m.search_vector, {_OR_EN}) AS score
+    FROM (SELECT id, note_id, search_vector, 1.0 AS bonus FROM kw_and
+          UNION ALL SELECT id, note_id, search_vector, 0.0 FROM kw_or) AS m
+    GROUP BY m.id, m.note_id, m.search_vector
+)
+SELECT note_id, max(score) AS score FROM kw_scored GROUP BY note_id ORDER BY score DESC, note_id LIMIT 50
+"""
+
 
 def admin_connection() -> psycopg.Connection[Any]:
     host = str(settings.DATABASES["default"]["HOST"])
@@ -155,7 +180,10 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
     for text, vector in queries[:WARMUP]:
         for strategy in (None, "exact"):
             hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
+        with connection.cursor() as cursor:
+            cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
     m: dict[str, list[float]] = {"product": [], "exact": [], "perms": [], "recall": [], "hits": []}
+    m |= {"bm25_keyword": [], "ts_rank_keyword": []}
     strategies: Counter[str] = Counter()
     for index, (text, vector) in enumerate(tqdm(queries[WARMUP:], desc=f"{len(scope)} vault(s)", leave=False)):
         started = time.perf_counter()
@@ -169,6 +197,16 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
             result = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
             m["exact" if strategy else "product"].append(seconds(started) * 1000)
             results[strategy] = result
+        # The keyword half alone, BM25 (the product's) and ts_rank_cd (before), in alternating order.
+        for half in ("bm25", "ts_rank") if index % 2 == 0 else ("ts_rank", "bm25"):
+            started = time.perf_counter()
+            if half == "bm25":
+                hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=K, strategy="exact")
+            else:
+                with connection.cursor() as cursor:
+                    cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
+                    cursor.fetchall()
+            m[f"{half}_keyword"].append(seconds(started) * 1000)
         strategies[results[None].strategy] += 1
         m["hits"].append(len(results[None].hits))
         truth = {h.note for h in results["exact"].hits}
@@ -179,6 +217,8 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         "strategies": dict(strategies),
         "product_ms": p,
         "exact_ms": e,
+        "bm25_keyword_ms": summary(m["bm25_keyword"]),
+        "ts_rank_keyword_ms": summary(m["ts_rank_keyword"]),
         "ratio_p50": p["p50"] / e["p50"],
         "ratio_p95": p["p95"] / e["p95"],
         "recall_at_10": float(np.mean(m["recall"])),
@@ -208,6 +248,7 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
         build_s = seconds(started)
         started = time.perf_counter()
         cursor.execute("VACUUM ANALYZE notes_chunk")  # Django runs in autocommit outside atomic blocks
+        cursor.execute("VACUUM ANALYZE notes_chunkterm, notes_vaultterm, notes_vaulttext")
         cursor.execute("SELECT count(*) FROM notes_chunk WHERE embedding IS NOT NULL")
         chunks = int(cursor.fetchone()[0])
         vacuum_s = seconds(started)
@@ -239,6 +280,12 @@ def print_report(report: dict[str, Any]) -> None:
                 f" {p['mean']:>7.1f} {e['p50']:>7.1f} {e['p95']:>7.1f} {r['ratio_p50']:>6.2f}"
                 f" {r['recall_at_10']:>6.3f} {r['mean_hits']:>5.1f} {r['vault_ids_for_ms']['p50']:>8.1f}"
             )
+        for name, r in size["requesters"].items():
+            b, t = r["bm25_keyword_ms"], r["ts_rank_keyword_ms"]
+            print(
+                f"{'':>8} {name:>9} keyword half alone: BM25 {b['p50']:.1f} / {b['p95']:.1f} ms,"
+                f" ts_rank_cd (before) {t['p50']:.1f} / {t['p95']:.1f} ms (p50 / p95)"
+            )
         print(f"{'':>8} HNSW build {size['hnsw_build_s']:.1f} s, COPY {size['copy_s']:.1f} s")
     q, i = report["query_embedding_ms"], report["ingestion"]
     print(f"\nQuery embedding (MiniLM, CPU): p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms, mean {q['mean']:.1f} ms")
@@ -248,14 +295,19 @@ def print_report(report: dict[str, Any]) -> None:
         f" {100 * i['embedding_share_of_import']:.0f}% of import time is spent in the embedding model"
     )
     print("\nMarkdown (README 'Performance'):\n")
-    print("| Chunks | Requester | Strategy | p50 / p95 ms | Exact scan p50 / p95 ms | Ratio p50 | Recall@10 |")
-    print("|---:|---|---|---:|---:|---:|---:|")
+    print(
+        "| Chunks | Requester | Strategy | p50 / p95 ms | Exact scan p50 / p95 ms | Ratio p50 | Recall@10"
+        " | BM25 keyword p50 / p95 ms | ts_rank_cd keyword p50 / p95 ms |"
+    )
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for size in report["search"]:
         for name, r in size["requesters"].items():
             p, e = r["product_ms"], r["exact_ms"]
+            b, t = r["bm25_keyword_ms"], r["ts_rank_keyword_ms"]
             print(
                 f"| {size['size']:,} | reads {name} | {'/'.join(r['strategies'])} | {p['p50']:.1f} / {p['p95']:.1f}"
-                f" | {e['p50']:.1f} / {e['p95']:.1f} | {r['ratio_p50']:.2f} | {r['recall_at_10']:.3f} |"
+                f" | {e['p50']:.1f} / {e['p95']:.1f} | {r['ratio_p50']:.2f} | {r['recall_at_10']:.3f}"
+                f" | {b['p50']:.1f} / {b['p95']:.1f} | {t['p50']:.1f} / {t['p95']:.1f} |"
             )
     print(f"\nQuery embedding: p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms.\n")
     print("| Ingestion notes/s | chunks/s | Bare embedding chunks/s | Ratio |")

@@ -316,6 +316,31 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, vault_ids=[sample.pk])] == [chunk.pk]
 
 
+def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking():
+    """BM25's document frequencies and lengths come from the requester's readable vaults only: flooding a vault
+    they cannot read with one query term would, with shared statistics, turn their ranking around."""
+    from apps.retrieval.search import hybrid_search
+
+    reader = make_user()
+    mine, theirs = make_vault(reader, "Mine"), make_vault(make_user(), "Theirs")
+    make_note(mine, "Glacier.md", "# Glacier\nThe glacier glacier moraine.", embed=False)
+    make_note(mine, "Fjord.md", "# Fjord\nThe fjord fjord moraine.", embed=False)
+    make_note(mine, "Plain.md", "# Plain\nA wide plain of wheat.", embed=False)
+
+    def ranking(user: User) -> list[tuple[str, float]]:
+        hits = hybrid_search(user=user, query="glacier fjord", mode="keyword", k=10).hits
+        return [(hit.path, round(hit.score, 9)) for hit in hits]
+
+    before = ranking(reader)
+    assert [path for path, _ in before][:2] == ["Glacier.md", "Fjord.md"]  # a tie, broken by the older note
+    for i in range(20):
+        make_note(theirs, f"Ice {i}.md", f"# Ice {i}\nAnother glacier, glacier number {i}.", embed=False)
+    assert ranking(reader) == before
+    share(theirs, "reader", user=reader)  # once readable, the same words do count
+    after = [path for path, _ in ranking(reader)]
+    assert after.index("Fjord.md") < after.index("Glacier.md") and ranking(reader) != before
+
+
 def test_filed_notes_and_daily_logs_stay_with_their_owner(tmp_path):
     """What the Librarian files from a conversation lands in the asker's personal vault only: no other member of
     the shared vaults it drew on ever reads it, by id, by search or in a chat."""

@@ -24,8 +24,10 @@ from apps.evaluation.metrics import (
     recall_at,
     reciprocal_rank,
 )
-from apps.evaluation.pipelines import PIPELINES, Retrieved
+from apps.evaluation.pipelines import FLAT_INJECT, PIPELINES, Retrieved
+from apps.evaluation.reference import REFERENCES, FlatReference
 from apps.graph.models import Extraction
+from apps.llm.embeddings import embed_query
 from apps.llm.models import ModelUsage
 
 Tick = Callable[[int], None]
@@ -43,6 +45,20 @@ def _timed(pipeline: str, user: User, vault_id: int, query: str) -> tuple[Retrie
     started = time.perf_counter()
     result = PIPELINES[pipeline](user, vault_id, query)
     return result, (time.perf_counter() - started) * 1000
+
+
+def _references(reference: FlatReference, query: str) -> tuple[dict[str, Retrieved], float]:
+    """The flat reference's three rankings for one question, and the time all three took."""
+    started = time.perf_counter()
+    rankings = reference.rankings(query)
+    ms = (time.perf_counter() - started) * 1000
+    return {name: Retrieved(ranking=r, injected=r[:FLAT_INJECT]) for name, r in rankings.items()}, ms
+
+
+def _warm(queries: list[str]) -> None:
+    """Embed every question before timing: otherwise the first pipeline that embeds pays for all the others."""
+    for query in queries:
+        embed_query(query)
 
 
 def _calls(user: User) -> int:
@@ -106,7 +122,7 @@ def run_locomo(
 ) -> dict[str, Any]:
     conversations = locomo.load(data)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
-    tallies = {name: _Tally() for name in pipelines}
+    tallies = {name: _Tally() for name in [*pipelines, *REFERENCES]}
     user = eval_user()
     ingested_notes = ingested_chunks = 0
     extractions: list[tuple[str, int]] = []
@@ -115,14 +131,21 @@ def run_locomo(
             vault = corpus.ingest_conversation(user, conv, unit)
             ingested_notes, ingested_chunks = ingested_notes + vault.notes, ingested_chunks + vault.chunks
             extractions += list(Extraction.objects.filter(vault=vault.vault).values_list("level", "entities"))
+            reference = FlatReference.of(vault.vault)
+            _warm([question.text for question in conv.questions])
             for question in conv.questions:
                 evidence = set(question.evidence)
+                runs: dict[str, tuple[Retrieved, float, int]] = {}
                 for name in pipelines:
                     before = _calls(user)
                     result, ms = _timed(name, user, vault.vault.pk, question.text)
+                    runs[name] = (result, ms, _calls(user) - before)
+                references, ms = _references(reference, question.text)
+                runs |= {name: (result, ms / len(references), 0) for name, result in references.items()}
+                for name, (result, ms, calls) in runs.items():
                     tally = tallies[name]
                     tally.latency.append(ms)
-                    tally.calls.append(_calls(user) - before)
+                    tally.calls.append(calls)
                     injected = _items(result.injected, vault.items)
                     if question.category == 5:
                         tally.silent["category5"].append(float(not injected))
@@ -138,6 +161,8 @@ def run_locomo(
             for query in chatter_queries if conv is conversations[0] else []:
                 for name in pipelines:
                     result, _ = _timed(name, user, vault.vault.pk, query)
+                    tallies[name].silent["chatter"].append(float(not result.injected))
+                for name, result in _references(reference, query)[0].items():
                     tallies[name].silent["chatter"].append(float(not result.injected))
     finally:
         corpus.teardown(user)
@@ -155,25 +180,38 @@ def run_locomo(
 def run_vault(
     *, notes: Path, queries: Path, pipelines: list[str], chatter: Path | None, tick: Tick | None = None
 ) -> dict[str, Any]:
+    """Unanswerable questions (no relevant note) have no ranking to score: they count by staying silent."""
     rows = read_jsonl(queries)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
     user = eval_user()
     report: dict[str, Any] = {"dataset": f"vault:{Path(notes).name}", "questions": len(rows), "pipelines": {}}
     try:
         vault = corpus.ingest_folder(user, f"eval {Path(notes).name}", Path(notes))
+        _warm([row["q"] for row in rows])
+        reference = FlatReference.of(vault.vault)
+        runs: dict[str, list[tuple[Retrieved, float]]] = defaultdict(list)
+        silent: dict[str, list[float]] = defaultdict(list)
         for name in pipelines:
-            by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
-            latency: list[float] = []
-            unanswerable_silent: list[float] = []
             for row in rows:
-                result, ms = _timed(name, user, vault.vault.pk, row["q"])
-                latency.append(ms)
+                runs[name].append(_timed(name, user, vault.vault.pk, row["q"]))
+                if tick:
+                    tick(1)
+            silent[name] = [float(not _timed(name, user, vault.vault.pk, q)[0].injected) for q in chatter_queries]
+        for row in rows:
+            references, ms = _references(reference, row["q"])
+            for name, result in references.items():
+                runs[name].append((result, ms / len(references)))
+        for query in chatter_queries:
+            for name, result in _references(reference, query)[0].items():
+                silent[name].append(float(not result.injected))
+        for name, results in runs.items():
+            by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
+            unanswerable_silent: list[float] = []
+            for row, (result, _) in zip(rows, results, strict=True):
                 ranking = _items(result.ranking, vault.items)
                 relevant = set(row["relevant"])
                 if not relevant:  # nothing to recall: an unanswerable question scores by staying silent
                     unanswerable_silent.append(float(not result.injected))
-                    if tick:
-                        tick(1)
                     continue
                 scores = {
                     "recall@5": recall_at(ranking, relevant, 5),
@@ -181,15 +219,12 @@ def run_vault(
                     "mrr": reciprocal_rank(ranking, relevant),
                 }
                 by_kind[str(row.get("kind", "all"))].append(scores)
-                if tick:
-                    tick(1)
-            silent = [float(not _timed(name, user, vault.vault.pk, q)[0].injected) for q in chatter_queries]
             report["pipelines"][name] = {
                 "overall": mean_of(r for rs in by_kind.values() for r in rs),
                 "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
-                "latency_ms": percentiles(latency),
+                "latency_ms": percentiles([ms for _, ms in results]),
                 "silence": {
-                    "chatter": round(sum(silent) / len(silent), 4) if silent else None,
+                    "chatter": round(sum(silent[name]) / len(silent[name]), 4) if silent[name] else None,
                     "unanswerable": (
                         round(sum(unanswerable_silent) / len(unanswerable_silent), 4) if unanswerable_silent else None
                     ),

@@ -6,6 +6,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
+from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
 from apps.vaults.models import Vault
 
 
@@ -125,6 +126,27 @@ class NoteLink(models.Model):
         return f"[[{self.target_text}]]"
 
 
+def _postings_triggers() -> list[pgtrigger.Trigger]:
+    """Statement triggers that keep `ChunkTerm`, `VaultTerm` and `VaultText` in step with the chunks."""
+    kept = []
+    for name, operation, func, referencing in [
+        ("insert", pgtrigger.Insert, POSTINGS_ON_INSERT, pgtrigger.Referencing(new="new_chunks")),
+        ("delete", pgtrigger.Delete, POSTINGS_ON_DELETE, pgtrigger.Referencing(old="old_chunks")),
+        ("update", pgtrigger.Update, POSTINGS_ON_UPDATE, pgtrigger.Referencing(old="old_chunks", new="new_chunks")),
+    ]:
+        kept.append(
+            pgtrigger.Trigger(
+                name=f"chunk_postings_{name}",
+                when=pgtrigger.After,
+                operation=operation,
+                level=pgtrigger.Statement,
+                referencing=referencing,
+                func=func,
+            )
+        )
+    return kept
+
+
 class Chunk(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="chunks")
@@ -160,11 +182,68 @@ class Chunk(models.Model):
                 when=pgtrigger.Before,
                 operation=pgtrigger.Insert | pgtrigger.UpdateOf("text", "heading"),
                 func=_CHUNK_SEARCH_VECTORS,
-            )
+            ),
+            *_postings_triggers(),
         ]
 
     def __str__(self) -> str:
         return f"chunk {self.ordinal} of note {self.note_id}"
+
+
+class ChunkTerm(models.Model):
+    """A posting: one English term of a chunk (title, heading and text), how often it occurs there and the chunk's
+    length in terms. Written only by the triggers on `notes_chunk` (`apps/notes/postings.py`)."""
+
+    pk = models.CompositePrimaryKey("chunk_id", "term")
+    chunk = models.ForeignKey(Chunk, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    tier = models.CharField(max_length=8, choices=Tier.choices)
+    term = models.TextField()
+    tf = models.IntegerField()
+    length = models.IntegerField()
+    impact = models.FloatField()  # the pruning order of a term's postings (postings.IMPACT)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["term", "vault"], include=["tier", "note", "chunk", "tf", "length"], name="chunkterm_by_vault"
+            ),
+            models.Index(
+                fields=["term", "-impact"],
+                include=["vault", "tier", "note", "chunk", "tf", "length"],
+                name="chunkterm_by_impact",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} x{self.tf} in chunk {self.chunk_id}"
+
+
+class VaultTerm(models.Model):
+    """How many hot chunks of a vault carry a term (BM25's document frequency, per vault)."""
+
+    pk = models.CompositePrimaryKey("term", "vault_id")
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    term = models.TextField()
+    chunks = models.IntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["chunks"], condition=models.Q(chunks__lte=0), name="vaultterm_unused")]
+
+    def __str__(self) -> str:
+        return f"{self.term} in {self.chunks} chunks of vault {self.vault_id}"
+
+
+class VaultText(models.Model):
+    """A vault's hot chunks and their total length in terms (BM25's collection size and average length)."""
+
+    vault = models.OneToOneField(Vault, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    chunks = models.BigIntegerField()
+    length = models.BigIntegerField()
+
+    def __str__(self) -> str:
+        return f"vault {self.vault_id}: {self.chunks} chunks, {self.length} terms"
 
 
 class CorrectionStatus(models.TextChoices):

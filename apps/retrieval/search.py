@@ -1,4 +1,4 @@
-"""Hybrid search: pgvector meaning search + PostgreSQL full text, fused by reciprocal rank, in one statement.
+"""Hybrid search: pgvector meaning search + BM25 over PostgreSQL postings, fused by score, in one statement.
 
 The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL. For small scopes an
 exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
@@ -33,11 +33,19 @@ SELECT count(*) FROM (
 # Exact strategy: the btree on vault_id filters and `distance + 0` keeps HNSW out (exact, fast on small scopes).
 # HNSW strategy: the filters are written so no btree can serve them (`vault_id + 0`), leaving the HNSW index,
 # walked iteratively, as the only path besides a sequential scan (switched off for this statement).
-# The tsqueries are written into each WHERE clause (not read from a CTE) so the planner sees the terms: it then
-# filters by vault first when terms are common, and uses the GIN index when they are rare.
-_AND_EN = "websearch_to_tsquery('english', %(text)s)"
-_AND_SIMPLE = "websearch_to_tsquery('simple', %(text)s)"
+#
+# The keyword half is BM25 over the postings (`apps/notes/postings.py`): English terms, so stop words carry no
+# weight. Document frequencies, the number of chunks and their average length are summed over the requester's
+# vaults only. A term matching at most `term_postings` chunks in scope is read in full; a commoner one (low weight by
+# construction) is read best first by its length-normalised frequency. The best `rescore` chunks are then scored
+# exactly on every query term. A chunk holding the whole query as written ('simple' config: `IT-42`, `task-todo:`,
+# `127.0.0.1:6379` phrases, stop words kept) gains the weight of a match on every term, so exact tokens rank first.
+#
+# Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
+# with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
+# ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others').
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
+_BM25 = "i.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / st.avgdl))"
 
 _HYBRID = f"""
 WITH vec_raw AS MATERIALIZED (
@@ -48,41 +56,76 @@ WITH vec_raw AS MATERIALIZED (
     LIMIT %(candidates)s
 ),
 vec AS (
-    SELECT note_id, (array_agg(id ORDER BY dist))[1] AS chunk_id,
-           row_number() OVER (ORDER BY min(dist)) AS rnk
+    SELECT note_id, (array_agg(id ORDER BY dist))[1] AS chunk_id, 1 - min(dist) AS score,
+           row_number() OVER (ORDER BY min(dist), note_id) AS rnk
     FROM vec_raw GROUP BY note_id
 ),
-kw_and AS MATERIALIZED (
-    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
-    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)
-      AND (c.search_vector @@ {_AND_EN} OR c.search_simple @@ {_AND_SIMPLE}) AND %(use_keyword)s
-    LIMIT %(and_cap)s
+kw_stats AS MATERIALIZED (
+    SELECT coalesce(sum(chunks), 0)::float8 AS n,
+           greatest(coalesce(sum(length), 0)::float8 / greatest(coalesce(sum(chunks), 0), 1), 1) AS avgdl
+    FROM notes_vaulttext WHERE vault_id = ANY(%(vaults)s)
 ),
-kw_or AS MATERIALIZED (
-    SELECT c.id, c.note_id, c.search_vector FROM notes_chunk c
-    WHERE c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.search_vector @@ {_OR_EN}
-      AND %(use_keyword)s
-    LIMIT %(or_cap)s
+kw_idf AS MATERIALIZED (
+    SELECT t.term, d.df, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(text)s))) AS t
+    CROSS JOIN kw_stats st
+    CROSS JOIN LATERAL (
+        SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s
+        WHERE s.term = t.term AND s.vault_id = ANY(%(vaults)s)
+    ) AS d
+    -- statistics count hot chunks only: a term found only in the cold tier is as rare as can be
+    WHERE (d.df > 0 OR 'cold' = ANY(%(tiers)s)) AND %(use_keyword)s
 ),
-kw_scored AS (
-    SELECT m.id, m.note_id, max(m.bonus) + ts_rank_cd(m.search_vector, {_OR_EN}) AS score
-    FROM (SELECT id, note_id, search_vector, 1.0 AS bonus FROM kw_and
-          UNION ALL SELECT id, note_id, search_vector, 0.0 FROM kw_or) AS m
-    GROUP BY m.id, m.note_id, m.search_vector
+kw_reached AS (
+    SELECT p.chunk_id, p.note_id, sum({_BM25}) AS score
+    FROM kw_idf i CROSS JOIN kw_stats st
+    CROSS JOIN LATERAL (
+        SELECT p.chunk_id, p.note_id, p.tf, p.length FROM notes_chunkterm p
+        WHERE i.df <= %(term_postings)s AND p.term = i.term AND p.vault_id = ANY(%(vaults)s)
+          AND p.tier = ANY(%(tiers)s)
+        UNION ALL
+        (SELECT p.chunk_id, p.note_id, p.tf, p.length FROM notes_chunkterm p
+         WHERE i.df > %(term_postings)s AND p.term = i.term AND (p.vault_id + 0) = ANY(%(vaults)s)
+           AND p.tier = ANY(%(tiers)s)
+         ORDER BY p.impact DESC LIMIT %(term_postings)s)
+    ) AS p
+    GROUP BY p.chunk_id, p.note_id
+    ORDER BY score DESC, p.chunk_id
+    LIMIT %(rescore)s
+),
+kw_chunks AS (
+    SELECT r.chunk_id, r.note_id,
+           sum({_BM25}) + CASE WHEN c.search_simple @@ websearch_to_tsquery('simple', %(text)s)
+                               THEN (SELECT sum(idf) FROM kw_idf) ELSE 0 END AS score
+    FROM kw_reached r
+    JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(vaults)s)
+    JOIN notes_chunkterm p ON p.chunk_id = r.chunk_id
+    JOIN kw_idf i ON i.term = p.term
+    CROSS JOIN kw_stats st
+    GROUP BY r.chunk_id, r.note_id, c.search_simple
 ),
 kw AS (
-    SELECT note_id, (array_agg(id ORDER BY score DESC))[1] AS chunk_id,
-           row_number() OVER (ORDER BY max(score) DESC, note_id) AS rnk
-    FROM kw_scored GROUP BY note_id
+    SELECT note_id, (array_agg(chunk_id ORDER BY score DESC, chunk_id))[1] AS chunk_id,
+           max(score) + %(more_chunks)s * (sum(score) - max(score)) AS score,
+           row_number() OVER (ORDER BY max(score) + %(more_chunks)s * (sum(score) - max(score)) DESC, note_id) AS rnk
+    FROM kw_chunks GROUP BY note_id
     ORDER BY rnk LIMIT %(candidates)s
+),
+halves AS (
+    SELECT note_id, chunk_id, rnk, 'vector' AS src, %(vector_weight)s AS weight,
+           (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0) AS norm
+    FROM vec
+    UNION ALL
+    SELECT note_id, chunk_id, rnk, 'keyword', 1 - %(vector_weight)s,
+           (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0)
+    FROM kw
 ),
 fused AS (
     SELECT note_id,
-           sum(1.0 / (%(rrf_k)s + rnk)) AS score,
+           sum(weight * CASE WHEN %(rrf)s THEN 1.0 / (%(rrf_k)s + rnk) ELSE coalesce(norm, 1) END) AS score,
            array_agg(src ORDER BY src DESC) AS sources,
            (array_agg(chunk_id ORDER BY rnk, src))[1] AS chunk_id
-    FROM (SELECT note_id, chunk_id, rnk, 'vector' AS src FROM vec
-          UNION ALL SELECT note_id, chunk_id, rnk, 'keyword' FROM kw) AS u
+    FROM halves
     GROUP BY note_id
     ORDER BY score DESC, note_id
     LIMIT %(k)s
@@ -220,8 +263,13 @@ def hybrid_statement(
         "tiers": tiers,
         "model": current_model(),
         "candidates": int(settings.SEARCH_CANDIDATES),
-        "and_cap": 200,
-        "or_cap": int(settings.SEARCH_KEYWORD_MATCH_CAP),
+        "k1": float(settings.SEARCH_BM25_K1),
+        "b": float(settings.SEARCH_BM25_B),
+        "term_postings": int(settings.SEARCH_KEYWORD_TERM_POSTINGS),
+        "rescore": int(settings.SEARCH_KEYWORD_RESCORE),
+        "more_chunks": float(settings.SEARCH_NOTE_MORE_CHUNKS),
+        "vector_weight": float(settings.SEARCH_FUSION_VECTOR_WEIGHT),
+        "rrf": settings.SEARCH_FUSION == "rrf",
         "rrf_k": RRF_K,
         "k": k,
     }

@@ -275,7 +275,19 @@ SEARCH_CANDIDATES = 50
 SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))
 SEARCH_HNSW_EF_SEARCH = 100
 SEARCH_HNSW_ITERATIVE_SCAN = "relaxed_order"
-SEARCH_KEYWORD_MATCH_CAP = 1000
+# BM25 (docs/design.md, "Keyword search"): term-frequency saturation k1 and length normalisation b.
+SEARCH_BM25_K1 = float(os.environ.get("DESIREPATH_SEARCH_BM25_K1", "1.2"))
+SEARCH_BM25_B = float(os.environ.get("DESIREPATH_SEARCH_BM25_B", "0.75"))
+# A term matching more chunks than this in scope is read best first, this many postings; the best chunks reached
+# are then scored exactly on every term.
+SEARCH_KEYWORD_TERM_POSTINGS = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_TERM_POSTINGS", "2000"))
+SEARCH_KEYWORD_RESCORE = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_RESCORE", "200"))
+# A note's keyword score: its best chunk's plus this share of its other matching chunks'.
+SEARCH_NOTE_MORE_CHUNKS = float(os.environ.get("DESIREPATH_SEARCH_NOTE_MORE_CHUNKS", "0"))
+# Fusion: "score" (each half's scores scaled to 0–1 over its candidates, weighted) or "rrf" (reciprocal ranks,
+# weighted). Both, the weight and the aggregation were chosen on the dev query sets (docs/evaluation.md).
+SEARCH_FUSION = os.environ.get("DESIREPATH_SEARCH_FUSION", "score")
+SEARCH_FUSION_VECTOR_WEIGHT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_WEIGHT", "0.5"))
 
 LOGGING = {
     "version": 1,

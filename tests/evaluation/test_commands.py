@@ -37,7 +37,8 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
 
     report = json.loads(out.read_text())
     assert report["dataset"] == "locomo:tiny.json" and report["unit"] == "turns" and report["questions"] == 5
-    assert set(report["pipelines"]) == {"keyword", "vector", "hybrid", "hybrid-top6", "gate", "full", "research"}
+    product = {"keyword", "vector", "hybrid", "hybrid-top6", "gate", "full", "research"}
+    assert set(report["pipelines"]) == product | {"ref-bm25", "ref-dense", "ref-rrf"}  # the flat reference beside
     hybrid = report["pipelines"]["hybrid"]
     assert set(hybrid["overall"]) == {"recall@5", "recall@10", "hit@10", "mrr", "session_recall@10"}
     assert set(hybrid["by_category"]) == {"1", "2", "4", "5"}  # the category-3 question has no evidence
@@ -77,6 +78,7 @@ def test_evaluate_vault_on_a_tiny_folder(tmp_path):
     queries.write_text(
         '{"q": "cone 6", "relevant": ["Kiln.md"], "kind": "exact"}\n'
         '{"q": "how often should the bread starter be fed", "relevant": ["Sourdough.md"], "kind": "meaning"}\n'
+        '{"q": "which bike shop is open on Sundays", "relevant": [], "kind": "unanswerable"}\n'
     )
     out = tmp_path / "vault.json"
 
@@ -100,7 +102,9 @@ def test_evaluate_vault_on_a_tiny_folder(tmp_path):
     )
 
     report = json.loads(out.read_text())
-    assert set(report["pipelines"]) == {"hybrid", "keyword"}
+    assert report["questions"] == 2  # an unanswerable question has no ranking to score
+    assert set(report["pipelines"]) == {"hybrid", "keyword", "ref-bm25", "ref-dense", "ref-rrf"}
+    assert report["pipelines"]["ref-bm25"]["by_kind"]["exact"]["mrr"] == 1.0
     assert report["pipelines"]["hybrid"]["overall"] == {"recall@5": 1.0, "hit@5": 1.0, "mrr": 1.0}
     assert set(report["pipelines"]["keyword"]["by_kind"]) == {"exact", "meaning"}
     assert report["pipelines"]["keyword"]["by_kind"]["exact"]["mrr"] == 1.0

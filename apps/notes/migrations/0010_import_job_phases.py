@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notes', '0007_database_defaults'),
+        ('notes', '0009_link_property_kind_block_id'),
     ]
 
     operations = [
