@@ -38,5 +38,5 @@ def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None =
         frontmatter, _ = split_frontmatter(note.body)
     except ValueError:
         frontmatter = {}
-    html = Transclusions(reader).render(note.pk, links, note_body(note.body), ((note.pk or 0, ""),))
+    html = Transclusions(reader).render(note, links, note_body(note.body), ((note.pk or 0, ""),))
     return RenderedNote(html=html, frontmatter=frontmatter)

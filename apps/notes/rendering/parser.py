@@ -8,6 +8,7 @@ from markdown_it import MarkdownIt
 
 from apps.notes.rendering.blocks import blocks_plugin
 from apps.notes.rendering.callouts import callouts_plugin
+from apps.notes.rendering.files import files_plugin
 from apps.notes.rendering.footnotes import footnotes_plugin
 from apps.notes.rendering.math import math_plugin
 from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugin
@@ -18,7 +19,7 @@ def note_parser() -> MarkdownIt:
     # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
     # javascript:, vbscript:, file: and data: link targets.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
-    for plugin in (wikilinks_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin):
+    for plugin in (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin):
         md.use(plugin)
     return md
 
