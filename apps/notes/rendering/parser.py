@@ -1,4 +1,9 @@
-"""The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds."""
+"""The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds.
+
+Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files,
+callouts and the marks in `blocks` are ours, each saying why. Two plugins are left out on purpose: front_matter,
+because the frontmatter is cut off before parsing by the reader the note parser uses (`split_frontmatter`), and
+amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`, never bare in the text."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from apps.notes.syntax import hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
-_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_display", "math_block"})
+_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_inline_double", "math_block"})
 
 
 @dataclass(frozen=True)
