@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from apps.notes.models import Note, NoteLink
+from apps.notes.rendering import render_note
 from tests.notes.test_rendering_real_vaults import html_of
 
 
@@ -30,3 +32,11 @@ def test_a_math_block_under_a_list_item_s_text_is_drawn_once():
 def test_a_heading_s_anchor_keeps_the_text_of_its_wikilink():
     html = html_of("## Notes on [[Sourdough Starter|the starter]]\n")
     assert '<h2 id="notes-on-the-starter">' in html
+
+
+def test_an_embed_that_names_a_note_is_that_note_even_with_a_file_s_extension():
+    # A Logseq page may be titled like a file ("package.json"); the link found the note, so the note is embedded.
+    note = Note(pk=7, path="note.md", title="note", body="![[package.json]]\n")
+    link = NoteLink(target_text="package.json", kind="embed", target_id=12)
+    html = render_note(note, [link]).html
+    assert html == '<div class="embed embed-unavailable">Embedded note not available</div>'  # no reader here

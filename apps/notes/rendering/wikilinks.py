@@ -124,7 +124,7 @@ def _unwrap_lone_embeds(state: StateCore) -> None:
         if tokens[index - 1].type != "paragraph_open" or len(children) != 1 or children[0].type != "wikilink":
             continue
         link = children[0].meta["link"]
-        if link.embed and not link.is_attachment and page.target_of(link) is not None:
+        if link.embed and page.target_of(link) is not None:
             tokens[index - 1].hidden = tokens[index + 1].hidden = True
 
 
@@ -148,7 +148,7 @@ def _render_wikilink(self: object, tokens: list[Token], idx: int, options: objec
     page: Page = env["page"]
     if not link.embed:
         return _link_html(link, page)
-    if link.is_attachment:
+    if link.is_attachment and page.target_of(link) is None:  # a note named `x.json` is still that note
         label, size = label_and_size(link.alias)
         attachment = page.files.find(link.target)
         return embed_html(attachment, name=link.target, label=label, size=size, fragment=link.heading)
