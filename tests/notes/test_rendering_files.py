@@ -202,3 +202,30 @@ def test_no_note_of_the_real_vaults_loads_an_image_from_another_site(corpus):
     # logseq-docs writes 19 such images, 5 of them in code (inline, or the outline CommonMark reads as code); the
     # other two vaults write none.
     assert external == {"logseq-docs": 14, "kepano-obsidian": 0, "foam-docs": 0}[corpus]
+
+
+def test_how_a_file_is_shown_follows_its_bytes_not_its_name(vault):
+    mp3 = b"ID3\x03\x00\x00\x00\x00\x00\x00" + bytes(range(256)) * 4
+    mp4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + bytes(range(256)) * 4
+    _import(
+        vault,
+        {
+            "Trip/Log.md": b"![[song.mp3]]\n\n![[clip.mp4|320]]\n\n![[not-really.png]]\n",
+            "Trip/song.mp3": mp3,
+            "Trip/clip.mp4": mp4,
+            "Trip/not-really.png": b"<!doctype html><script>fetch('/api/me/')</script>",
+        },
+    )
+    log = Note.objects.get(vault=vault, path="Log.md")
+    reader = browser(vault.owner)
+    elements = Elements(reader.get(f"/notes/{log.pk}/").content.decode())
+    files = f"/vaults/{vault.pk}/files"
+    [(audio, _)] = elements.all("audio")
+    [(video, _)] = elements.all("video")
+    assert audio["src"] == f"{files}/song.mp3" and "controls" in audio
+    assert video["src"] == f"{files}/clip.mp4" and "controls" in video and video["width"] == "320"
+    played = reader.get(video["src"])
+    assert played["Content-Type"] == "video/mp4" and played["Content-Disposition"].startswith("inline")
+    assert elements.all("img") == []  # HTML behind an image's name is a link to download, never drawn
+    links = {text: attrs["href"] for attrs, text in elements.all("a", **{"class": "internal-file"})}
+    assert links["not-really.png"] == f"{files}/not-really.png"
