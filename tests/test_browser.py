@@ -256,3 +256,47 @@ def test_a_note_page_draws_math_diagrams_callouts_and_embeds_within_the_screen(l
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width, (width, scroll_width)
         page.screenshot(path=str(folder / f"note-{width}x{height}.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_note_page_draws_its_embedded_image_and_pdf_on_a_phone(live_server, page, tmp_path):
+    from apps.notes.models import Note
+    from apps.notes.services.ingest import import_job_create, import_job_run
+    from tests.notes.test_attachments import PDF, _zip, png
+
+    user = make_user("photo-viewer")
+    vault = make_vault(user, "Trips")
+    archive = _zip(
+        {
+            "Trips/Lisbon.md": b"# Lisbon\n\nThe view from the castle:\n\n![[panorama.png]]\n\n![[tickets.pdf]]\n",
+            "Trips/assets/panorama.png": png(1600, 40, seed=4),  # far wider than a phone
+            "Trips/assets/tickets.pdf": PDF,
+        }
+    )
+    import_job_run(job_id=import_job_create(actor=user, vault=vault, archive=archive, source="trips").pk)
+    note = Note.objects.get(vault=vault, path="Lisbon.md")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/notes/{note.pk}/")
+    page.fill("input[name=username]", user.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+    image = page.locator("article .body img.embed-image")
+    image.scroll_into_view_if_needed()
+    page.wait_for_function("document.querySelector('img.embed-image').complete")
+    natural, shown = image.evaluate("img => [img.naturalWidth, img.getBoundingClientRect().width]")
+    assert natural == 1600 and 0 < shown < 390  # the bytes loaded, scaled down to the screen
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width, scroll_width
+
+    # The PDF opens in the browser's own viewer inside the page (the file allows framing by its own site).
+    page.locator(".embed-pdf object").scroll_into_view_if_needed()
+    pdf_url = f"{live_server.url}/vaults/{vault.pk}/files/assets/tickets.pdf"
+    page.wait_for_function(
+        "url => performance.getEntriesByType('resource').some(entry => entry.name === url)", arg=pdf_url
+    )
+    page.wait_for_timeout(1000)
+    assert any(frame.url.startswith("chrome-extension://") for frame in page.frames), [f.url for f in page.frames]
+    assert page.locator(".embed-pdf a.embed-download").get_attribute("href") == pdf_url.removeprefix(live_server.url)
+    page.screenshot(path=str(_screenshots(tmp_path) / "note-files-390.png"), full_page=True)

@@ -3,9 +3,9 @@
 Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
 files, attachments and name carry a unique marker. Every user chats about every marker first, so conversations and their
 context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering to
-add it), the search API, the chat and feedback APIs and the web pages (a note page embeds another vault's note)
-are tried by every user, before and after a share is revoked and a team membership removed. Readability is
-computed here, independently of the permission code, from what was generated.
+add it), the search API, the chat and feedback APIs and the web pages (a note page embeds another vault's note
+and, through it, that vault's file) are tried by every user, before and after a share is revoked and a team
+membership removed. Readability is computed here, independently of the permission code, from what was generated.
 """
 
 from __future__ import annotations
@@ -87,7 +87,12 @@ def build_world(seed: int, tmp_path: Path) -> World:
             f"---\ntitle: Secret {marker}\ntags: [{marker}]\naliases: [{marker}-alias]\n---\n"
             f"The code word is {marker}. See [[{marker} elsewhere]] and [[Plain]].\n",
         )
-        make_note(vault, "Plain.md", f"# Plain\nan ordinary note about gardening; {marker} hides at the end.\n")
+        # Its file embed names the vault's marker: a page showing Plain elsewhere must not give its address away.
+        make_note(
+            vault,
+            "Plain.md",
+            f"# Plain\nan ordinary note about gardening; {marker} hides at the end.\n\n![[{marker}.txt]]\n",
+        )
         folder = tmp_path / marker
         folder.mkdir()
         (folder / f"{marker}.md").write_text(f"# Imported {marker}\nimported words {marker}\n")

@@ -1,13 +1,16 @@
 """Which files of a vault are attachments, what their bytes are, and how a browser may show them.
 
 The media type comes from the bytes, never from the name: a `.png` that holds HTML is served as text to download.
-No file-type library is installed, so this is a small magic-number table for the formats a vault embeds; anything
-it does not recognise is UTF-8 text or `application/octet-stream`.
+The signatures are `filetype`'s; SVG and text, which have none, are recognised here. Anything else is
+`application/octet-stream`.
 """
 
 from __future__ import annotations
 
+import enum
 import re
+
+import filetype
 
 OCTET_STREAM = "application/octet-stream"
 TEXT = "text/plain; charset=utf-8"
@@ -35,66 +38,63 @@ REFUSED_EXTENSIONS = {
     **dict.fromkeys(("html", "htm", "xhtml", "shtml", "mhtml", "js", "mjs"), "an HTML page or script, not imported"),
 }
 
-# Shown in the browser where it is safe; everything else is downloaded.
-INLINE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "application/pdf"})
-
-_ISO_BRANDS = {  # ISO base media files (`....ftyp<brand>`): the brand says which
-    b"avif": "image/avif",
-    b"avis": "image/avif",
-    b"heic": "image/heic",
-    b"heix": "image/heic",
-    b"mif1": "image/heif",
-    b"M4A ": "audio/mp4",
-    b"M4B ": "audio/mp4",
-    b"qt  ": "video/quicktime",
-    b"3gp4": "video/3gpp",
-    b"3gp5": "video/3gpp",
-    b"3g2a": "video/3gpp2",
-}
-_PREFIXES: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-    (b"%PDF-", "application/pdf"),
-    (b"BM", "image/bmp"),
-    (b"\x00\x00\x01\x00", "image/vnd.microsoft.icon"),
-    (b"II*\x00", "image/tiff"),
-    (b"MM\x00*", "image/tiff"),
-    (b"OggS", "audio/ogg"),
-    (b"fLaC", "audio/flac"),
-    (b"ID3", "audio/mpeg"),
-    (b"PK\x03\x04", "application/zip"),
-    (b"\x1f\x8b", "application/gzip"),
-    (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
-    (b"{\\rtf", "application/rtf"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"),
+# Obsidian's embeds by what the bytes are: raster images a browser draws, PDF, and audio and video it plays.
+IMAGE_TYPES = frozenset(
+    {"image/png", "image/apng", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp"}
+    | {"image/vnd.microsoft.icon"}
 )
+AUDIO_TYPES = frozenset({"audio/mpeg", "audio/ogg", "audio/wav", "audio/flac", "audio/mp4", "audio/aac"})
+VIDEO_TYPES = frozenset({"video/mp4", "video/webm", "video/quicktime", "video/x-m4v", "video/3gpp", "video/x-matroska"})
+PDF = "application/pdf"
+
+# Shown in the browser where it is safe (nothing here can run script); everything else is downloaded.
+INLINE_TYPES = IMAGE_TYPES | AUDIO_TYPES | VIDEO_TYPES | {PDF}
+
+# filetype names a few formats by their old unregistered types; a response carries the registered one.
+_REGISTERED = {
+    "audio/x-flac": "audio/flac",
+    "audio/x-wav": "audio/wav",
+    "image/x-icon": "image/vnd.microsoft.icon",
+}
 _SVG_START = re.compile(
     rb"\A(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<svg[\s>/]", re.DOTALL
 )
 _TEXT_SAMPLE = 8192
 
 
+class EmbedKind(enum.Enum):
+    IMAGE = "image"
+    PDF = "pdf"
+    AUDIO = "audio"
+    VIDEO = "video"
+    LINK = "link"  # SVG, text, canvases, bases, documents: opened or downloaded, never drawn in the page
+
+
 def sniff(data: bytes) -> str:
-    """The media type of these bytes, from their first bytes alone."""
-    head = data[:64]
-    if head[:4] == b"RIFF" and head[8:12] in (b"WEBP", b"WAVE", b"AVI "):
-        return {b"WEBP": "image/webp", b"WAVE": "audio/wav", b"AVI ": "video/x-msvideo"}[head[8:12]]
-    if head[4:8] == b"ftyp":
-        return _ISO_BRANDS.get(head[8:12], "video/mp4")
-    if head[:4] == b"\x1a\x45\xdf\xa3":  # Matroska; WebM names its doctype early
-        return "video/webm" if b"webm" in data[:64] else "video/x-matroska"
-    if head[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):
-        return "audio/mpeg"
-    for prefix, media_type in _PREFIXES:
-        if head.startswith(prefix):
-            return media_type
+    """The media type of these bytes, from their first bytes alone: `filetype`'s signatures, then SVG and UTF-8
+    text, which have none."""
+    head = data[:_TEXT_SAMPLE]
+    found = filetype.guess_mime(head)
+    if found:
+        return _REGISTERED.get(found, found)
     if _SVG_START.match(data[:4096]):
         return SVG
-    if _is_text(data[:_TEXT_SAMPLE]):
+    if _is_text(head):
         return TEXT
     return OCTET_STREAM
+
+
+def embed_kind(media_type: str) -> EmbedKind:
+    """How a note page shows a file it embeds."""
+    if media_type in IMAGE_TYPES:
+        return EmbedKind.IMAGE
+    if media_type == PDF:
+        return EmbedKind.PDF
+    if media_type in AUDIO_TYPES:
+        return EmbedKind.AUDIO
+    if media_type in VIDEO_TYPES:
+        return EmbedKind.VIDEO
+    return EmbedKind.LINK
 
 
 def _is_text(sample: bytes) -> bool:

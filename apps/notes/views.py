@@ -26,8 +26,8 @@ from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
-from apps.notes.models import NoteStepFailure
-from apps.notes.rendering import render_note
+from apps.notes.models import NoteLink, NoteStepFailure
+from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
 from apps.vaults.permissions import role_of
@@ -50,11 +50,16 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "frontmatter": rendered.frontmatter,
             "links": links,
             "backlinks": note_selectors.note_backlinks(note=note),
-            "unresolved": [link for link in links if link.target_id is None],
+            "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
             "metadata": note_selectors.note_metadata(note=note),
             "superseded": note_selectors.note_superseded(note=note),
         },
     )
+
+
+def _names_a_file(link: NoteLink, rendered: RenderedNote) -> bool:
+    """A link to a file of the vault points at no note, yet it resolves."""
+    return link.target_text.lower() in rendered.files
 
 
 @login_required

@@ -370,9 +370,10 @@ def test_a_page_shows_at_most_forty_embedded_parts():
     assert html.count("Small text.") == 40 and html.count("embed-limit") == 20
 
 
-def test_an_embedded_file_is_a_placeholder_for_attachments_never_a_link():
+def test_an_embedded_file_with_no_vault_to_find_it_in_is_marked_unresolved_never_a_link():
+    # The pages that find these files in a vault are in test_rendering_files.py.
     html = html_of(real("kepano-obsidian/Categories/Movies.md"))
-    placeholder = '<span class="embed-attachment" data-name="Movies.base">Movies.base</span>'
-    assert html.count(placeholder) == 2 and "<a" not in html and "![[" not in html
+    unresolved = '<span class="embed-file embed-unresolved" title="no file with this name in the vault">{}</span>'
+    assert html.count(unresolved.format("Movies.base")) == 2 and "<a" not in html and "![[" not in html
     html = html_of("![[image.png|300]]")  # foam-docs/user/features/embeds.md
-    assert html == '<p><span class="embed-attachment" data-name="image.png">image.png</span></p>\n'
+    assert html == f"<p>{unresolved.format('image.png')}</p>\n"

@@ -19,6 +19,7 @@ from apps.notes.rendering.embeds import Transclusions, note_body
 class RenderedNote:
     html: str
     frontmatter: dict[str, Any]
+    files: frozenset[str] = frozenset()  # the names (lowercased) the note gives files of its vault that exist
 
     @property
     def has_math(self) -> bool:
@@ -38,5 +39,11 @@ def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None =
         frontmatter, _ = split_frontmatter(note.body)
     except ValueError:
         frontmatter = {}
-    html = Transclusions(reader).render(note.pk, links, note_body(note.body), ((note.pk or 0, ""),))
-    return RenderedNote(html=html, frontmatter=frontmatter)
+    transclusions = Transclusions(reader)
+    html = transclusions.render(note, links, note_body(note.body), ((note.pk or 0, ""),))
+    files = frozenset(
+        name.lower()
+        for (vault_id, path, name), found in transclusions.files_found.items()
+        if (vault_id, path) == (note.vault_id, note.path) and found is not None
+    )
+    return RenderedNote(html=html, frontmatter=frontmatter, files=files)

@@ -1,4 +1,10 @@
-"""Obsidian's small inline and block marks: `==highlight==`, task lists, `^block-id` anchors and heading anchors."""
+"""Obsidian's small inline and block marks: `==highlight==`, task lists, `^block-id` anchors and heading anchors.
+
+These are ours because no maintained plugin does what Obsidian does: mdit-py-plugins has no `==highlight==` rule;
+markdown-it's task lists (and mdit-py-plugins' tasklists) know only `[ ]` and `[x]`, where Obsidian makes a task of
+any one character in the brackets (`[-]` cancelled, `[/]` half done, `[>]` moved: the statuses themes such as
+Minimal draw); and mdit-py-plugins' anchors slug a heading from its text and code only, dropping the wikilinks in
+it, and cannot give an embedded note's headings the prefix that keeps ids unique on the page."""
 
 from __future__ import annotations
 

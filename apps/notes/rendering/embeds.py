@@ -1,7 +1,8 @@
 """Transclusion: `![[Note]]`, `![[Note#Heading]]` and `![[Note#^block]]` show that part of the note in place.
 
 An embedded note is loaded through the reader's permissions (never through the embedding note's), so a note the
-reader may not read shows only "not available". Embeds nest up to `MAX_DEPTH`, a note never embeds a part of itself
+reader may not read shows only "not available", and the files it names are looked up in its own vault, which the
+reader may read. Embeds nest up to `MAX_DEPTH`, a note never embeds a part of itself
 that is already being shown (cycles end there), and a page shows at most `MAX_EMBEDS` embedded parts."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from markdown_it.token import Token
 from apps.core.auth import Requester
 from apps.notes.markdown import split_frontmatter
 from apps.notes.models import Note, NoteLink
+from apps.notes.rendering.files import Found, VaultFiles
 from apps.notes.rendering.parser import render_body
 from apps.notes.rendering.wikilinks import Page, WrittenLink, anchor, slug
 from apps.notes.selectors import notes_for_embedding
@@ -100,14 +102,17 @@ class Transclusions:
     def __init__(self, reader: Requester | None) -> None:
         self.reader = reader
         self.loaded: dict[int, tuple[Note, list[NoteLink]] | None] = {}
+        self.files_found: Found = {}
         self.shown = 0
 
-    def render(self, note_id: int | None, links: list[NoteLink], body: str, chain: tuple[Shown, ...]) -> str:
-        """HTML of `body` (a note, or a part of one, whose links are `links`), its embeds shown in place."""
+    def render(self, note: Note, links: list[NoteLink], body: str, chain: tuple[Shown, ...]) -> str:
+        """HTML of `body` (`note`, or a part of it, whose links are `links`), its embeds shown in place and the
+        files it names found in its own vault."""
         wanted = {link.target_id for link in links if link.kind == "embed" and link.target_id is not None}
         self._load(wanted - set(self.loaded))
         targets = {link.target_text.lower(): link.target_id for link in links}
-        page = Page(note_id=note_id, targets=targets, embed=lambda written: "")
+        files = VaultFiles(vault_id=note.vault_id, note_path=note.path, found=self.files_found)
+        page = Page(note_id=note.pk, targets=targets, embed=lambda written: "", files=files)
         page.embed = lambda written: self._embed(written, page, chain)
         if len(chain) > 1:
             page.id_prefix = f"embed-{self.shown}-"
@@ -142,7 +147,7 @@ class Transclusions:
         if section is None:
             return f'<div class="embed embed-missing">Not found in the note: <a href="{href}">{title}</a></div>'
         self.shown += 1
-        inner = self.render(note.pk, links, section, (*chain, (note.pk, part.lower())))
+        inner = self.render(note, links, section, (*chain, (note.pk, part.lower())))
         return (
             f'<div class="embed" data-note="{note.pk}"><div class="embed-title"><a href="{href}">{title}</a></div>'
             f'<div class="embed-content">\n{inner}</div></div>\n'

@@ -1,72 +1,33 @@
 """Math (`$…$`, `$$…$$`) and ```mermaid fences, sent as their source text for the browser to draw.
 
 The server never interprets TeX or diagram source: it escapes it into an element that static/js/note.js hands to
-KaTeX or mermaid. The `$` rules are the ones `syntax` uses to keep links out of math (Pandoc's, which Obsidian
-follows): `$5 and $10` is money, `$x$` is math."""
+KaTeX or mermaid. The `$` rules are Pandoc's, which Obsidian follows and `syntax` uses to keep links out of math:
+`$5 and $10` is money, `$x$` is math. mdit-py-plugins' dollarmath reads them; it differs from `syntax` only where a
+closing `$` follows a space (`$a $b$`: `syntax` reads one span, dollarmath math `b`) or an opening one follows a
+letter (`a$x$`, math to dollarmath only)."""
 
 from __future__ import annotations
-
-import re
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_block_dollar
 
-_INLINE_END = re.compile(r"(?<=[^\s\\])\$(?![\d$])")
-_DISPLAY_END = re.compile(r"(?<!\\)\$\$")
-
-
-def _inline_math(state: StateInline, silent: bool) -> bool:
-    src, start = state.src, state.pos
-    if src[start] != "$":
-        return False
-    if src.startswith("$$", start):
-        found = _DISPLAY_END.search(src, start + 2, state.posMax)
-        kind, content_start = "math_display", start + 2
-    else:
-        after = src[start + 1 : start + 2]
-        if not after or after.isspace() or (start and src[start - 1].isalnum()):
-            return False
-        found = _INLINE_END.search(src, start + 1, state.posMax)
-        kind, content_start = "math_inline", start + 1
-    if found is None or not src[content_start : found.start()].strip():
-        return False
-    if not silent:
-        state.push(kind, "", 0).content = src[content_start : found.start()]
-    state.pos = found.end()
-    return True
+_plugin_math_block = math_block_dollar(allow_labels=False, allow_blank_lines=True)
 
 
 def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    if state.is_code_block(start_line):
-        return False
-    begin = state.bMarks[start_line] + state.tShift[start_line]
-    first = state.src[begin : state.eMarks[start_line]]
-    if not first.startswith("$$"):
-        return False
-    rest = first[2:].rstrip()
-    if rest.endswith("$$"):  # `$$ x $$` on one line
-        content, last = rest[:-2], start_line
-    else:
-        last = start_line + 1
-        while last < end_line and not state.src[state.bMarks[last] : state.eMarks[last]].rstrip().endswith("$$"):
-            if not state.isEmpty(last) and state.sCount[last] < state.blkIndent:  # its list item or quote ended
-                return False
-            last += 1
-        if last >= end_line:
-            return False
-        lines = state.getLines(start_line + 1, last + 1, state.blkIndent, False).rstrip()[:-2]
-        content = f"{rest}\n{lines}"
-    if not content.strip():
-        return False
-    if silent:
-        return True
-    token = state.push("math_block", "div", 0)
-    token.content, token.map, token.block = content.strip(), [start_line, last + 1], True
-    state.line = last + 1
-    return True
+    """The plugin's `$$` block rule, also asked whether a block may interrupt a paragraph: it adds its token even
+    when only asked (its own setup never asks), so what it adds then is taken back."""
+    if not silent:
+        return _plugin_math_block(state, start_line, end_line, silent)
+    tokens, line, level = len(state.tokens), state.line, state.level
+    found = _plugin_math_block(state, start_line, end_line, silent)
+    del state.tokens[tokens:]
+    state.line, state.level = line, level
+    return found
 
 
 def _render_inline(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
@@ -78,7 +39,7 @@ def _render_display(self: object, tokens: list[Token], idx: int, options: object
 
 
 def _render_block(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
-    return f'<div class="math math-display">{escapeHtml(tokens[idx].content)}</div>\n'
+    return f'<div class="math math-display">{escapeHtml(tokens[idx].content.strip())}</div>\n'
 
 
 def _render_fence(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
@@ -89,10 +50,12 @@ def _render_fence(self: object, tokens: list[Token], idx: int, options: object, 
 
 
 def math_plugin(md: MarkdownIt) -> None:
-    md.inline.ruler.before("escape", "math_inline", _inline_math)
+    # Pandoc's `$` rules: no space inside the dollars, no digit after the closing one; `$$…$$` also inside a line.
+    md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False, double_inline=True)
+    # In Obsidian a `$$` line starts a math block even right under a line of text or in a list item or quote.
     interrupts = ["paragraph", "reference", "blockquote", "list"]
-    md.block.ruler.before("fence", "math_block", _math_block, {"alt": interrupts})
+    md.block.ruler.at("math_block", _math_block, {"alt": interrupts})
     md.add_render_rule("math_inline", _render_inline)
-    md.add_render_rule("math_display", _render_display)
+    md.add_render_rule("math_inline_double", _render_display)
     md.add_render_rule("math_block", _render_block)
     md.add_render_rule("fence", _render_fence)

@@ -11,7 +11,6 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from django.urls import reverse
 from markdown_it import MarkdownIt
@@ -21,15 +20,14 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from apps.notes.markdown import WIKILINK
+from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of
+from apps.notes.rendering.files import VaultFiles, embed_html, label_and_size
+from apps.notes.selectors import attachment_url
 from apps.notes.syntax import hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
-_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_display", "math_block"})
-# What Obsidian embeds as a file rather than a note.
-ATTACHMENT_SUFFIXES = frozenset(
-    "png jpg jpeg gif bmp svg webp avif mp3 webm wav m4a ogg 3gp flac mp4 ogv mov mkv pdf base canvas".split()
-)
+_VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_inline_double", "math_block"})
 
 
 @dataclass(frozen=True)
@@ -42,17 +40,20 @@ class WrittenLink:
 
     @property
     def is_attachment(self) -> bool:
-        return PurePosixPath(self.target).suffix.lower().lstrip(".") in ATTACHMENT_SUFFIXES
+        """Whether it names a file rather than a note: by its extension, as Obsidian decides."""
+        return extension_of(self.target) in ATTACHMENT_EXTENSIONS
 
 
 @dataclass
 class Page:
-    """One note being rendered: where its wikilinks point, how its embeds are shown, and the prefix of the ids it
-    gives headings, blocks and footnotes (embedded notes get their own, so ids stay unique on the page)."""
+    """One note being rendered: where its wikilinks point, how its embeds are shown, where the files it names are
+    found, and the prefix of the ids it gives headings, blocks and footnotes (embedded notes get their own, so ids
+    stay unique on the page)."""
 
     note_id: int | None
     targets: dict[str, int | None]
     embed: Callable[[WrittenLink], str]
+    files: VaultFiles = field(default_factory=VaultFiles)
     id_prefix: str = ""
     written: list[WrittenLink] = field(default_factory=list)
 
@@ -123,7 +124,7 @@ def _unwrap_lone_embeds(state: StateCore) -> None:
         if tokens[index - 1].type != "paragraph_open" or len(children) != 1 or children[0].type != "wikilink":
             continue
         link = children[0].meta["link"]
-        if link.embed and not link.is_attachment and page.target_of(link) is not None:
+        if link.embed and page.target_of(link) is not None:
             tokens[index - 1].hidden = tokens[index + 1].hidden = True
 
 
@@ -131,6 +132,10 @@ def _link_html(link: WrittenLink, page: Page) -> str:
     text = link.alias or (f"{link.target} › {link.heading}" if link.heading and link.target else link.target)
     text = escapeHtml(text or link.heading)
     target_id = page.target_of(link)
+    if target_id is None and link.is_attachment and (attachment := page.files.find(link.target)) is not None:
+        fragment = f"#{link.heading}" if link.heading else ""
+        href = escapeHtml(attachment_url(attachment) + fragment)
+        return f'<a class="internal-file" href="{href}">{escapeHtml(link.alias or link.target)}</a>'
     if target_id is None:
         return f'<a class="unresolved" title="no note with this name yet">{text}</a>'
     fragment = f"#{anchor(link.heading)}" if link.heading else ""
@@ -143,9 +148,10 @@ def _render_wikilink(self: object, tokens: list[Token], idx: int, options: objec
     page: Page = env["page"]
     if not link.embed:
         return _link_html(link, page)
-    if link.is_attachment:  # files are wired to attachments elsewhere; the name is all the page knows here
-        name = escapeHtml(link.target)
-        return f'<span class="embed-attachment" data-name="{name}">{name}</span>'
+    if link.is_attachment and page.target_of(link) is None:  # a note named `x.json` is still that note
+        label, size = label_and_size(link.alias)
+        attachment = page.files.find(link.target)
+        return embed_html(attachment, name=link.target, label=label, size=size, fragment=link.heading)
     return page.embed(link)
 
 
