@@ -60,9 +60,12 @@ def test_a_follow_up_is_read_against_the_question_before_it(sample):
     assert follow["conversation"] == first["conversation"]
     assert follow["resolved_query"] == "How do I bake the focaccia? and how long does it rest?"
     assert follow["context"][0]["path"] == "kitchen/focaccia.md"
-    # Alone, the same words are about nothing in particular: no focaccia.
-    alone = ask(sample.owner, "and how long does it rest?", [sample.pk])
-    assert "kitchen/focaccia.md" not in [item["path"] for item in alone["context"]]
+    # The same follow-up in another conversation is read against that one: its words alone do not decide.
+    other = ask(sample.owner, "What went wrong in the Redis outage?", [sample.pk])
+    elsewhere = ask(sample.owner, "and how long does it rest?", [sample.pk], conversation=other["conversation"])
+    assert elsewhere["resolved_query"] == "What went wrong in the Redis outage? and how long does it rest?"
+    assert elsewhere["context"][0]["path"] == "ops/Redis Outage Postmortem.md"
+    assert "kitchen/focaccia.md" not in [item["path"] for item in elsewhere["context"]]
 
 
 def test_casual_messages_inject_nothing(sample):
