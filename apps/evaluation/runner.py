@@ -184,7 +184,13 @@ def run_vault(
     rows = read_jsonl(queries)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
     user = eval_user()
-    report: dict[str, Any] = {"dataset": f"vault:{Path(notes).name}", "questions": len(rows), "pipelines": {}}
+    answerable = sum(1 for row in rows if row["relevant"])
+    report: dict[str, Any] = {
+        "dataset": f"vault:{Path(notes).name}",
+        "questions": answerable,
+        "unanswerable": len(rows) - answerable,
+        "pipelines": {},
+    }
     try:
         vault = corpus.ingest_folder(user, f"eval {Path(notes).name}", Path(notes))
         _warm([row["q"] for row in rows])

@@ -32,7 +32,7 @@ def test_the_model_free_librarian_writes_claim_domains_and_tensions(sample):
 
     assert row is not None and row.model == LOCAL_LIBRARIAN and row.content_hash == note.content_hash
     assert row.core_claim in note.body.replace("[[", "").replace("]]", "") and len(row.core_claim.split()) >= 6
-    assert row.bridging_domains == ["security and access control", "team process", "hardware and electronics"]
+    assert row.bridging_domains == ["security and access control", "team process", "law and compliance"]
     assert set(row.bridging_domains) <= set(BROAD_FIELDS)  # from the fixed list of broad fields
     shown = api(sample.owner).get(f"/api/notes/{note.pk}/").json()["metadata"]
     assert shown["core_claim"] == row.core_claim and shown["bridging_domains"] == row.bridging_domains

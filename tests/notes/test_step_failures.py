@@ -161,9 +161,11 @@ def test_a_sweep_task_that_fails_on_one_vault_still_processes_the_others(owner, 
         fail_for_the_broken_vault(graph_tasks, "graph_extract_pending")
         result = graph_tasks.extract_pending.apply(args=[None]).get()
         assert result["vaults_failed"] == 1
-        assert list(Extraction.objects.values_list("vault_id", flat=True)) == [healthy.pk]
+        extracted = Extraction.objects.filter(vault__in=[broken, healthy])
+        assert list(extracted.values_list("vault_id", flat=True)) == [healthy.pk]
     else:
         fail_for_the_broken_vault(librarian_services, "reenrich")
         result = librarian_tasks.reenrich_stale.apply().get()
-        assert (result["vaults_failed"], result["enriched"]) == (1, 1)
-        assert list(NoteMetadata.objects.values_list("vault_id", flat=True)) == [healthy.pk]
+        assert result["vaults_failed"] == 1 and result["enriched"] >= 1
+        enriched = NoteMetadata.objects.filter(vault__in=[broken, healthy])
+        assert list(enriched.values_list("vault_id", flat=True)) == [healthy.pk]
