@@ -34,10 +34,10 @@ def extract_pending(vault_id: int | None = None) -> dict[str, int]:
 
 @shared_task(name="apps.graph.tasks.extract_written", time_limit=3600, soft_time_limit=3300)
 def extract_written(vault_id: int) -> dict[str, int]:
-    """Queued once per import: the vault's graph material for what changed, then its communities if it did."""
+    """Queued once per import: the vault's graph material for what changed, then its communities (always: the
+    Librarian's metadata task, queued beside this one, may have extracted the imported notes first)."""
     counts = extract_pending(vault_id)
-    if any(n for level, n in counts.items() if level not in ("failed", "vaults_failed")):
-        queue_after_commit(detect_communities, vault_id, fallback="the hourly job finds the communities")
+    queue_after_commit(detect_communities, vault_id, fallback="the hourly job finds the communities")
     return counts
 
 
