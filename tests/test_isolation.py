@@ -216,10 +216,12 @@ def _check_everyone(world: World) -> dict[str, int]:
         browser = Client()
         browser.force_login(user)
         requesters.append((user.username, {world.markers[v] for v in readable}, api(user), browser))
-        # The same person through a token limited to one of their vaults: the others are as if unreadable.
-        only = readable[user.pk % len(readable)]
-        limited = api_with_token(user, vaults=[Vault.objects.get(pk=only)])
-        requesters.append((f"{user.username} (token for vault {only})", {world.markers[only]}, limited, None))
+        # The same person through a token limited to one of their shared vaults: the others are as if unreadable.
+        shared = [v for v in readable if not Vault.objects.get(pk=v).is_personal]
+        if shared:
+            only = shared[user.pk % len(shared)]
+            limited = api_with_token(user, vaults=[Vault.objects.get(pk=only)])
+            requesters.append((f"{user.username} (token for vault {only})", {world.markers[only]}, limited, None))
     for who, allowed, client, browser in requesters:
         responses = [(url, client.get(url)) for path, op in routes for url in _fill(path, op, world)]
         if browser is not None:

@@ -19,8 +19,10 @@ def vault_list(*, user: Requester) -> QuerySet[Vault]:
 
 
 def vault_choices(*, user: Requester) -> list[tuple[int, str]]:
-    """(id, name) of the vaults the user may read, for forms that offer a choice of them."""
-    return list(vault_list(user=user).values_list("id", "name"))
+    """(id, name) of the shared vaults the user may read, the vaults a token may be limited to. A personal vault
+    is not one of them: it holds the Librarian's copies of what its owner read in every vault, so a token limited to
+    it would read beyond it."""
+    return list(vault_list(user=user).filter(is_personal=False).values_list("id", "name"))
 
 
 def vault_get(*, user: Requester, vault_id: object, action: Action = "read") -> Vault:

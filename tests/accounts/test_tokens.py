@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import ApiToken
 from apps.accounts.tokens import key_hash, token_create
 from apps.audit.models import AuditEvent
+from apps.vaults.models import Vault
 from tests.factories import PASSWORD, api, api_with_token, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
@@ -281,3 +282,12 @@ def test_tokens_from_before_named_tokens_keep_working_hashed(owner):
         days=399
     )
     assert legacy_key not in database_text()
+
+
+def test_a_token_cannot_be_limited_to_a_personal_vault(owner, vault):
+    """A personal vault holds the Librarian's copies of every vault its owner reads: a token limited to it would
+    read beyond it, so it is not offered and not accepted."""
+    personal = Vault.objects.get(owner=owner, is_personal=True)
+    made = api(owner).post("/api/tokens/", {"name": "mine", "vaults": [personal.pk]}, format="json")
+    assert made.status_code == 404
+    assert api(owner).post("/api/tokens/", {"name": "shared", "vaults": [vault.pk]}, format="json").status_code == 201
