@@ -265,13 +265,15 @@ def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_p
 
 
 def _limited_requesters(world: World) -> Iterator[tuple[str, APIClient, set[int]]]:
-    """Every user, then every user again through a token limited to one of the vaults they read."""
+    """Every user, then every user again through a token limited to one of the shared vaults they read."""
     for user in world.users:
         yield user.username, api(user), world.readable(user)
     for user in world.users:
-        readable = sorted(world.readable(user))
-        only = readable[user.pk % len(readable)]
-        yield f"{user.username} (token for {only})", api_with_token(user, vaults=[Vault.objects.get(pk=only)]), {only}
+        shared = sorted(v for v in world.readable(user) if not Vault.objects.get(pk=v).is_personal)
+        if shared:
+            only = shared[user.pk % len(shared)]
+            limited = api_with_token(user, vaults=[Vault.objects.get(pk=only)])
+            yield f"{user.username} (token for {only})", limited, {only}
 
 
 def test_search_for_a_marker_finds_it_only_for_readers(tmp_path):
