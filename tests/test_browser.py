@@ -32,8 +32,16 @@ def page() -> Iterator[object]:
                 "--no-first-run",
             ],
         )
-        yield browser.new_page()
+        page = browser.new_page()
+        # Every page must work under its Content-Security-Policy: a blocked script or style fails the test.
+        blocked: list[str] = []
+        page.on(
+            "console",
+            lambda message: blocked.append(message.text) if "Content Security Policy" in message.text else None,
+        )
+        yield page
         browser.close()
+        assert not blocked, blocked
 
 
 @pytest.mark.browser
@@ -300,3 +308,13 @@ def test_a_note_page_draws_its_embedded_image_and_pdf_on_a_phone(live_server, pa
     assert any(frame.url.startswith("chrome-extension://") for frame in page.frames), [f.url for f in page.frames]
     assert page.locator(".embed-pdf a.embed-download").get_attribute("href") == pdf_url.removeprefix(live_server.url)
     page.screenshot(path=str(_screenshots(tmp_path) / "note-files-390.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_api_documentation_and_the_admin_work_under_the_page_policy(live_server, page):
+    page.goto(f"{live_server.url}/api/docs/")
+    page.locator(".swagger-ui .info .title", has_text="DesirePath API").wait_for()
+    assert page.locator(".opblock-tag-section").count() > 3  # the operations are listed, grouped
+    page.goto(f"{live_server.url}/admin/login/")
+    assert page.locator("input[name=username]").is_visible()

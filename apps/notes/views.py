@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
@@ -136,6 +138,7 @@ DOWNLOAD_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 @require_safe
 @xframe_options_sameorigin  # a note's page shows a PDF in a frame; no other site may
+@csp_replace({"frame-ancestors": [SELF]})  # type: ignore[arg-type]  # django-csp types views as (request) only
 def attachment_file(request: HttpRequest, vault_id: int, path: str) -> HttpResponseBase:
     """The bytes of an attachment, to readers of its vault only (404 for anyone else, as for a missing file),
     with the media type sniffed when it was stored. Images and PDFs are shown in place; anything else, SVG

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from celery.schedules import crontab
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 # Offline rules: litellm and the model libraries must never reach for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "axes",
+    "csp",
     "guardian",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -89,6 +91,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.core.middleware.HeadWithoutBody",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -154,6 +157,27 @@ AXES_CLIENT_IP_CALLABLE = "apps.core.http.client_ip"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 # A locked attempt does not extend the lock: the cool-off ends when it said it would.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+
+# Content-Security-Policy (django-csp) on every page: scripts only from this site and never inline, nothing
+# loaded from elsewhere. Styles may be inline because KaTeX sizes each glyph and mermaid styles each diagram in
+# place. Images from other sites are not fetched (a note's external image would tell its site who reads the note
+# and when) unless their host is listed in DESIREPATH_IMAGE_HOSTS, which the note renderer also reads.
+IMAGE_HOSTS = [h.strip().lower() for h in os.environ.get("DESIREPATH_IMAGE_HOSTS", "").split(",") if h.strip()]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:", *(f"https://{host}" for host in IMAGE_HOSTS)],
+        "font-src": [SELF, "data:"],
+        "object-src": [SELF],  # a vault's PDFs open in the browser's viewer
+        "media-src": [SELF],
+        "connect-src": [SELF],
+        "frame-ancestors": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+    }
+}
 
 # API tokens: a default and a longest lifetime in days.
 API_TOKEN_DAYS = int(os.environ.get("DESIREPATH_API_TOKEN_DAYS", "90"))

@@ -6,16 +6,18 @@ the reader was checked for when the note was loaded), relative to that note's pa
 how a file is shown is the one sniffed from its bytes, never the name: a raster image is an <img>, a PDF the
 browser's viewer, audio and video their players; SVG (it can hold script), canvases, bases and text are links.
 
-An image on another site is never loaded: it would tell that site who reads the note and when. It is shown as a
-link with its address instead."""
+An image on another site is not loaded: it would tell that site who reads the note and when. It is shown as a
+link with its address instead, unless the deployment lists its host in IMAGE_HOSTS (the page's
+Content-Security-Policy lets the browser fetch from exactly those hosts, over HTTPS)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
+from django.conf import settings
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
@@ -75,6 +77,11 @@ def is_external(address: str) -> bool:
     return bool(_SCHEME.match(address.strip()))
 
 
+def _allowed_image(address: str) -> bool:
+    parts = urlsplit(address.strip())
+    return parts.scheme == "https" and (parts.hostname or "") in settings.IMAGE_HOSTS
+
+
 def embed_html(attachment: Attachment | None, *, name: str, label: str, size: Size, fragment: str) -> str:
     """How an embedded file shows in place; a name that finds no file is marked, as an unresolved link is."""
     shown = escapeHtml(label or name)
@@ -105,6 +112,9 @@ def _render_image(self: object, tokens: list[Token], idx: int, options: object, 
     token = tokens[idx]
     source = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)  # type: ignore[attr-defined]
+    if _allowed_image(source):
+        size_alt, size = label_and_size(alt)
+        return f'<img class="remote-image" src="{escapeHtml(source)}" alt="{escapeHtml(size_alt)}"{size.attributes()}>'
     if is_external(source):
         shown = escapeHtml(f"{alt} ({source})" if alt.strip() else source)
         title = "An image on another site: not loaded, so that site cannot see who reads this note"
