@@ -25,6 +25,7 @@ from apps.chat.serializers import (
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
 from apps.chat.services.feedback import correction_of, feedback_record
 from apps.chat.services.relay import follow, queue_answer
+from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
 from apps.core.serializers import ErrorOut, errors
 from apps.vaults.permissions import vault_ids_for
@@ -54,9 +55,9 @@ class ChatApi(APIView):
             ),
         },
         summary="Ask a question; a worker answers while the call waits: 200 when the answer is complete (its "
-        "context, citations and gate scores); 202 if it is still being written after the wait (fetch the "
-        "conversation); 404 if a vault became unreadable meanwhile; 503 (question kept) if answering failed or "
-        "no worker picked it up",
+        "context, citations and gate scores); 202 if it is still being written after the wait, or at once when "
+        "the asker already has as many answers waiting as allowed (fetch the conversation); 404 if a vault "
+        "became unreadable meanwhile; 503 (question kept) if answering failed or no worker picked it up",
     )
     def post(self, request: Request) -> Response:
         data = ChatIn(data=request.data)
@@ -76,7 +77,15 @@ class ChatApi(APIView):
             except Exception:  # noqa: BLE001 - the question is stored; say so rather than fail opaquely
                 body = ChatAnswerDetailOut({**message_payload(message), "detail": QUEUE_DOWN}).data
                 return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-            events = follow(message.pk, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
+            try:
+                slot = wait_slot_take(user_id=user.pk)
+            except NoWaitSlot as busy:
+                detail = f"Not waited for: {busy}. {ANSWERED_LATER}"
+                body = ChatAnswerDetailOut({**message_payload(message), "detail": detail}).data
+                return Response(body, status=status.HTTP_202_ACCEPTED)
+            events = Held(
+                follow(message.pk, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS), slot
+            )
         finals = [e for e in events if e.kind in ("failure", "done", "timeout")]  # to the end of either source
         last = finals[-1] if finals else Event("timeout", {})
         message.refresh_from_db()

@@ -20,6 +20,7 @@ from apps.chat.apis import QUEUE_DOWN, conversation_payload, pending_message
 from apps.chat.models import Conversation, Message, Role
 from apps.chat.services.chat import Event, chat_run, chat_start
 from apps.chat.services.relay import follow, queue_answer
+from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
@@ -80,7 +81,10 @@ def chat_send(request: HttpRequest) -> JsonResponse:
 
 def _sse(events: Iterator[Event]) -> Iterator[str]:
     for event in events:
-        yield f"event: {event.kind}\ndata: {json.dumps(event.data, default=str)}\n\n"
+        if event.kind == "waiting":
+            yield ": waiting\n\n"  # nothing for the page; a write that fails once the client has gone
+        else:
+            yield f"event: {event.kind}\ndata: {json.dumps(event.data, default=str)}\n\n"
 
 
 @login_required
@@ -90,13 +94,20 @@ def chat_stream(request: HttpRequest, message_id: int) -> StreamingHttpResponse:
     if settings.CHAT_ANSWERS_IN_WORKER:
         if not Message.objects.filter(pk=message_id, role=Role.ASSISTANT, conversation__owner=user).exists():
             raise Http404("No answer of yours matches the given query.")
+        try:
+            slot = wait_slot_take(user_id=user.pk)
+        except NoWaitSlot as busy:
+            return _event_stream(_sse(iter([Event("busy", {"detail": f"Not streamed: {busy}. {ANSWERED_LATER}"})])))
         events = follow(message_id, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS)
-    else:
-        message = pending_message(user=user, message_id=message_id)
-        if message is None:
-            raise Http404("No pending answer matches the given query.")
-        events = chat_run(message=message, user=user)
-    response = StreamingHttpResponse(_sse(events), content_type="text/event-stream")
+        return _event_stream(Held(_sse(events), slot))
+    message = pending_message(user=user, message_id=message_id)
+    if message is None:
+        raise Http404("No pending answer matches the given query.")
+    return _event_stream(_sse(chat_run(message=message, user=user)))
+
+
+def _event_stream(lines: Iterator[str]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

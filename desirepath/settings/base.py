@@ -294,6 +294,14 @@ CHAT_MAX_MESSAGE_CHARS = 1500  # plus up to 400 carried from an earlier question
 CHAT_ANSWERS_IN_WORKER = os.environ.get("DESIREPATH_CHAT_ANSWERS_IN_WORKER", "1") == "1"
 CHAT_WAIT_SECONDS = float(os.environ.get("DESIREPATH_CHAT_WAIT_SECONDS", "300"))
 CHAT_UNCLAIMED_SECONDS = float(os.environ.get("DESIREPATH_CHAT_UNCLAIMED_SECONDS", "20"))
+# A request waiting on an answer (a stream, or the API's wait) holds a web thread: one person holds at most
+# CHAT_WAITS_PER_USER across every process, and a process lends at most CHAT_WAITS_PER_PROCESS of its threads to
+# waiting, so the others stay free for every other request. Past either, the answer is not waited for.
+CHAT_WAITS_PER_USER = int(os.environ.get("DESIREPATH_CHAT_WAITS_PER_USER", "4"))
+CHAT_WAITS_PER_PROCESS = int(
+    os.environ.get("DESIREPATH_CHAT_WAITS_PER_PROCESS")
+    or max(1, int(os.environ.get("DESIREPATH_WEB_THREADS", "8")) - 2)
+)
 SEARCH_MAX_K = 50
 SEARCH_CANDIDATES = 50
 SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))

@@ -9,7 +9,7 @@ os.environ.setdefault("DESIREPATH_TASK_QUEUE", "desirepath-test")
 from desirepath import embedded
 
 from .base import *  # noqa: F403
-from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings
+from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings, env_bool
 
 if not DATABASE_URL:
     DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
@@ -26,5 +26,6 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # Most chat tests answer inside the test (the same `chat_run`, with their scripted model server); the tests that
-# start a real Celery worker turn this on and exercise the production path (API waits, page streams from Redis).
-CHAT_ANSWERS_IN_WORKER = False
+# start a real Celery worker turn this on and exercise the production path (API waits, page streams from Redis), as
+# does a web server a test starts in its own process with DESIREPATH_CHAT_ANSWERS_IN_WORKER=1.
+CHAT_ANSWERS_IN_WORKER = env_bool("DESIREPATH_CHAT_ANSWERS_IN_WORKER", False)

@@ -149,6 +149,7 @@ function stream(turn, url, form) {
   on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
   on("done", (data) => { renderAnswer(turn, data); finish(""); });
   on("failure", (data) => { status.textContent = ""; finish(data.detail); });
+  on("busy", (data) => { status.textContent = ""; finish(data.detail); });
   on("timeout", (data) => {
     status.textContent = "";
     finish(data.status === "pending"

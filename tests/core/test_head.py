@@ -3,57 +3,18 @@ by a keep-alive client as the start of its next answer."""
 
 from __future__ import annotations
 
-import http.client
-import os
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.servers import gunicorn_serving
 
 
 @pytest.fixture
 def gunicorn(django_db_setup) -> Iterator[int]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "desirepath.settings.test",
-        "DESIREPATH_DB_NAME": connection.settings_dict["NAME"],
-    }
-    command = [sys.executable, "-m", "gunicorn", "desirepath.wsgi:application", "--bind", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(
-        [*command, "--workers", "1", "--threads", "2"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 60
-    while True:
-        assert process.poll() is None and time.time() < deadline, "gunicorn did not start"
-        try:  # up once the application answers, not merely once the port listens
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            probe.request("GET", "/healthz")
-            probe.getresponse().read()
-            probe.close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield port
-    process.terminate()
-    process.wait(timeout=30)
+    with gunicorn_serving() as port:
+        yield port
 
 
 def _exchange(sock: socket.socket, request: bytes) -> bytes:

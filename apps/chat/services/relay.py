@@ -20,9 +20,10 @@ from apps.chat.services.chat import Event, chat_run, message_payload
 
 STREAM_SECONDS = 3600  # how long a finished answer's events stay readable
 FINAL = ("done", "failure")
+WAITING = Event("waiting", {})
 
 
-def _redis() -> Any:
+def redis_client() -> Any:
     import redis
 
     return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2)
@@ -33,7 +34,7 @@ def _key(message_id: int) -> str:
 
 
 def publish(message_id: int, event: Event) -> None:
-    client, key = _redis(), _key(message_id)
+    client, key = redis_client(), _key(message_id)
     client.xadd(key, {"kind": event.kind, "data": json.dumps(event.data, default=str)})
     client.expire(key, STREAM_SECONDS)
 
@@ -53,7 +54,7 @@ def queue_answer(message: Message, user: User) -> None:
     """Hand the answer to the worker. An unreachable broker raises; the question stays stored and pending."""
     from apps.chat.tasks import answer_task
 
-    _redis().delete(_key(message.pk))  # a fresh stream, whatever an earlier database left under this id
+    redis_client().delete(_key(message.pk))  # a fresh stream, whatever an earlier database left under this id
     answer_task.delay(message.pk, user.pk)
 
 
@@ -67,10 +68,10 @@ def _final_from_row(message_id: int) -> Event | None:
 
 
 def follow(message_id: int, *, wait: float, unclaimed: float) -> Iterator[Event]:
-    """Relay the answer's events from the start until it is done or failed. Ends with a `timeout` event after
-    `wait` seconds, or after `unclaimed` seconds if no worker has picked the answer up (the question is kept
-    and answered when one does)."""
-    client, key, last = _redis(), _key(message_id), "0-0"
+    """Relay the answer's events from the start until it is done or failed, with a `waiting` event for each
+    second without news. Ends with a `timeout` event after `wait` seconds, or after `unclaimed` seconds if no
+    worker has picked the answer up (the question is kept and answered when one does)."""
+    client, key, last = redis_client(), _key(message_id), "0-0"
     started = time.monotonic()
     while True:
         replies = client.xread({key: last}, block=1000, count=100) or []
@@ -83,6 +84,7 @@ def follow(message_id: int, *, wait: float, unclaimed: float) -> Iterator[Event]
                     return
         if replies:
             continue
+        yield WAITING  # lets a streamed response notice a client that has gone, within a second
         final = _final_from_row(message_id)
         if final is not None and last == "0-0":  # finished before we looked, and its stream is gone
             yield final
