@@ -28,3 +28,6 @@ urlpatterns = [
     path("", include("apps.graph.pages")),
     path("", include("apps.insights.pages")),
 ]
+
+handler404 = "apps.core.apis.api_not_found"
+handler400 = "apps.core.apis.api_bad_request"

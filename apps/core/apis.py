@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
+from django.views.defaults import bad_request, page_not_found
 
 
 def _check_db() -> str:
@@ -29,7 +30,7 @@ def _check_worker() -> str:
     from celery import current_app  # the project's app, set when the `desirepath` package is imported
 
     try:
-        replies = current_app.control.ping(timeout=1.0)
+        replies = current_app.control.ping(timeout=1.0, limit=1)  # done at the first reply, not after the timeout
     except Exception:  # noqa: BLE001
         return "down"
     return "ok" if replies else "down"
@@ -41,3 +42,21 @@ def healthz(request: HttpRequest) -> JsonResponse:
     body = {"db": _check_db(), "redis": _check_redis(), "worker": _check_worker()}
     healthy = body["db"] == "ok" and body["redis"] == "ok"
     return JsonResponse(body, status=200 if healthy else 503)
+
+
+def api_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Under /api/, an address that names no operation (or an id that is not a number) answers as the API does,
+    in JSON with a reason; pages keep Django's page."""
+    if request.path.startswith("/api/"):
+        detail = "No API operation answers at this address: check the path, and that its ids are numbers."
+        return JsonResponse({"detail": detail}, status=404)
+    return page_not_found(request, exception)
+
+
+def api_bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A request Django refuses before any view runs (too many fields, a malformed upload): under /api/ the
+    reason in JSON, as every other refusal of the API."""
+    if request.path.startswith("/api/"):
+        reason = str(exception) or "The request could not be read."
+        return JsonResponse({"detail": f"Bad request: {reason}"}, status=400)
+    return bad_request(request, exception)
