@@ -15,7 +15,7 @@ from __future__ import annotations
 
 # Pruning only: postings of a term are also kept in the order of this length-normalised frequency (BM25's term part
 # with k1 = 1.2, b = 0.75 and a fixed average of 60 terms), so a term that matches more chunks than the search reads
-# is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/keyword.py).
+# is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/search.py).
 IMPACT = "tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0))"
 
 _ADD = f"""

@@ -36,16 +36,30 @@ SELECT count(*) FROM (
 #
 # The keyword half is BM25 over the postings (`apps/notes/postings.py`): English terms, so stop words carry no
 # weight. Document frequencies, the number of chunks and their average length are summed over the requester's
-# vaults only. A term matching at most `term_postings` chunks in scope is read in full; a commoner one (low weight by
-# construction) is read best first by its length-normalised frequency. The best `rescore` chunks are then scored
-# exactly on every query term. A chunk holding the whole query as written ('simple' config: `IT-42`, `task-todo:`,
-# `127.0.0.1:6379` phrases, stop words kept) gains the weight of a match on every term, so exact tokens rank first.
+# vaults only. A term matching at most `term_postings` chunks in scope is read in full; of a commoner one (low weight
+# by construction) only the `term_postings` in scope with the best length-normalised frequency (`impact`) are read:
+# sorted from the scope's own postings while the scope holds a small share of the term's (walking the impact index
+# would pass every other vault's postings first), else along the impact index, skipping other vaults' postings. The
+# best `rescore` chunks are then scored exactly on every query term, each through its own postings (primary key
+# probes, never a scan of a term's postings). A chunk holding the whole query as written ('simple' config: `IT-42`,
+# `task-todo:`, `127.0.0.1:6379` phrases, stop words kept) gains the weight of a match on every term, so exact tokens
+# rank first.
 #
 # Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
 # with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
 # ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others').
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
-_BM25 = "i.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / st.avgdl))"
+# float8 parameters: a literal such as 0.75 is numeric to PostgreSQL, and numeric arithmetic per posting is slow.
+_BM25 = (
+    "i.idf * p.tf * (%(k1)s::float8 + 1)"
+    " / (p.tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * p.length / st.avgdl))"
+)
+# A term's postings in scope, one (term, vault) index probe per readable vault; OFFSET 0 keeps the planner from
+# turning this into a hash join over all the term's postings, every vault's.
+_IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
+            SELECT p.chunk_id, p.note_id, p.tf, p.length, p.impact FROM notes_chunkterm p
+            WHERE p.term = i.term AND p.vault_id = v.id AND p.tier = ANY(%(tiers)s) OFFSET 0
+        ) AS p"""
 
 _HYBRID = f"""
 WITH vec_raw AS MATERIALIZED (
@@ -66,13 +80,22 @@ kw_stats AS MATERIALIZED (
     FROM notes_vaulttext WHERE vault_id = ANY(%(vaults)s)
 ),
 kw_idf AS MATERIALIZED (
-    SELECT t.term, d.df, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+    SELECT t.term, d.df, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
+           CASE WHEN d.df <= %(term_postings)s THEN 'all'
+                -- sorting the scope's df postings vs walking about term_postings * everywhere / df index entries,
+                -- a sorted posting costing a few skipped ones (every vault's count chooses the read, never a score)
+                WHEN 4 * d.df::float8 * d.df <= %(term_postings)s::float8 * a.everywhere THEN 'scope'
+                ELSE 'impact' END AS read
     FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(text)s))) AS t
     CROSS JOIN kw_stats st
     CROSS JOIN LATERAL (
         SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s
         WHERE s.term = t.term AND s.vault_id = ANY(%(vaults)s)
     ) AS d
+    CROSS JOIN LATERAL (
+        SELECT coalesce(sum(s.chunks), 0) AS everywhere FROM notes_vaultterm s
+        WHERE s.term = t.term AND d.df > %(term_postings)s
+    ) AS a
     -- statistics count hot chunks only: a term found only in the cold tier is as rare as can be
     WHERE (d.df > 0 OR 'cold' = ANY(%(tiers)s)) AND %(use_keyword)s
 ),
@@ -80,12 +103,13 @@ kw_reached AS (
     SELECT p.chunk_id, p.note_id, sum({_BM25}) AS score
     FROM kw_idf i CROSS JOIN kw_stats st
     CROSS JOIN LATERAL (
-        SELECT p.chunk_id, p.note_id, p.tf, p.length FROM notes_chunkterm p
-        WHERE i.df <= %(term_postings)s AND p.term = i.term AND p.vault_id = ANY(%(vaults)s)
-          AND p.tier = ANY(%(tiers)s)
+        SELECT p.chunk_id, p.note_id, p.tf, p.length FROM {_IN_SCOPE} WHERE i.read = 'all'
+        UNION ALL
+        (SELECT p.chunk_id, p.note_id, p.tf, p.length FROM {_IN_SCOPE} WHERE i.read = 'scope'
+         ORDER BY p.impact DESC LIMIT %(term_postings)s)
         UNION ALL
         (SELECT p.chunk_id, p.note_id, p.tf, p.length FROM notes_chunkterm p
-         WHERE i.df > %(term_postings)s AND p.term = i.term AND (p.vault_id + 0) = ANY(%(vaults)s)
+         WHERE i.read = 'impact' AND p.term = i.term AND (p.vault_id + 0) = ANY(%(vaults)s)
            AND p.tier = ANY(%(tiers)s)
          ORDER BY p.impact DESC LIMIT %(term_postings)s)
     ) AS p
@@ -95,14 +119,15 @@ kw_reached AS (
 ),
 kw_chunks AS (
     SELECT r.chunk_id, r.note_id,
-           sum({_BM25}) + CASE WHEN c.search_simple @@ websearch_to_tsquery('simple', %(text)s)
-                               THEN (SELECT sum(idf) FROM kw_idf) ELSE 0 END AS score
+           exact.score + CASE WHEN c.search_simple @@ websearch_to_tsquery('simple', %(text)s)
+                              THEN (SELECT sum(idf) FROM kw_idf) ELSE 0 END AS score
     FROM kw_reached r
     JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(vaults)s)
-    JOIN notes_chunkterm p ON p.chunk_id = r.chunk_id
-    JOIN kw_idf i ON i.term = p.term
-    CROSS JOIN kw_stats st
-    GROUP BY r.chunk_id, r.note_id, c.search_simple
+    CROSS JOIN LATERAL (
+        SELECT sum({_BM25}) AS score
+        FROM kw_idf i CROSS JOIN kw_stats st
+        JOIN notes_chunkterm p ON p.chunk_id = r.chunk_id AND p.term = i.term
+    ) AS exact
 ),
 kw AS (
     SELECT note_id, (array_agg(chunk_id ORDER BY score DESC, chunk_id))[1] AS chunk_id,

@@ -146,6 +146,24 @@ def test_a_common_term_read_best_first_still_ranks_the_best_matches(vault, setti
     assert pruned[:2] == everything[:2] == ["Ferry.md", "Delta.md"]
 
 
+@pytest.mark.parametrize("elsewhere", [0, 60], ids=["scope holds the term", "other vaults hold most of it"])
+def test_a_common_term_in_a_small_scope_reads_its_best_postings_in_scope(owner, settings, elsewhere):
+    """However the term's postings spread over vaults, the pruned read keeps the scope's best matches and only
+    those: most of them in other vaults (the scope's own postings are sorted) or not (the impact order is walked)."""
+    scope = make_vault(owner, "Scope")
+    for i in range(4):
+        make_note(scope, f"Plain {i}.md", f"# Plain {i}\nA river passes the town number {i}.", embed=False)
+    make_note(scope, "Delta.md", "# Delta\nThe river splits, river after river, into a delta river.", embed=False)
+    make_note(scope, "Ferry.md", "# Ferry\nThe ferry crosses the river at dawn.", embed=False)
+    other = make_vault(owner, "Other")
+    for i in range(elsewhere):
+        make_note(other, f"Rivers {i}.md", f"# River {i}\nRiver, river, river: a river delta, ferry {i}.", embed=False)
+    settings.SEARCH_KEYWORD_TERM_POSTINGS = 3
+    pruned = keyword_paths(owner, "river ferry", vault_ids=[scope.pk])
+    assert pruned[:2] == ["Ferry.md", "Delta.md"]
+    assert set(pruned) <= {n.path for n in Note.objects.filter(vault=scope)}
+
+
 def test_stop_words_alone_decide_nothing_and_exact_tokens_rank_first(sample):
     assert keyword_paths(sample.owner, "the and of it was") == []
     assert keyword_paths(sample.owner, "IT-42")[0] == "ops/Laptop and VPN Setup.md"
