@@ -63,6 +63,18 @@ IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the v
 logger = logging.getLogger(__name__)
 
 
+class ImportRefused(Exception):
+    """The job may not go on: its requester lost the right to write to the vault after queueing it."""
+
+
+def _requester_may_still_write(job: ImportJob) -> None:
+    # A job runs with its requester's rights as they are now: a role revoked after queueing stops the import.
+    requester = job.created_by
+    if requester is None or not user_may(requester, "contribute", job.vault):
+        who = requester.get_username() if requester is not None else "its requester"
+        raise ImportRefused(f"{who} may no longer write to this vault; the import stopped there")
+
+
 @dataclass(frozen=True)
 class SourceFile:
     path: str
@@ -355,6 +367,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
     """Write a batch's notes, chunks (known texts keep their vectors, new ones wait for the embedding phase) and
     links, with each file's outcome; the ids of the notes written."""
     _lock_vault_imports(job.vault_id)
+    _requester_may_still_write(job)
     pending = [d for d in decisions if d.parsed is not None]
     current = {
         n.path: n
@@ -448,6 +461,7 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
     """Notes and attachments this source brought that it no longer holds move to the cold tier: kept, bytes and
     all, and back (updated) if the file returns."""
     _lock_vault_imports(job.vault_id)
+    _requester_may_still_write(job)
     results = []
     for model, kind in ((Note, "note"), (Attachment, "attachment")):
         gone = model.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
@@ -482,7 +496,7 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
     """Run a queued import: files are read and written batch by batch (each commits on its own, so a failure keeps
     what was already imported), then their new chunk texts are embedded (what a failure leaves waits for the
     embedding sweep). The job shows each file read and each embedding call."""
-    job = ImportJob.objects.select_related("created_by").get(pk=job_id)
+    job = ImportJob.objects.select_related("created_by", "vault").get(pk=job_id)
     if job.status in (ImportStatus.SUCCEEDED, ImportStatus.FAILED):
         return job  # idempotent: a redelivered task does nothing
     job.status, job.started_at, job.processed, job.counts = ImportStatus.RUNNING, timezone.now(), 0, {}
@@ -490,7 +504,12 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
     job.save(update_fields=["status", "started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
     ImportFileResult.objects.filter(job=job).delete()
     try:
+        _requester_may_still_write(job)
         _run(job, progress)
+    except ImportRefused as exc:
+        job.status, job.error, job.finished_at = ImportStatus.FAILED, str(exc), timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+        return job
     except Exception as exc:
         job.status, job.error, job.finished_at = ImportStatus.FAILED, f"{type(exc).__name__}: {exc}", timezone.now()
         job.save(update_fields=["status", "error", "finished_at"])
