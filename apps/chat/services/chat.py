@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.http import Http404
+from django.utils import timezone
 
 from apps.chat.hooks import exchange_answered
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
@@ -215,7 +216,9 @@ def _significance(text: str, earlier: list[str]) -> Significance:
 def chat_run(*, message: Message, user: User) -> Iterator[Event]:
     """Answer a pending message, yielding events; the message ends complete, or failed with the reason (also
     when the reader leaves mid-stream). Only one run ever claims a message."""
-    claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(status=Status.RUNNING)
+    claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(
+        status=Status.RUNNING, claimed_at=timezone.now()
+    )
     if not claimed:
         yield Event("failure", {"detail": "This answer is already being written or was written.", "status": 409})
         return

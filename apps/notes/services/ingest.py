@@ -113,7 +113,11 @@ class _Tracker:
         if force or now - self.saved_at >= PROGRESS_SECONDS:
             job = self.job
             ImportJob.objects.filter(pk=job.pk).update(
-                processed=job.processed, phase=job.phase, embed_total=job.embed_total, embed_done=job.embed_done
+                processed=job.processed,
+                phase=job.phase,
+                embed_total=job.embed_total,
+                embed_done=job.embed_done,
+                heartbeat_at=timezone.now(),
             )
             self.saved_at = now
         if self.callback:
@@ -495,14 +499,20 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
 def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJob:
     """Run a queued import: files are read and written batch by batch (each commits on its own, so a failure keeps
     what was already imported), then their new chunk texts are embedded (what a failure leaves waits for the
-    embedding sweep). The job shows each file read and each embedding call."""
+    embedding sweep). The job shows each file read and each embedding call. A job the recovery sweep queued
+    again after its worker was lost goes on after the files its earlier run wrote."""
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportStatus.QUEUED).update(
+        status=ImportStatus.RUNNING, heartbeat_at=timezone.now()
+    )
     job = ImportJob.objects.select_related("created_by", "vault").get(pk=job_id)
-    if job.status in (ImportStatus.SUCCEEDED, ImportStatus.FAILED):
-        return job  # idempotent: a redelivered task does nothing
-    job.status, job.started_at, job.processed, job.counts = ImportStatus.RUNNING, timezone.now(), 0, {}
+    if not claimed:
+        return job  # idempotent: a redelivered task, or one whose job another run holds, does nothing
+    resuming = job.resumes > 0 and job.started_at is not None
+    if not resuming:
+        job.started_at, job.processed, job.counts = timezone.now(), 0, {}
+        ImportFileResult.objects.filter(job=job).delete()
     job.phase, job.embed_total, job.embed_done = ImportPhase.READING, 0, 0
-    job.save(update_fields=["status", "started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
-    ImportFileResult.objects.filter(job=job).delete()
+    job.save(update_fields=["started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
     try:
         _requester_may_still_write(job)
         _run(job, progress)
@@ -522,26 +532,46 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
     return job
 
 
+def _written_before(job: ImportJob) -> tuple[set[str], list[int]]:
+    """The paths an earlier run of this job decided (its batches committed) and the notes it wrote."""
+    results = list(ImportFileResult.objects.filter(job=job).values_list("path", "outcome"))
+    written = [path for path, outcome in results if outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)]
+    notes = Note.objects.filter(vault_id=job.vault_id, source=job.source, path__in=written)
+    return {path for path, _ in results}, list(notes.values_list("id", flat=True))
+
+
 def _run(job: ImportJob, progress: Progress | None) -> None:
     zf = zipfile.ZipFile(io.BytesIO(bytes(job.archive))) if job.archive is not None else None
     files = list(_zip_files(zf) if zf is not None else _folder_files(Path(job.folder)))
-    job.total = len(files)
+    done, written = _written_before(job)
+    job.total, job.processed = len(files), 0
     job.save(update_fields=["total"])
     tracker = _Tracker(job, progress)
     tracker.moved(force=True, phase=ImportPhase.READING)
     seen: set[str] = set()
     budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES), max_files=int(settings.IMPORT_MAX_FILES))
-    written: list[int] = []
-    for batch in _batches(files, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
+    remaining = []
+    for file in files:
+        if file.path in done:  # written by the run the sweep resumed: still in the source, not read again
+            seen.add(file.path)
+            job.processed += 1
+        else:
+            remaining.append(file)
+    for batch in _batches(remaining, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
         written += _write_batch(job, batch)
     tracker.moved(force=True)
     embedded = _embed_written(job, written, tracker)
-    job.counts = {**job.counts, "chunks_embedded": embedded}
+    job.counts = {**job.counts, "chunks_embedded": job.counts.get("chunks_embedded", 0) + embedded}
     job.save(update_fields=["counts"])
     tracker.moved(force=True, phase=ImportPhase.LINKING)
     _move_missing_to_cold(job, seen)
     _prune_blobs(job)
     links_resolve(vault_id=job.vault_id)
+
+
+def import_source_available(job: ImportJob) -> bool:
+    """Whether the job's files can still be read: an upload is kept until the job succeeds, a folder may go."""
+    return job.archive is not None or bool(job.folder and Path(job.folder).is_dir())
 
 
 @transaction.atomic
