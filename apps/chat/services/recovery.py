@@ -31,10 +31,10 @@ def answers_recover(*, resend_after: float | None = None, running_for: float | N
         since=Coalesce("claimed_at", "created_at")
     )
     failed = 0
-    for message in running.filter(since__lt=now - timedelta(seconds=lost)):
+    for stale in running.filter(since__lt=now - timedelta(seconds=lost)):
         # Only if it is still running: a run that finishes meanwhile keeps its answer.
-        notices = [*message.notices, WORKER_LOST]
-        failed += Message.objects.filter(pk=message.pk, status=Status.RUNNING).update(
+        notices = [*stale.notices, WORKER_LOST]
+        failed += Message.objects.filter(pk=stale.pk, status=Status.RUNNING).update(
             status=Status.FAILED, notices=notices
         )
     sent = 0
