@@ -23,7 +23,7 @@ from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_jo
 from apps.notes.services.recovery import imports_recover
 from tests.factories import api, make_note, make_user, make_vault
 
-NOTES = BATCH_FILES * 6
+NOTES = BATCH_FILES * 4
 
 
 def _wait_for(predicate, *, seconds: float = 60.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
