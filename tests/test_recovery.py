@@ -94,6 +94,8 @@ def test_an_import_whose_source_is_gone_fails_with_a_reason_and_can_be_retried(v
     client.force_login(vault.owner)
     page = client.get(f"/jobs/{job.pk}/").content.decode()
     assert "source folder is gone" in page and "Retry" not in page  # nothing to retry from
+    refused = client.post(f"/api/jobs/{job.pk}/retry/")
+    assert refused.status_code == 400 and "gone" in str(refused.json())
     Path(hidden).rename(folder)
     page = client.get(f"/jobs/{job.pk}/").content.decode()
     assert "Retry" in page

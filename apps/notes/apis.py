@@ -31,6 +31,7 @@ from apps.notes.serializers import (
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
+from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
 
 
@@ -216,6 +217,17 @@ class JobDetailApi(APIView):
     @extend_schema(responses={200: JobOut, **errors(404)}, summary="An import job: status, progress, per-file outcomes")
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobOut(selectors.import_job_get(user=actor(request), job_id=job_id)).data)
+
+
+class JobRetryApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={202: JobOut, **errors(400, 403, 404)},
+        summary="Run a failed import again while its files are still there (contributors)",
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = selectors.import_job_get(user=actor(request), job_id=job_id)
+        return Response(JobOut(import_job_retry(actor=actor(request), job=job)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class VaultCorrectionsApi(APIView):
