@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,27 +102,20 @@ def worker_models() -> Iterator[Script]:
         yield script
 
 
-@pytest.fixture
-def worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[subprocess.Popen]:
-    """A worker on the test queues (general work and answers), pointed at the test database. One per test: a
-    transactional test's flush recreates content types under new ids, which a longer-lived worker would have
-    cached (and guardian would then find no permissions), and leftovers from an earlier test are purged."""
+def _start_worker(log_dir: Path, models: Script) -> subprocess.Popen:
     from desirepath.celery import app
 
     queues = [django_settings.CELERY_TASK_DEFAULT_QUEUE, django_settings.CHAT_ANSWER_QUEUE]
-    with app.connection_for_write() as conn:
-        for queue in queues:  # leftovers from tests that queued without a worker
-            conn.default_channel.queue_purge(queue)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "desirepath.settings.test",
         "DESIREPATH_DB_NAME": connection.settings_dict["NAME"],
         "DESIREPATH_TORCH_THREADS": "1",
-        "DESIREPATH_LLM_API_BASE": worker_models.base_url,
+        "DESIREPATH_LLM_API_BASE": models.base_url,
         "DESIREPATH_LLM_BACKOFF_SECONDS": "0.01",
         "OPENAI_API_KEY": "sk-test-not-a-real-key",
     }
-    log = (tmp_path_factory.mktemp("worker") / "worker.log").open("w")
+    log = (log_dir / "worker.log").open("a")
     command = [sys.executable, "-m", "celery", "-A", "desirepath", "worker", "--pool=solo", "-Q", ",".join(queues)]
     process = subprocess.Popen(
         [*command, "-l", "INFO", "--without-mingle", "--without-gossip"],
@@ -131,13 +124,50 @@ def worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[subproc
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+    log.close()  # the child holds its own descriptor
     deadline = time.time() + 60
     while not app.control.ping(timeout=0.5):
         assert process.poll() is None and time.time() < deadline, "the Celery worker did not start"
-    yield process
-    process.terminate()
+    return process
+
+
+def _stop_worker(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
     process.wait(timeout=30)
-    log.close()
+
+
+def _purge_test_queues() -> None:
+    from desirepath.celery import app
+
+    with app.connection_for_write() as conn:
+        for queue in (django_settings.CELERY_TASK_DEFAULT_QUEUE, django_settings.CHAT_ANSWER_QUEUE):
+            conn.default_channel.queue_purge(queue)
+
+
+@pytest.fixture
+def worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[subprocess.Popen]:
+    """A worker on the test queues (general work and answers), pointed at the test database. One per test: a
+    transactional test's flush recreates content types under new ids, which a longer-lived worker would have
+    cached (and guardian would then find no permissions), and leftovers from an earlier test are purged."""
+    _purge_test_queues()  # leftovers from tests that queued without a worker
+    process = _start_worker(tmp_path_factory.mktemp("worker"), worker_models)
+    yield process
+    _stop_worker(process)
+
+
+@pytest.fixture
+def another_worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[Callable[[], subprocess.Popen]]:
+    """Starts a further worker when called (after a test killed the first one, say); stopped after the test."""
+    started: list[subprocess.Popen] = []
+
+    def start() -> subprocess.Popen:
+        started.append(_start_worker(tmp_path_factory.mktemp("worker"), worker_models))
+        return started[-1]
+
+    yield start
+    for process in started:
+        _stop_worker(process)
 
 
 @pytest.fixture

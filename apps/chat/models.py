@@ -62,6 +62,10 @@ class Message(models.Model):
     gate_threshold = models.PositiveSmallIntegerField(null=True)
     research = models.JSONField(default=dict, blank=True)  # {ran, reason, sub_questions, dispatches, cancelled}
     cancel_requested = models.BooleanField(default=False)  # Skip pressed while research was running
+    # When the answer was last handed to the queue and when a run claimed it: the recovery sweep re-sends
+    # pending answers the queue never got, and fails running ones whose worker was lost.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -20,6 +20,7 @@ from apps.notes.serializers import (
     CorrectionOut,
     ImportIn,
     JobOut,
+    NoteConflictOut,
     NoteCreateIn,
     NoteListOut,
     NoteListQuery,
@@ -30,6 +31,7 @@ from apps.notes.serializers import (
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.ingest import import_job_from_upload
+from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
 
 
@@ -39,6 +41,18 @@ def note_out(note: Note) -> dict:
     note.metadata_row = selectors.note_metadata(note=note)  # type: ignore[attr-defined]
     note.superseded_rows = selectors.note_superseded(note=note)  # type: ignore[attr-defined]
     return dict(NoteOut(note).data)
+
+
+def note_response(note: Note, *, status_code: int = status.HTTP_200_OK) -> Response:
+    return Response(note_out(note), status=status_code, headers={"ETag": f'"{note_services.note_version(note)}"'})
+
+
+def if_match(request: Request) -> set[str] | None:
+    """The versions an If-Match header names; None when it is absent or `*` (any version)."""
+    header = request.headers.get("If-Match", "").strip()
+    if not header or header == "*":
+        return None
+    return {tag.strip().removeprefix("W/").strip('"') for tag in header.split(",") if tag.strip()}
 
 
 class VaultNotesApi(APIView):
@@ -67,7 +81,7 @@ class VaultNotesApi(APIView):
         data = NoteCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         note = note_services.note_create(actor=actor(request), vault=vault, **data.validated_data)
-        return Response(note_out(note), status=status.HTTP_201_CREATED)
+        return note_response(note, status_code=status.HTTP_201_CREATED)
 
 
 class VaultAttachmentsApi(APIView):
@@ -90,19 +104,43 @@ class VaultAttachmentsApi(APIView):
 
 
 class NoteDetailApi(APIView):
-    @extend_schema(responses={200: NoteOut, **errors(404)}, summary="A note with its links and backlinks")
+    @extend_schema(
+        responses={200: NoteOut, **errors(404)},
+        summary="A note with its links and backlinks; the ETag header is its version, for If-Match on a write",
+    )
     def get(self, request: Request, note_id: int) -> Response:
-        return Response(note_out(selectors.note_get(user=actor(request), note_id=note_id)))
+        return note_response(selectors.note_get(user=actor(request), note_id=note_id))
 
     @extend_schema(
-        request=NoteUpdateIn, responses={200: NoteOut, **errors(400, 403, 404)}, summary="Rewrite a note (contributors)"
+        request=NoteUpdateIn,
+        responses={200: NoteOut, 409: NoteConflictOut, **errors(400, 403, 404)},
+        summary="Rewrite a note (contributors); with If-Match, 409 if it changed since",
     )
     def put(self, request: Request, note_id: int) -> Response:
+        return self._write(request, note_id, partial=False)
+
+    @extend_schema(
+        request=NoteUpdateIn(partial=True),
+        responses={200: NoteOut, 409: NoteConflictOut, **errors(400, 403, 404)},
+        summary="Change a note's body or path (contributors); with If-Match, 409 if it changed since",
+    )
+    def patch(self, request: Request, note_id: int) -> Response:
+        return self._write(request, note_id, partial=True)
+
+    def _write(self, request: Request, note_id: int, *, partial: bool) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
-        data = NoteUpdateIn(data=request.data)
+        data = NoteUpdateIn(data=request.data, partial=partial)
         data.is_valid(raise_exception=True)
-        note = note_services.note_update(actor=actor(request), note=note, **data.validated_data)
-        return Response(note_out(note))
+        try:
+            note = note_services.note_update(
+                actor=actor(request), note=note, if_version=if_match(request), **data.validated_data
+            )
+        except note_services.NoteChanged as conflict:
+            # The writer's text comes back beside the current version, so nothing typed is lost to the refusal.
+            body = {"detail": str(conflict), "current": note_out(conflict.current), "yours": data.validated_data}
+            version = note_services.note_version(conflict.current)
+            return Response(body, status=status.HTTP_409_CONFLICT, headers={"ETag": f'"{version}"'})
+        return note_response(note)
 
     @extend_schema(
         responses={200: NoteOut, **errors(403, 404)},
@@ -110,7 +148,7 @@ class NoteDetailApi(APIView):
     )
     def delete(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
-        return Response(note_out(note_services.note_delete(actor=actor(request), note=note)))
+        return note_response(note_services.note_delete(actor=actor(request), note=note))
 
 
 class NoteRestoreApi(APIView):
@@ -119,7 +157,7 @@ class NoteRestoreApi(APIView):
     )
     def post(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
-        return Response(note_out(note_services.note_restore(actor=actor(request), note=note)))
+        return note_response(note_services.note_restore(actor=actor(request), note=note))
 
 
 class NotePurgeApi(APIView):
@@ -179,6 +217,17 @@ class JobDetailApi(APIView):
     @extend_schema(responses={200: JobOut, **errors(404)}, summary="An import job: status, progress, per-file outcomes")
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobOut(selectors.import_job_get(user=actor(request), job_id=job_id)).data)
+
+
+class JobRetryApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={202: JobOut, **errors(400, 403, 404)},
+        summary="Run a failed import again while its files are still there (contributors)",
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = selectors.import_job_get(user=actor(request), job_id=job_id)
+        return Response(JobOut(import_job_retry(actor=actor(request), job=job)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class VaultCorrectionsApi(APIView):

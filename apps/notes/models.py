@@ -313,6 +313,10 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True)
     finished_at = models.DateTimeField(null=True)
+    # Written with the progress: a running job whose heartbeat stopped lost its worker, and the recovery sweep
+    # resumes it (counted in `resumes`) or fails it with the reason.
+    heartbeat_at = models.DateTimeField(null=True)
+    resumes = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]

@@ -79,6 +79,12 @@ class NoteOut(NoteListOut):
     superseded = SupersededOut(many=True, source="superseded_rows")
 
 
+class NoteConflictOut(serializers.Serializer):
+    detail = serializers.CharField()
+    current = NoteOut(help_text="the note as it is now (its version is the response's ETag)")
+    yours = NoteUpdateIn(help_text="what the refused write sent")
+
+
 class NoteListQuery(serializers.Serializer):
     tier = serializers.ChoiceField(choices=Tier.values, default=Tier.HOT)
 

@@ -16,3 +16,11 @@ def embed_pending(vault_id: int | None = None) -> int:
     embedded = chunks_embed_pending(vault_id=vault_id)
     hooks.embedded(vault_id=vault_id)
     return embedded
+
+
+@shared_task(time_limit=300, soft_time_limit=280)
+def imports_recover() -> dict[str, int]:
+    """Every minute: imports whose worker was lost are resumed or failed with the reason."""
+    from apps.notes.services.recovery import imports_recover as recover
+
+    return recover()

@@ -14,4 +14,5 @@ urlpatterns = [
     path("vaults/<int:vault_id>/corrections/", apis.VaultCorrectionsApi.as_view(), name="vault-corrections"),
     path("corrections/<int:correction_id>/", apis.CorrectionApi.as_view(), name="correction"),
     path("jobs/<int:job_id>/", apis.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<int:job_id>/retry/", apis.JobRetryApi.as_view(), name="job-retry"),
 ]

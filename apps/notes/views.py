@@ -28,11 +28,12 @@ from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
-from apps.notes.models import NoteLink, NoteStepFailure
+from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
-from apps.notes.services.ingest import import_job_from_upload
-from apps.vaults.permissions import role_of
+from apps.notes.services.ingest import import_job_from_upload, import_source_available
+from apps.notes.services.recovery import import_job_retry
+from apps.vaults.permissions import role_of, user_may
 from apps.vaults.selectors import vault_get
 
 
@@ -117,13 +118,27 @@ def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:
 
 @login_required
 def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
+    """An import's progress and outcomes; a contributor retries a failed import whose files are still there."""
     job = note_selectors.import_job_get(user=request.user, job_id=job_id)
+    error = ""
+    if request.method == "POST" and "retry" in request.POST:
+        try:
+            import_job_retry(actor=actor(request), job=job)
+            return redirect("job-page", job_id=job.pk)
+        except ValidationError as exc:
+            error = messages_of(exc)
+        except PermissionDenied as exc:
+            error = str(exc)
     follow_up = import_job_follow_up(job)
     return render(
         request,
         "job.html",
         {
             "job": job,
+            "error": error,
+            "retry": job.status == ImportStatus.FAILED
+            and import_source_available(job)
+            and user_may(request.user, "contribute", job.vault),  # type: ignore[arg-type]
             "follow_up": follow_up,
             "refresh": follow_up.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FOLLOWING_UP),
             "percent": int(100 * job_progress(job)),

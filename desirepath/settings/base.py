@@ -243,6 +243,9 @@ CELERY_TASK_ROUTES = {"apps.chat.tasks.answer": {"queue": CHAT_ANSWER_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     # Sweeps up notes whose embedding could not be queued (or a model change): nothing waits forever.
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
+    # Work a lost worker left behind: imports resumed or failed, answers re-sent or failed with the reason.
+    "imports-recover": {"task": "apps.notes.tasks.imports_recover", "schedule": 60.0},
+    "answers-recover": {"task": "apps.chat.tasks.answers_recover", "schedule": 60.0},
     # Metadata older than its note or written by an older model, a budget per vault and run.
     "reenrich-stale": {"task": "apps.librarian.tasks.reenrich_stale", "schedule": 900.0},
     # Graph material for notes written while the queue was down; Leiden landmarks refreshed hourly.
@@ -282,6 +285,8 @@ NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024)))
 IMPORT_MAX_TOTAL_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_TOTAL_BYTES", str(500 * 1024 * 1024)))
 IMPORT_MAX_FILES = int(os.environ.get("DESIREPATH_IMPORT_MAX_FILES", "20000"))
+# A running import writes its progress at least every few seconds; this long without it, its worker was lost.
+IMPORT_STALE_SECONDS = float(os.environ.get("DESIREPATH_IMPORT_STALE_SECONDS", "600"))
 # An image, PDF or other attachment of a vault; larger files are skipped with the reason on the import.
 ATTACHMENT_MAX_BYTES = int(os.environ.get("DESIREPATH_ATTACHMENT_MAX_BYTES", str(20 * 1024 * 1024)))
 CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and drops the rest.
@@ -302,6 +307,10 @@ CHAT_WAITS_PER_PROCESS = int(
     os.environ.get("DESIREPATH_CHAT_WAITS_PER_PROCESS")
     or max(1, int(os.environ.get("DESIREPATH_WEB_THREADS", "8")) - 2)
 )
+# An answer's run is stopped at its time limit; one still `running` a minute past it lost its worker.
+CHAT_ANSWER_TIME_LIMIT = int(os.environ.get("DESIREPATH_CHAT_ANSWER_TIME_LIMIT", "1200"))
+# A question still `pending` this long after it was asked (or last sent) is sent to the queue again.
+CHAT_RESEND_PENDING_SECONDS = float(os.environ.get("DESIREPATH_CHAT_RESEND_PENDING_SECONDS", "60"))
 SEARCH_MAX_K = 50
 SEARCH_CANDIDATES = 50
 SEARCH_EXACT_SCAN_MAX_CHUNKS = int(os.environ.get("DESIREPATH_SEARCH_EXACT_SCAN_MAX_CHUNKS", "2000"))

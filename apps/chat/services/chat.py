@@ -12,8 +12,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import Http404
+from django.utils import timezone
 
 from apps.chat.hooks import exchange_answered
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
@@ -80,9 +81,24 @@ def _store_context(message: Message, result: GateResult) -> list[ContextItem]:
     return context_items_store(message, result.rated, result.survivors)
 
 
+def _still_there(table: str, ids: set[int]) -> set[int]:
+    """Those of `ids` still in `table`, held until commit: a delete meanwhile waits, then PostgreSQL clears the
+    reference (ON DELETE SET NULL), so neither the answer nor the edit fails."""
+    if not ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {table} WHERE id = ANY(%s) FOR KEY SHARE", [sorted(ids)])  # noqa: S608
+        return {row[0] for row in cursor.fetchall()}
+
+
+@transaction.atomic
 def context_items_store(message: Message, rated_all: list[Rated], shown: list[Rated]) -> list[ContextItem]:
-    """Every rated candidate as a context item of `message`; those `shown` are numbered for citation."""
+    """Every rated candidate as a context item of `message`; those `shown` are numbered for citation. Each item
+    keeps its passage's text: a note edited or purged since it was read leaves the item without its chunk or
+    note, never without its passage."""
     survivors = {id(r) for r in shown}
+    chunks = _still_there("notes_chunk", {r.candidate.chunk for r in rated_all})
+    notes = _still_there("notes_note", {r.candidate.note for r in rated_all})
     items, number = [], 0
     for position, rated in enumerate(rated_all):
         c = rated.candidate
@@ -92,8 +108,8 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
             ContextItem(
                 message=message,
                 vault_id=c.vault,
-                note_id=c.note,
-                chunk_id=c.chunk,
+                note_id=c.note if c.note in notes else None,
+                chunk_id=c.chunk if c.chunk in chunks else None,
                 path=c.path,
                 title=c.title,
                 text=c.text,
@@ -200,7 +216,9 @@ def _significance(text: str, earlier: list[str]) -> Significance:
 def chat_run(*, message: Message, user: User) -> Iterator[Event]:
     """Answer a pending message, yielding events; the message ends complete, or failed with the reason (also
     when the reader leaves mid-stream). Only one run ever claims a message."""
-    claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(status=Status.RUNNING)
+    claimed = Message.objects.filter(pk=message.pk, status=Status.PENDING).update(
+        status=Status.RUNNING, claimed_at=timezone.now()
+    )
     if not claimed:
         yield Event("failure", {"detail": "This answer is already being written or was written.", "status": 409})
         return

@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from apps.chat.models import Message, Status
 from apps.chat.services.chat import Event, chat_run, message_payload
@@ -45,6 +46,8 @@ def answer_in_worker(message_id: int, user_id: int) -> str:
     user = get_user_model().objects.get(pk=user_id)
     kind = "failure"
     for event in chat_run(message=message, user=user):
+        if kind == "failure" and event.kind == "failure" and event.data.get("status") == 409:
+            return "claimed elsewhere"  # a second send of the same question: the run that has it publishes
         publish(message_id, event)
         kind = event.kind
     return kind
@@ -56,6 +59,7 @@ def queue_answer(message: Message, user: User) -> None:
 
     redis_client().delete(_key(message.pk))  # a fresh stream, whatever an earlier database left under this id
     answer_task.delay(message.pk, user.pk)
+    Message.objects.filter(pk=message.pk).update(sent_at=timezone.now())
 
 
 def _final_from_row(message_id: int) -> Event | None:

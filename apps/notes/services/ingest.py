@@ -63,6 +63,18 @@ IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the v
 logger = logging.getLogger(__name__)
 
 
+class ImportRefused(Exception):
+    """The job may not go on: its requester lost the right to write to the vault after queueing it."""
+
+
+def _requester_may_still_write(job: ImportJob) -> None:
+    # A job runs with its requester's rights as they are now: a role revoked after queueing stops the import.
+    requester = job.created_by
+    if requester is None or not user_may(requester, "contribute", job.vault):
+        who = requester.get_username() if requester is not None else "its requester"
+        raise ImportRefused(f"{who} may no longer write to this vault; the import stopped there")
+
+
 @dataclass(frozen=True)
 class SourceFile:
     path: str
@@ -101,7 +113,11 @@ class _Tracker:
         if force or now - self.saved_at >= PROGRESS_SECONDS:
             job = self.job
             ImportJob.objects.filter(pk=job.pk).update(
-                processed=job.processed, phase=job.phase, embed_total=job.embed_total, embed_done=job.embed_done
+                processed=job.processed,
+                phase=job.phase,
+                embed_total=job.embed_total,
+                embed_done=job.embed_done,
+                heartbeat_at=timezone.now(),
             )
             self.saved_at = now
         if self.callback:
@@ -355,6 +371,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
     """Write a batch's notes, chunks (known texts keep their vectors, new ones wait for the embedding phase) and
     links, with each file's outcome; the ids of the notes written."""
     _lock_vault_imports(job.vault_id)
+    _requester_may_still_write(job)
     pending = [d for d in decisions if d.parsed is not None]
     current = {
         n.path: n
@@ -448,6 +465,7 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
     """Notes and attachments this source brought that it no longer holds move to the cold tier: kept, bytes and
     all, and back (updated) if the file returns."""
     _lock_vault_imports(job.vault_id)
+    _requester_may_still_write(job)
     results = []
     for model, kind in ((Note, "note"), (Attachment, "attachment")):
         gone = model.objects.filter(vault_id=job.vault_id, source=job.source, tier=Tier.HOT).exclude(path__in=seen)
@@ -481,16 +499,27 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
 def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJob:
     """Run a queued import: files are read and written batch by batch (each commits on its own, so a failure keeps
     what was already imported), then their new chunk texts are embedded (what a failure leaves waits for the
-    embedding sweep). The job shows each file read and each embedding call."""
-    job = ImportJob.objects.select_related("created_by").get(pk=job_id)
-    if job.status in (ImportStatus.SUCCEEDED, ImportStatus.FAILED):
-        return job  # idempotent: a redelivered task does nothing
-    job.status, job.started_at, job.processed, job.counts = ImportStatus.RUNNING, timezone.now(), 0, {}
+    embedding sweep). The job shows each file read and each embedding call. A job the recovery sweep queued
+    again after its worker was lost goes on after the files its earlier run wrote."""
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportStatus.QUEUED).update(
+        status=ImportStatus.RUNNING, heartbeat_at=timezone.now()
+    )
+    job = ImportJob.objects.select_related("created_by", "vault").get(pk=job_id)
+    if not claimed:
+        return job  # idempotent: a redelivered task, or one whose job another run holds, does nothing
+    resuming = job.resumes > 0 and job.started_at is not None
+    if not resuming:
+        job.started_at, job.processed, job.counts = timezone.now(), 0, {}
+        ImportFileResult.objects.filter(job=job).delete()
     job.phase, job.embed_total, job.embed_done = ImportPhase.READING, 0, 0
-    job.save(update_fields=["status", "started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
-    ImportFileResult.objects.filter(job=job).delete()
+    job.save(update_fields=["started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
     try:
+        _requester_may_still_write(job)
         _run(job, progress)
+    except ImportRefused as exc:
+        job.status, job.error, job.finished_at = ImportStatus.FAILED, str(exc), timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+        return job
     except Exception as exc:
         job.status, job.error, job.finished_at = ImportStatus.FAILED, f"{type(exc).__name__}: {exc}", timezone.now()
         job.save(update_fields=["status", "error", "finished_at"])
@@ -503,26 +532,46 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
     return job
 
 
+def _written_before(job: ImportJob) -> tuple[set[str], list[int]]:
+    """The paths an earlier run of this job decided (its batches committed) and the notes it wrote."""
+    results = list(ImportFileResult.objects.filter(job=job).values_list("path", "outcome"))
+    written = [path for path, outcome in results if outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)]
+    notes = Note.objects.filter(vault_id=job.vault_id, source=job.source, path__in=written)
+    return {path for path, _ in results}, list(notes.values_list("id", flat=True))
+
+
 def _run(job: ImportJob, progress: Progress | None) -> None:
     zf = zipfile.ZipFile(io.BytesIO(bytes(job.archive))) if job.archive is not None else None
     files = list(_zip_files(zf) if zf is not None else _folder_files(Path(job.folder)))
-    job.total = len(files)
+    done, written = _written_before(job)
+    job.total, job.processed = len(files), 0
     job.save(update_fields=["total"])
     tracker = _Tracker(job, progress)
     tracker.moved(force=True, phase=ImportPhase.READING)
     seen: set[str] = set()
     budget = _Budget(limit=int(settings.IMPORT_MAX_TOTAL_BYTES), max_files=int(settings.IMPORT_MAX_FILES))
-    written: list[int] = []
-    for batch in _batches(files, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
+    remaining = []
+    for file in files:
+        if file.path in done:  # written by the run the sweep resumed: still in the source, not read again
+            seen.add(file.path)
+            job.processed += 1
+        else:
+            remaining.append(file)
+    for batch in _batches(remaining, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
         written += _write_batch(job, batch)
     tracker.moved(force=True)
     embedded = _embed_written(job, written, tracker)
-    job.counts = {**job.counts, "chunks_embedded": embedded}
+    job.counts = {**job.counts, "chunks_embedded": job.counts.get("chunks_embedded", 0) + embedded}
     job.save(update_fields=["counts"])
     tracker.moved(force=True, phase=ImportPhase.LINKING)
     _move_missing_to_cold(job, seen)
     _prune_blobs(job)
     links_resolve(vault_id=job.vault_id)
+
+
+def import_source_available(job: ImportJob) -> bool:
+    """Whether the job's files can still be read: an upload is kept until the job succeeds, a folder may go."""
+    return job.archive is not None or bool(job.folder and Path(job.folder).is_dir())
 
 
 @transaction.atomic

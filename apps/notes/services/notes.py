@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from hashlib import sha256
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.http import Http404
 
 from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
@@ -114,17 +117,50 @@ def note_create(
     return note
 
 
+def note_version(note: Note) -> str:
+    """What a writer edited: the note's path and text. The API sends it as the ETag and takes it back in If-Match."""
+    return sha256(f"{note.path}\n{note.content_hash}".encode()).hexdigest()[:32]
+
+
+class NoteChanged(Exception):
+    """The note is no longer the one the writer edited: another write changed it, or it was deleted meanwhile."""
+
+    def __init__(self, message: str, *, current: Note) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+def _locked(note: Note) -> Note:
+    # Every write compares and saves the row as it is under the lock, never the copy loaded before it: a copy
+    # saved back would undo what another request committed in between (a delete, another edit's chunks).
+    current = Note.objects.select_for_update(of=("self",)).select_related("vault").filter(pk=note.pk).first()
+    if current is None:
+        raise Http404("No note matches the given query.")
+    return current
+
+
 @transaction.atomic
-def note_update(*, actor: User, note: Note, body: str, path: str | None = None) -> Note:
-    """Rewrite a note. An imported note edited here leaves its import source, so re-imports never undo it."""
+def note_update(
+    *,
+    actor: User,
+    note: Note,
+    body: str | None = None,
+    path: str | None = None,
+    if_version: Collection[str] | None = None,
+) -> Note:
+    """Rewrite a note (a body or path left out stays). With `if_version` (the versions the writer loaded; None
+    for any), a note that has changed since raises `NoteChanged`. A deleted note is never brought back by an
+    edit. An imported note edited here leaves its import source, so re-imports never undo it."""
     require(actor, "contribute", note.vault)
-    Note.objects.select_for_update().filter(pk=note.pk).first()  # serialises with a correction being applied
+    note = _locked(note)
     if note.tier == Tier.COLD:
-        raise ValidationError({"detail": ["this note is in the cold tier; a manager can restore it first"]})
+        raise NoteChanged("this note was deleted to the cold tier; a manager can restore it first", current=note)
+    if if_version is not None and note_version(note) not in if_version:
+        raise NoteChanged("this note changed since you loaded it; its current version is attached", current=note)
     clean = normalize_path(path) if path else note.path
     if clean != note.path and Note.objects.filter(vault_id=note.vault_id, path=clean).exists():
         raise ValidationError({"path": ["a note with this path exists already"]})
-    parsed = parse_or_400(clean, body)
+    parsed = parse_or_400(clean, note.body if body is None else body)
     before = {"path": note.path, "hash": note.content_hash, "source": note.source}
     changed = parsed.content_hash != note.content_hash or clean != note.path
     apply_parsed(note, parsed)
@@ -157,6 +193,7 @@ def note_set_tier(*, note: Note, tier: str, reason: str) -> None:
 def note_delete(*, actor: User, note: Note) -> Note:
     """DELETE never destroys: the note moves to the cold tier, where a manager can restore or purge it."""
     require(actor, "contribute", note.vault)
+    note = _locked(note)
     if note.tier != Tier.COLD:
         note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
         links_resolve(vault_id=note.vault_id)
@@ -174,6 +211,7 @@ def note_delete(*, actor: User, note: Note) -> Note:
 @transaction.atomic
 def note_restore(*, actor: User, note: Note) -> Note:
     require(actor, "manage", note.vault)
+    note = _locked(note)
     if note.tier != Tier.HOT:
         note_set_tier(note=note, tier=Tier.HOT, reason="")
         links_resolve(vault_id=note.vault_id)
@@ -192,6 +230,7 @@ def note_restore(*, actor: User, note: Note) -> Note:
 def note_purge(*, actor: User, note: Note) -> None:
     """Remove a cold note for good (managers only; logged). Live notes must be deleted first."""
     require(actor, "manage", note.vault)
+    note = _locked(note)
     if note.tier != Tier.COLD:
         raise ValidationError({"detail": ["only a note in the cold tier can be purged; delete it first"]})
     audit_record(
