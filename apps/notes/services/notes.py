@@ -11,7 +11,7 @@ from django.db import transaction
 
 from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
-from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note
+from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note, storable_text
 from apps.notes.models import Note, NoteLink, Provenance, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
 from apps.vaults.models import Vault
@@ -33,14 +33,22 @@ def normalize_path(raw: str) -> str:
 
 
 def parse_or_400(path: str, body: str) -> ParsedNote:
-    if len(body.encode("utf-8")) > int(settings.NOTE_MAX_BYTES):
-        raise ValidationError({"body": [f"a note may hold at most {int(settings.NOTE_MAX_BYTES) // 1024} KiB"]})
-    if "\x00" in body:
-        raise ValidationError({"body": ["a note cannot contain NUL characters"]})
+    """The note `body` makes, or a 400 saying why it cannot be stored. Frontmatter an import would drop as too
+    large is refused here instead: the writer is present to fix it."""
     try:
-        return parse_note(path, body)
+        body = storable_text(body, where="the note")
+        encoded = body.encode("utf-8")
     except NoteFormatError as exc:
         raise ValidationError({"body": [str(exc)]}) from exc
+    if len(encoded) > int(settings.NOTE_MAX_BYTES):
+        raise ValidationError({"body": [f"a note may hold at most {int(settings.NOTE_MAX_BYTES) // 1024} KiB"]})
+    try:
+        parsed = parse_note(path, body)
+    except NoteFormatError as exc:
+        raise ValidationError({"body": [str(exc)]}) from exc
+    if parsed.frontmatter_refused:
+        raise ValidationError({"body": [parsed.frontmatter_refused]})
+    return parsed
 
 
 def apply_parsed(note: Note, parsed: ParsedNote) -> None:
