@@ -246,6 +246,12 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     return frontmatter, body
 
 
+def frontmatter_block(fields: dict[str, Any]) -> str:
+    """`---` YAML `---` for a note the project writes, by a YAML emitter: text written by hand into YAML breaks
+    on the first title a hand-made quoting rule did not foresee (an emoji escaped as a surrogate pair, a colon)."""
+    return "---\n" + yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=1_000_000) + "---\n"
+
+
 def _load_yaml(raw: str) -> Any:
     if not raw.strip():
         return {}
