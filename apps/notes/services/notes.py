@@ -13,7 +13,7 @@ from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
 from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note, storable_text
 from apps.notes.models import Note, NoteLink, Provenance, Tier
-from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
+from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve, names_of
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
@@ -108,7 +108,7 @@ def note_create(
     note.save()
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
     links_replace(note, parsed)
-    links_resolve(vault_id=vault.pk)
+    links_resolve(vault_id=vault.pk, names=names_of(note), source_ids=[note.pk])
     audit_record(
         actor=actor,
         action="note.create",
@@ -135,13 +135,16 @@ def note_update(*, actor: User, note: Note, body: str, path: str | None = None) 
     parsed = parse_or_400(clean, body)
     before = {"path": note.path, "hash": note.content_hash, "source": note.source}
     changed = parsed.content_hash != note.content_hash or clean != note.path
+    names_before = names_of(note)
     apply_parsed(note, parsed)
     note.source = ""
     note.save()
     if changed:
         chunks_replace(vault_id=note.vault_id, notes=[(note, drafts_for(note))], embed=False)
         links_replace(note, parsed)
-        links_resolve(vault_id=note.vault_id)
+        # A link naming the note by a name it kept resolves as before: only names gained or lost can move links.
+        moved = names_before ^ names_of(note)
+        links_resolve(vault_id=note.vault_id, names=moved, source_ids=[note.pk])
         _embed_later(note.vault_id)
     audit_record(
         actor=actor,
@@ -167,7 +170,7 @@ def note_delete(*, actor: User, note: Note) -> Note:
     require(actor, "contribute", note.vault)
     if note.tier != Tier.COLD:
         note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
-        links_resolve(vault_id=note.vault_id)
+        links_resolve(vault_id=note.vault_id, names=names_of(note))
         audit_record(
             actor=actor,
             action="note.delete",
@@ -184,7 +187,7 @@ def note_restore(*, actor: User, note: Note) -> Note:
     require(actor, "manage", note.vault)
     if note.tier != Tier.HOT:
         note_set_tier(note=note, tier=Tier.HOT, reason="")
-        links_resolve(vault_id=note.vault_id)
+        links_resolve(vault_id=note.vault_id, names=names_of(note))
         audit_record(
             actor=actor,
             action="note.restore",
@@ -210,6 +213,6 @@ def note_purge(*, actor: User, note: Note) -> None:
         vault_id=note.vault_id,
         changes={"path": note.path, "hash": note.content_hash, "title": note.title},
     )
-    vault_id = note.vault_id
+    vault_id, names = note.vault_id, names_of(note)
     note.delete()
-    links_resolve(vault_id=vault_id)
+    links_resolve(vault_id=vault_id, names=names)
