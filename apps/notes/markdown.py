@@ -221,23 +221,26 @@ def read_frontmatter(text: str) -> tuple[dict[str, Any], str, str]:
             raw = "\n".join(lines[1:index])
             body = "\n".join(lines[index + 1 :])
             try:
-                data = _load_yaml(raw)
-                if data is None:
-                    data = {}
-                if not isinstance(data, dict):
-                    raise NoteFormatError("frontmatter must be a mapping of keys to values")
-                return _Conversion(max_chars=2 * len(raw) + FRONTMATTER_SPARE_CHARS).convert(data), body, ""
+                return _frontmatter_data(raw), body, ""
             except FrontmatterRefused as exc:
                 return {}, body, str(exc)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f" at line {mark.line + 2}" if mark is not None else ""
-                raise NoteFormatError(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
-            except (ValueError, OverflowError) as exc:  # `date: 2020-13-45`, an integer of 5,000 digits
-                if isinstance(exc, NoteFormatError):
-                    raise
-                raise NoteFormatError(f"broken YAML frontmatter: {exc}") from exc
     raise NoteFormatError("frontmatter starts with '---' but is never closed")
+
+
+def _frontmatter_data(raw: str) -> dict[str, Any]:
+    try:
+        data = _load_yaml(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise NoteFormatError(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
+    except (ValueError, OverflowError) as exc:  # a value YAML matched but Python cannot build: `date: 2020-13-45`
+        raise NoteFormatError(f"broken YAML frontmatter: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise NoteFormatError("frontmatter must be a mapping of keys to values")
+    return _Conversion(max_chars=2 * len(raw) + FRONTMATTER_SPARE_CHARS).convert(data)
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
