@@ -45,6 +45,7 @@ bench: install
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/traversal.py
 	$(BIN)/python bench/import.py
+	$(BIN)/python bench/writes.py
 
 clean-test-data:
 	rm -rf .data-test

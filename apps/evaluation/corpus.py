@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from apps.evaluation.locomo import Conversation
 from apps.evaluation.metrics import Item
 from apps.graph.services import graph_extract_pending
 from apps.llm.gateway import tokens_of
+from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Chunk, ImportStatus
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.vaults.models import Vault
@@ -28,10 +28,6 @@ class IngestedVault:
     chunks: int
 
 
-def _yaml(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML scalar
-
-
 def _turn_line(speaker: str, text: str) -> str:
     return f"{speaker}: {text}"
 
@@ -44,18 +40,14 @@ def write_conversation(conv: Conversation, folder: Path, unit: str) -> None:
             for turn in turns:
                 path = folder / f"session_{number:02d}" / f"{turn.dia_id.replace(':', '-')}.md"
                 path.parent.mkdir(parents=True, exist_ok=True)
+                front = {"title": turn.speaker, "dia_id": turn.dia_id, "session": number, "date": date}
                 path.write_text(
-                    f"---\ntitle: {_yaml(turn.speaker)}\ndia_id: {_yaml(turn.dia_id)}\nsession: {number}\n"
-                    f"date: {_yaml(date)}\n---\n{date}: {_turn_line(turn.speaker, turn.text)}\n",
-                    encoding="utf-8",
+                    frontmatter_block(front) + f"{date}: {_turn_line(turn.speaker, turn.text)}\n", encoding="utf-8"
                 )
         else:
             lines = "\n\n".join(_turn_line(t.speaker, t.text) for t in turns)
-            ids = ", ".join(_yaml(t.dia_id) for t in turns)
-            (folder / f"session_{number:02d}.md").write_text(
-                f"---\ntitle: {_yaml(f'Session {number}, {date}')}\ndia_ids: [{ids}]\n---\n{lines}\n",
-                encoding="utf-8",
-            )
+            front = {"title": f"Session {number}, {date}", "dia_ids": [t.dia_id for t in turns]}
+            (folder / f"session_{number:02d}.md").write_text(frontmatter_block(front) + f"{lines}\n", encoding="utf-8")
 
 
 def _turn_items(vault: Vault, conv: Conversation | None) -> dict[int, Item]:

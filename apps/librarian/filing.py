@@ -5,7 +5,6 @@ decided (it was decided or happened) or considered (only proposed or explored)."
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from apps.chat.models import Fallback, Message, Role, Status
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
+from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Note, Provenance
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
@@ -93,11 +93,14 @@ def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str
 
 def _concept_body(filing: Filing, message: Message, drew_on: list[str]) -> str:
     when = timezone.localtime(message.created_at).strftime("%Y-%m-%d %H:%M")
-    sources = "".join(f"\n  - {json.dumps(p)}" for p in drew_on)
     claims = "\n".join(f"- **{status.capitalize()}:** {text}" for text, status in filing.claims)
-    return (
-        f"---\ntitle: {json.dumps(filing.title)}\nfiled_by: librarian\nconversation: {message.conversation_id}\n"
-        f"drew_on:{sources or ' []'}\n---\n"
+    front = {
+        "title": filing.title,
+        "filed_by": "librarian",
+        "conversation": message.conversation_id,
+        "drew_on": list(drew_on),
+    }
+    return frontmatter_block(front) + (
         f"> Filed by the DesirePath Librarian from a conversation on {when}: a summary, not a person's record.\n\n"
         f"## Claims\n{claims or '- (none)'}\n\n## Drew on\n" + "".join(f"- {p}\n" for p in drew_on)
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import posixpath
 import re
 import textwrap
@@ -49,6 +50,18 @@ class NoteFormatError(ValueError):
     """The file cannot become a note (broken frontmatter, binary content…); the message says why."""
 
 
+class FrontmatterRefused(Exception):
+    """Frontmatter that would expand past the limits below once read; the note is kept without it."""
+
+
+# Bounds on what frontmatter may become once read. Real frontmatter is a few dozen flat values; these leave room
+# for generous property lists while a note of a few hundred bytes can no longer name gigabytes through aliases.
+FRONTMATTER_MAX_ALIASES = 64
+FRONTMATTER_MAX_DEPTH = 32
+FRONTMATTER_MAX_VALUES = 10_000
+FRONTMATTER_SPARE_CHARS = 64 * 1024  # converted text may exceed twice the YAML's own size by this much
+
+
 class LinkKind:  # the values of models.LinkKind; parsing needs no database
     # [[note]], [[note#heading|alias]], [[#heading]] (target "": this note), [text](folder/note.md#heading)
     LINK = "link"
@@ -87,6 +100,7 @@ class ParsedNote:
     content_hash: str
     link_keys: list[str] = field(default_factory=list)
     block_ids: list[str] = field(default_factory=list)
+    frontmatter_refused: str = ""  # why the frontmatter was dropped (too large once read); "" when it was kept
 
 
 def sha256(text: str) -> str:
@@ -97,8 +111,11 @@ def decode_note_bytes(raw: bytes, *, max_bytes: int) -> str:
     """Bytes of a file → text, or NoteFormatError with a reason a person understands."""
     if len(raw) > max_bytes:
         raise NoteFormatError(f"file is larger than the {max_bytes // 1024} KiB limit")
-    if b"\x00" in raw[:8192]:
+    nul = raw.find(b"\x00")
+    if 0 <= nul < 8192:
         raise NoteFormatError("binary file (contains NUL bytes), not a Markdown note")
+    if nul >= 0:
+        raise NoteFormatError(f"contains a NUL character (byte {nul}), which a note cannot store")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -106,16 +123,79 @@ def decode_note_bytes(raw: bytes, *, max_bytes: int) -> str:
     return text
 
 
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return value.isoformat()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
+class _BoundedLoader(yaml.SafeLoader):
+    """YAML that cannot grow past what it says: aliases are counted and nesting is bounded while the node graph is
+    composed, before anything is built (an alias shares its node, so nine lines of aliases can name billions)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases_used = 0
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases_used += 1
+            if self.aliases_used > FRONTMATTER_MAX_ALIASES:
+                raise FrontmatterRefused(f"frontmatter uses more than {FRONTMATTER_MAX_ALIASES} YAML aliases (*name)")
+            return super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            if self.depth > FRONTMATTER_MAX_DEPTH:
+                raise FrontmatterRefused(f"frontmatter is nested more than {FRONTMATTER_MAX_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+class _Conversion:
+    """YAML values → JSON that PostgreSQL stores, within a budget of values and characters (aliases and shared
+    nodes are expanded here, so the budget, not the YAML's size, bounds the result)."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.values_left = FRONTMATTER_MAX_VALUES
+        self.chars_left = max_chars
+
+    def convert(self, value: Any, depth: int = 0) -> Any:
+        self.values_left -= 1
+        if self.values_left < 0:
+            raise FrontmatterRefused(f"frontmatter expands to more than {FRONTMATTER_MAX_VALUES} values")
+        if depth > FRONTMATTER_MAX_DEPTH:  # a recursive alias (`a: &a [*a]`) builds a list that holds itself
+            raise FrontmatterRefused(f"frontmatter is nested more than {FRONTMATTER_MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.convert(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list | tuple | set):
+            return [self.convert(v, depth + 1) for v in value]
+        if isinstance(value, dt.date | dt.datetime | dt.time):
+            return value.isoformat()
+        if isinstance(value, float) and not math.isfinite(value):
+            return str(value)  # JSON, hence jsonb, has no infinity nor NaN
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        return self.text(str(value))
+
+    def text(self, value: str) -> str:
+        self.chars_left -= len(value)
+        if self.chars_left < 0:
+            raise FrontmatterRefused("frontmatter expands to far more text than it holds")
+        return storable_text(value, where="frontmatter")
+
+
+def storable_text(value: str, *, where: str) -> str:
+    """`value` as PostgreSQL can store it: a YAML or JSON escaped surrogate pair (`"\\ud83c\\udf5e"`) becomes
+    the character it encodes; a lone surrogate or a NUL character, which no text column holds, is a
+    NoteFormatError."""
+    if "\x00" in value:
+        raise NoteFormatError(f"{where} holds a NUL character, which a note cannot store")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise NoteFormatError(
+                f"{where} holds a lone surrogate (an escape such as \\ud83c that is half of a character)"
+            ) from exc
+    return value
 
 
 def heading_match(line: str) -> tuple[int, str] | None:
@@ -127,40 +207,64 @@ def heading_match(line: str) -> tuple[int, str] | None:
     return len(match.group(1)), text
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+def read_frontmatter(text: str) -> tuple[dict[str, Any], str, str]:
+    """(frontmatter, body, why the frontmatter was refused). Frontmatter too large or too deeply nested once read
+    is refused, and dropped, rather than expanded: the note keeps its text. Raises NoteFormatError for
+    frontmatter that is broken or holds what cannot be stored."""
     if not text.startswith("---"):
-        return {}, text
+        return {}, text, ""
     lines = text.split("\n")
     if lines[0].strip() != "---":
-        return {}, text
+        return {}, text, ""
     for index in range(1, len(lines)):
         if lines[index].strip() in {"---", "..."}:
             raw = "\n".join(lines[1:index])
             body = "\n".join(lines[index + 1 :])
             try:
-                data = _load_yaml(raw)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f" at line {mark.line + 2}" if mark is not None else ""
-                raise NoteFormatError(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
-            if data is None:
-                data = {}
-            if not isinstance(data, dict):
-                raise NoteFormatError("frontmatter must be a mapping of keys to values")
-            return _json_safe(data), body
+                return _frontmatter_data(raw), body, ""
+            except FrontmatterRefused as exc:
+                return {}, body, str(exc)
     raise NoteFormatError("frontmatter starts with '---' but is never closed")
+
+
+def _frontmatter_data(raw: str) -> dict[str, Any]:
+    try:
+        data = _load_yaml(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise NoteFormatError(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
+    except (ValueError, OverflowError) as exc:  # a value YAML matched but Python cannot build: `date: 2020-13-45`
+        raise NoteFormatError(f"broken YAML frontmatter: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise NoteFormatError("frontmatter must be a mapping of keys to values")
+    return _Conversion(max_chars=2 * len(raw) + FRONTMATTER_SPARE_CHARS).convert(data)
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body); frontmatter refused as too large is empty. Raises NoteFormatError."""
+    frontmatter, body, _ = read_frontmatter(text)
+    return frontmatter, body
+
+
+def frontmatter_block(fields: dict[str, Any]) -> str:
+    """`---` YAML `---` for a note the project writes, by a YAML emitter: text written by hand into YAML breaks
+    on the first title a hand-made quoting rule did not foresee (an emoji escaped as a surrogate pair, a colon)."""
+    return "---\n" + yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=1_000_000) + "---\n"
 
 
 def _load_yaml(raw: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        return yaml.safe_load(raw)
+        return yaml.load(raw, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader with limits
     except yaml.YAMLError:
         if "{{" not in raw:
             raise
     # A template's `created: {{date}}` is a placeholder the app fills in, which YAML reads as a nested mapping.
-    return yaml.safe_load(TEMPLATE_PLACEHOLDER.sub(r'"\1"', raw))
+    return yaml.load(TEMPLATE_PLACEHOLDER.sub(r'"\1"', raw), Loader=_BoundedLoader)  # noqa: S506
 
 
 def _as_list(value: Any) -> list[str]:
@@ -287,7 +391,7 @@ def _block_ids(prose: str) -> list[str]:
 
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
-    frontmatter, body = split_frontmatter(text)
+    frontmatter, body, refused = read_frontmatter(text)
     prose = prose_only(body)
     written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
     for key, value in page_properties(prose).items():
@@ -320,6 +424,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         links=written_properties + _links(path, prose),
         content_hash=sha256(text),
         block_ids=[b[:200] for b in _block_ids(prose)],
+        frontmatter_refused=refused,
     )
     note.link_keys = link_keys(path, title, note.aliases)
     return note

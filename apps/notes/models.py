@@ -4,6 +4,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Lower
 from pgvector.django import HnswIndex, VectorField
 
 from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
@@ -120,7 +122,11 @@ class NoteLink(models.Model):
 
     class Meta:
         ordering = ["source_id", "ordinal"]
-        indexes = [models.Index(fields=["vault", "target_text"])]
+        indexes = [
+            models.Index(fields=["vault", "target_text"]),
+            # a write re-resolves only the links naming what it changed, found by name as resolution compares
+            models.Index(F("vault"), Lower("target_text"), name="notelink_vault_lower_target"),
+        ]
 
     def __str__(self) -> str:
         return f"[[{self.target_text}]]"

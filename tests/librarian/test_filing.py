@@ -47,6 +47,15 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
         assert api(other).get(f"/api/notes/{note.pk}/").status_code == 404
 
 
+def test_a_question_with_an_emoji_and_a_colon_is_filed_under_its_own_title(sample):
+    message = answered(sample.owner, sample, "PTW 🦺: when do I need one?")
+    note = file_exchange(message.pk)
+
+    assert note is not None and note.path == "Librarian/PTW 🦺 when do I need one.md"
+    assert note.title == note.frontmatter["title"] == "PTW 🦺: when do I need one"
+    assert "🦺" in note.body.split("---")[1]  # written as the character, not as escapes a reader must decode
+
+
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     first = answered(sample.owner, sample, "thanks, that helps!")
     second = answered(sample.owner, sample, "haha nice")

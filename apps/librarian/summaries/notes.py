@@ -3,7 +3,6 @@ changes (so a daily run that changes nothing writes nothing), and left alone onc
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.librarian.filing import safe_name, unique_path
-from apps.notes.markdown import parse_note
+from apps.notes.markdown import frontmatter_block, parse_note
 from apps.notes.models import Note, Provenance, Tier
 from apps.notes.services.notes import note_create, note_update
 from apps.vaults.models import Vault
@@ -34,7 +33,7 @@ def when(moment: datetime, fmt: str = "%Y-%m-%d %H:%M") -> str:
 
 
 def frontmatter(fields: dict[str, Any]) -> str:
-    return "---\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in fields.items()) + "---\n"
+    return frontmatter_block(fields)
 
 
 def summary_note_write(*, owner: User, vault: Vault, note: Note | None, name: str, body: str) -> Note:

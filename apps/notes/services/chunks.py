@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from django.conf import settings
 from django.db import connection
@@ -113,29 +113,53 @@ def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256, limit
     return done
 
 
-def links_resolve(*, vault_id: int) -> None:
-    """Point every [[wikilink]] of a vault at the live note it names (by path, file name, title or alias), and
-    every ((block reference)) at the live note that declares the block."""
+_RESOLVE = """
+UPDATE notes_notelink AS l SET target_id = r.target
+FROM (
+    SELECT l2.id,
+           CASE WHEN l2.kind = 'block' THEN (
+               SELECT n.id FROM notes_note n
+               WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
+                 AND n.block_ids @> ARRAY[l2.target_text]::varchar[]
+               ORDER BY n.id LIMIT 1)
+           WHEN l2.target_text = '' THEN l2.source_id ELSE (
+               SELECT n.id FROM notes_note n
+               WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
+                 AND n.link_keys @> ARRAY[lower(l2.target_text)]::varchar[]
+               ORDER BY n.id LIMIT 1)
+           END AS target
+    FROM notes_notelink l2 WHERE l2.vault_id = %(vault)s {scope}
+) AS r
+WHERE l.id = r.id AND l.target_id IS DISTINCT FROM r.target
+"""
+# The links a change to some notes can move: those the notes write, and those whose target text is one of the
+# names (link keys, block ids) the notes gave up or took on. Both halves are read through an index.
+_SCOPE = """
+    AND l2.id IN (
+        SELECT id FROM notes_notelink WHERE source_id = ANY(%(sources)s)
+        UNION
+        SELECT id FROM notes_notelink WHERE vault_id = %(vault)s AND lower(target_text) = ANY(%(names)s)
+    )
+"""
+
+
+def links_resolve(*, vault_id: int, names: Collection[str] | None = None, source_ids: Collection[int] = ()) -> None:
+    """Point [[wikilinks]] at the live note they name (by path, file name, title or alias), and ((block
+    references)) at the live note that declares the block.
+
+    Without `names`, every link of the vault. With them, only the links of `source_ids` and the links whose
+    target text is one of `names`: a write passes the link keys and block ids its notes gained, lost, or (moving
+    tier) all of them, so a vault's other links are not read again."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            UPDATE notes_notelink AS l SET target_id = r.target
-            FROM (
-                SELECT l2.id,
-                       CASE WHEN l2.kind = 'block' THEN (
-                           SELECT n.id FROM notes_note n
-                           WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
-                             AND n.block_ids @> ARRAY[l2.target_text]::varchar[]
-                           ORDER BY n.id LIMIT 1)
-                       WHEN l2.target_text = '' THEN l2.source_id ELSE (
-                           SELECT n.id FROM notes_note n
-                           WHERE n.vault_id = l2.vault_id AND n.tier = 'hot'
-                             AND n.link_keys @> ARRAY[lower(l2.target_text)]::varchar[]
-                           ORDER BY n.id LIMIT 1)
-                       END AS target
-                FROM notes_notelink l2 WHERE l2.vault_id = %s
-            ) AS r
-            WHERE l.id = r.id AND l.target_id IS DISTINCT FROM r.target
-            """,
-            [vault_id],
-        )
+        if names is None:
+            cursor.execute(_RESOLVE.format(scope=""), {"vault": vault_id})
+        else:
+            names = sorted({name.lower() for name in names})
+            cursor.execute(
+                _RESOLVE.format(scope=_SCOPE), {"vault": vault_id, "names": names, "sources": list(source_ids)}
+            )
+
+
+def names_of(note: Note) -> set[str]:
+    """The names a link can give `note` by: its link keys (lowercased already) and its block ids."""
+    return {*note.link_keys, *note.block_ids}

@@ -6,7 +6,6 @@ waits as a proposal that the vault's contributors see and apply or decline."""
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
 
 from django.contrib.auth.models import User
@@ -15,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audit.services import audit_record
+from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Chunk, Correction, CorrectionStatus, Note, Tier
 from apps.notes.services.notes import note_create, require
 from apps.vaults.permissions import user_may
@@ -57,10 +57,9 @@ def _successor_body(note: Note, correction: Correction, actor: User) -> str:
     who = {"corrected_by": actor.get_username()}
     if correction.proposed_by_id and correction.proposed_by_id != actor.pk:
         who["proposed_by"] = correction.proposed_by.get_username()  # type: ignore[union-attr]
-    front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in {"supersedes": note.path, **who}.items())
     target = note.path.removesuffix(".md")
-    return (
-        f"---\n{front}\n---\n# Correction: {note.title}\n\n{correction.text}\n\n"
+    return frontmatter_block({"supersedes": note.path, **who}) + (
+        f"# Correction: {note.title}\n\n{correction.text}\n\n"
         f"This replaces a passage of [[{target}]], which is kept in the cold tier.\n"
     )
 

@@ -24,7 +24,13 @@ from apps.audit.models import AuditEvent
 from apps.audit.services import audit_record
 from apps.llm.embeddings import current_model, embed_texts
 from apps.notes.hooks import imported
-from apps.notes.markdown import NoteFormatError, ParsedNote, decode_note_bytes, embed_input, parse_note
+from apps.notes.markdown import (
+    NoteFormatError,
+    ParsedNote,
+    decode_note_bytes,
+    embed_input,
+    parse_note,
+)
 from apps.notes.media import ATTACHMENT_EXTENSIONS, REFUSED_EXTENSIONS, extension_of
 from apps.notes.models import (
     Attachment,
@@ -282,9 +288,20 @@ def _unsupported(path: str) -> str:
     return ""
 
 
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _read(file: SourceFile, seen: set[str], budget: _Budget) -> _Decision:
     """File-level checks and parsing. Every path present in the source counts as seen, even when skipped,
     so a note whose file is merely bad this time is never taken for gone."""
+    if "\x00" in file.path or not _is_utf8(file.path):  # a folder's non-UTF-8 name: lone surrogates
+        shown = file.path.encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")
+        return _Decision(shown, FileOutcome.SKIPPED, "file name is not valid UTF-8 text")
     if file.path in seen:
         return _Decision(file.path, FileOutcome.SKIPPED, "duplicate path in this import")
     seen.add(file.path)
@@ -342,6 +359,8 @@ def _classify(job: ImportJob, decision: _Decision, note: Note | None) -> None:
     decision.outcome, decision.reason = _outcome(job, note, parsed.content_hash)
     if decision.outcome not in (FileOutcome.CREATED, FileOutcome.UPDATED):
         decision.parsed = None
+    elif parsed.frontmatter_refused:
+        decision.reason = f"{parsed.frontmatter_refused}; the note was imported without it"
 
 
 def _write_attachments(job: ImportJob, decisions: list[_Decision]) -> None:

@@ -14,9 +14,9 @@ from django.http import Http404
 
 from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
-from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note
+from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note, storable_text
 from apps.notes.models import Note, NoteLink, Provenance, Tier
-from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve
+from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve, names_of
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
@@ -36,14 +36,22 @@ def normalize_path(raw: str) -> str:
 
 
 def parse_or_400(path: str, body: str) -> ParsedNote:
-    if len(body.encode("utf-8")) > int(settings.NOTE_MAX_BYTES):
-        raise ValidationError({"body": [f"a note may hold at most {int(settings.NOTE_MAX_BYTES) // 1024} KiB"]})
-    if "\x00" in body:
-        raise ValidationError({"body": ["a note cannot contain NUL characters"]})
+    """The note `body` makes, or a 400 saying why it cannot be stored. Frontmatter an import would drop as too
+    large is refused here instead: the writer is present to fix it."""
     try:
-        return parse_note(path, body)
+        body = storable_text(body, where="the note")
+        encoded = body.encode("utf-8")
     except NoteFormatError as exc:
         raise ValidationError({"body": [str(exc)]}) from exc
+    if len(encoded) > int(settings.NOTE_MAX_BYTES):
+        raise ValidationError({"body": [f"a note may hold at most {int(settings.NOTE_MAX_BYTES) // 1024} KiB"]})
+    try:
+        parsed = parse_note(path, body)
+    except NoteFormatError as exc:
+        raise ValidationError({"body": [str(exc)]}) from exc
+    if parsed.frontmatter_refused:
+        raise ValidationError({"body": [parsed.frontmatter_refused]})
+    return parsed
 
 
 def apply_parsed(note: Note, parsed: ParsedNote) -> None:
@@ -103,7 +111,7 @@ def note_create(
     note.save()
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
     links_replace(note, parsed)
-    links_resolve(vault_id=vault.pk)
+    links_resolve(vault_id=vault.pk, names=names_of(note), source_ids=[note.pk])
     audit_record(
         actor=actor,
         action="note.create",
@@ -163,13 +171,16 @@ def note_update(
     parsed = parse_or_400(clean, note.body if body is None else body)
     before = {"path": note.path, "hash": note.content_hash, "source": note.source}
     changed = parsed.content_hash != note.content_hash or clean != note.path
+    names_before = names_of(note)
     apply_parsed(note, parsed)
     note.source = ""
     note.save()
     if changed:
         chunks_replace(vault_id=note.vault_id, notes=[(note, drafts_for(note))], embed=False)
         links_replace(note, parsed)
-        links_resolve(vault_id=note.vault_id)
+        # A link naming the note by a name it kept resolves as before: only names gained or lost can move links.
+        moved = names_before ^ names_of(note)
+        links_resolve(vault_id=note.vault_id, names=moved, source_ids=[note.pk])
         _embed_later(note.vault_id)
     audit_record(
         actor=actor,
@@ -196,7 +207,7 @@ def note_delete(*, actor: User, note: Note) -> Note:
     note = _locked(note)
     if note.tier != Tier.COLD:
         note_set_tier(note=note, tier=Tier.COLD, reason="deleted")
-        links_resolve(vault_id=note.vault_id)
+        links_resolve(vault_id=note.vault_id, names=names_of(note))
         audit_record(
             actor=actor,
             action="note.delete",
@@ -214,7 +225,7 @@ def note_restore(*, actor: User, note: Note) -> Note:
     note = _locked(note)
     if note.tier != Tier.HOT:
         note_set_tier(note=note, tier=Tier.HOT, reason="")
-        links_resolve(vault_id=note.vault_id)
+        links_resolve(vault_id=note.vault_id, names=names_of(note))
         audit_record(
             actor=actor,
             action="note.restore",
@@ -241,6 +252,6 @@ def note_purge(*, actor: User, note: Note) -> None:
         vault_id=note.vault_id,
         changes={"path": note.path, "hash": note.content_hash, "title": note.title},
     )
-    vault_id = note.vault_id
+    vault_id, names = note.vault_id, names_of(note)
     note.delete()
-    links_resolve(vault_id=vault_id)
+    links_resolve(vault_id=vault_id, names=names)
