@@ -40,3 +40,23 @@ def test_what_learning_knows_moves_a_fact_past_a_close_one_but_not_past_one_the_
     assert [r.candidate for r in result.survivors] == [sure, helped, close]
     unlearned = gate("When did Maria adopt Shadow?", [sure, close, helped], local_rater=rater)
     assert [r.candidate for r in unlearned.survivors] == [sure, close, helped]
+
+
+def test_among_notes_the_search_s_order_decides_and_only_the_unrelated_is_turned_away():
+    """A vault of short property notes: the scorer (fitted on conversation turns) rates the template that answers
+    low, as it rates every short passage; among notes what the search ranked passes in its order."""
+
+    def note(rank: int, path: str, text: str, similarity: float) -> Candidate:
+        return Candidate(
+            rank + 1, rank + 1, 1, path, path.rsplit("/", 1)[-1][:-3], "", text, "authored", rank, similarity
+        )
+
+    template = note(0, "Templates/Contact Template.md", "categories: People\nphone:\nemail:\nbirthday:", 0.20)
+    advice = note(1, "Clippings/Advice.md", "Write down the names of people you meet. " * 8, 0.30)
+    unrelated = note(2, "References/Catan.md", "categories: Board games\nrating: 7", 0.02)
+    question = "where do I write down a friend's number?"
+    rated = {r.candidate: r.score for r in gate(question, [template, advice, unrelated]).rated}
+    assert rated[template] < 3 and rated[unrelated] == 1  # the scorer alone would leave the answer out
+
+    result = gate(question, [template, advice, unrelated], among_notes=True)
+    assert [r.candidate for r in result.survivors] == [template, advice]
