@@ -36,9 +36,8 @@ RANK_IN_ORDER = 0.25
 FLOOR_SIMILARITY = 0.30
 FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
 # Among notes (no conversation turn in sight) the local scorer, fitted on turns, is no judge of which note answers:
-# the search's order is. There what the search ranked passes in its order, within the same budget, unless the scorer
-# rates it below this (1: unrelated).
-NOTES_THRESHOLD = 2
+# short notes and property notes all look like two-word turns to it. It still tells a question the vault answers
+# (one candidate at the threshold) from small talk; which notes, and in what order, is the search's call.
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -190,15 +189,15 @@ def gate(
     its odds times `boosts` (chunk → factor, from learned paths), which never decide what passes — relevance does;
     so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
-    `among_notes`: the candidates are notes, not conversation turns; the local scorer's ratings then only turn away
-    what is unrelated and the search's order decides (`_in_search_order`)."""
+    `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
+    anything passes (one candidate at the threshold), the search's order what (`_in_search_order`)."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
-    if among_notes and all(r.probability is not None for r in rated):
+    if among_notes and all(r.probability is not None for r in rated) and any(r.score >= threshold for r in rated):
         survivors, ordered = _in_search_order(rated, budget=_budget(candidates, budget_top), lift=boosts or {})
-        return GateResult(rated=ordered, survivors=survivors, threshold=NOTES_THRESHOLD, model=model, notes=notes)
+        return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     survivors = _passed(ordered, threshold=threshold, budget=_budget(candidates, budget_top))
     survivors, ordered = _in_order(survivors, ordered, boosts or {})
@@ -241,8 +240,8 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
 
 
 def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
-    """Among notes: the candidates rated at least NOTES_THRESHOLD in the search's order (a learned lift of 2 counts as
-    ranking twice as high), each that still fits the budget; then every other candidate, best rated first."""
+    """Among notes: the candidates in the search's order (a learned lift of 2 counts as ranking twice as high), each
+    that still fits the budget; then every other candidate, best rated first."""
 
     def place(r: Rated) -> float:
         return (1.0 + r.candidate.rank) / lift.get(r.candidate.chunk, 1.0)
@@ -251,7 +250,7 @@ def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float])
     used = 0
     for item in sorted(rated, key=place):
         cost = tokens_of(item.candidate.text)
-        if item.score >= NOTES_THRESHOLD and used + cost <= budget:
+        if used + cost <= budget:
             survivors.append(item)
             used += cost
     kept = {id(r) for r in survivors}

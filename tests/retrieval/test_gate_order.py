@@ -42,9 +42,10 @@ def test_what_learning_knows_moves_a_fact_past_a_close_one_but_not_past_one_the_
     assert [r.candidate for r in unlearned.survivors] == [sure, close, helped]
 
 
-def test_among_notes_the_search_s_order_decides_and_only_the_unrelated_is_turned_away():
+def test_among_notes_the_search_s_order_decides_what_passes_and_small_talk_still_gets_nothing():
     """A vault of short property notes: the scorer (fitted on conversation turns) rates the template that answers
-    low, as it rates every short passage; among notes what the search ranked passes in its order."""
+    low, as it rates every short passage. Among notes, once one candidate reaches the threshold, what the search
+    ranked passes in its order; when none does (small talk), nothing passes."""
 
     def note(rank: int, path: str, text: str, similarity: float) -> Candidate:
         return Candidate(
@@ -53,10 +54,11 @@ def test_among_notes_the_search_s_order_decides_and_only_the_unrelated_is_turned
 
     template = note(0, "Templates/Contact Template.md", "categories: People\nphone:\nemail:\nbirthday:", 0.20)
     advice = note(1, "Clippings/Advice.md", "Write down the names of people you meet. " * 8, 0.30)
-    unrelated = note(2, "References/Catan.md", "categories: Board games\nrating: 7", 0.02)
+    other = note(2, "References/Catan.md", "categories: Board games\nrating: 7", 0.02)
     question = "where do I write down a friend's number?"
-    rated = {r.candidate: r.score for r in gate(question, [template, advice, unrelated]).rated}
-    assert rated[template] < 3 and rated[unrelated] == 1  # the scorer alone would leave the answer out
+    alone = gate(question, [template, advice, other])
+    assert [r.candidate for r in alone.survivors] == [advice]  # the scorer alone leaves the answer out
 
-    result = gate(question, [template, advice, unrelated], among_notes=True)
-    assert [r.candidate for r in result.survivors] == [template, advice]
+    result = gate(question, [template, advice, other], among_notes=True)
+    assert [r.candidate for r in result.survivors] == [template, advice, other]
+    assert gate("haha nice one", [template, advice, other], among_notes=True).survivors == []
