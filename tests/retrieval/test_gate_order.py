@@ -3,6 +3,8 @@ what passed the one that answers is cited first even when the search ranked a lo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from apps.retrieval.candidates import Candidate
@@ -61,4 +63,5 @@ def test_among_notes_the_search_s_order_decides_what_passes_and_small_talk_still
 
     result = gate(question, [template, advice, other], among_notes=True)
     assert [r.candidate for r in result.survivors] == [template, advice, other]
-    assert gate("haha nice one", [template, advice, other], among_notes=True).survivors == []
+    small_talk = [replace(c, similarity=0.1) for c in (template, advice, other)]  # far from every note in meaning
+    assert gate("haha nice one", small_talk, among_notes=True).survivors == []
