@@ -35,9 +35,6 @@ RANK_IN_ORDER = 0.25
 # it ranks among the others (on LoCoMo dev no evidence turn falls below it; a question the vault cannot answer does).
 FLOOR_SIMILARITY = 0.30
 FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
-# Among notes (no conversation turn in sight) the local scorer, fitted on turns, is no judge of which note answers:
-# short notes and property notes all look like two-word turns to it. It still tells a question the vault answers
-# (one candidate at the threshold) from small talk; which notes, and in what order, is the search's call.
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -241,7 +238,9 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
 
 def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
     """Among notes: the candidates in the search's order (a learned lift of 2 counts as ranking twice as high), each
-    that still fits the budget; then every other candidate, best rated first."""
+    that still fits the budget; then every other candidate, best rated first. The local scorer, fitted on
+    conversation turns, is no judge of which note answers: short notes and property notes all look like two-word
+    turns to it."""
 
     def place(r: Rated) -> float:
         return (1.0 + r.candidate.rank) / lift.get(r.candidate.chunk, 1.0)
