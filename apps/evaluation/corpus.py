@@ -14,7 +14,7 @@ from apps.evaluation.metrics import Item
 from apps.graph.services import graph_extract_pending
 from apps.llm.gateway import tokens_of
 from apps.notes.markdown import frontmatter_block
-from apps.notes.models import Chunk, ImportStatus
+from apps.notes.models import Attachment, Chunk, ImportStatus
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_create
@@ -88,5 +88,6 @@ def teardown(owner: User) -> None:
     The audit log keeps its rows: it is append-only."""
     vaults = list(Vault.objects.filter(owner=owner))
     for vault in vaults:
+        Attachment.objects.filter(vault=vault).delete()  # their blobs are protected while an attachment points there
         vault.delete()
     owner.delete()

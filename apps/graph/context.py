@@ -17,6 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.core.text import STOP, asked_for
+from apps.graph.conversation import is_turn
 from apps.graph.doors import door_lifts, doors_of
 from apps.graph.hooks import candidate_sources
 from apps.graph.intent import intent_of
@@ -119,6 +120,7 @@ def context_for(
         vault_id=usage_vault,
         boosts=desire,
         local_rater=graph_rater(scope),
+        among_notes=not any(is_turn(c.text) for c in candidates),
     )
     constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints

@@ -516,13 +516,32 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
             yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")
 
 
+def properties_text(frontmatter: dict[str, Any]) -> str:
+    """A note's properties as it reads them, one `key: value, value` line each (links by their shown name). An empty
+    property keeps its key: a template's fields are what it says."""
+
+    def values(value: Any) -> Iterator[str]:
+        if isinstance(value, dict):
+            for inner in value.values():
+                yield from values(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                yield from values(inner)
+        elif value is not None and str(value).strip():
+            yield WIKILINK.sub(lambda m: m.group(3) or m.group(1), str(value)).strip()
+
+    return "\n".join(
+        f"{key}: {', '.join(v for v in values(value) if v)}".rstrip() for key, value in frontmatter.items()
+    )
+
+
 def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> list[ChunkDraft]:
     """Cut a note into chunks of at most `max_chars` (embedding input included) at heading and block bounds.
 
     A fenced block, table, callout or list item that fits in a chunk is never cut; one that does not is split
     into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. Only a piece
     of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut."""
-    _, body = split_frontmatter(body_with_frontmatter)
+    frontmatter, body = split_frontmatter(body_with_frontmatter)
     # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
     lines = without_comments(body).split("\n")
     budget = max(200, max_chars - min(len(title), 150) - 64)  # the header: title, " — ", heading, newline
@@ -559,8 +578,9 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                     heading = path
                 buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text
     flush()
-    if not chunks:
-        chunks.append(("", title))
+    if not chunks:  # a note made only of properties (a book, a film, a person) says what they say
+        properties = properties_text(frontmatter)
+        chunks += [("", piece) for piece in _split_long(properties, budget)] if properties else [("", title)]
     drafts = []
     for ordinal, (chunk_heading, text) in enumerate(chunks):
         embed_text = embed_input(title, chunk_heading, text)

@@ -179,16 +179,22 @@ def gate(
     budget_top: int = BUDGET_TOP,
     boosts: dict[int, float] | None = None,
     local_rater: Rater = local_ratings,
+    among_notes: bool = False,
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
     What passed is put in order by the local estimate with less of the search's rank in it (`order_probability`),
     its odds times `boosts` (chunk → factor, from learned paths), which never decide what passes — relevance does;
     so is the list of every candidate after them. A model's 1–5 stands.
-    `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`)."""
+    `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
+    `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
+    anything passes (one candidate at the threshold), the search's order what (`_in_search_order`)."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
+    if among_notes and all(r.probability is not None for r in rated) and any(r.score >= threshold for r in rated):
+        survivors, ordered = _in_search_order(rated, budget=_budget(candidates, budget_top), lift=boosts or {})
+        return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     survivors = _passed(ordered, threshold=threshold, budget=_budget(candidates, budget_top))
     survivors, ordered = _in_order(survivors, ordered, boosts or {})
@@ -227,4 +233,26 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
     kept = {id(r) for r in survivors}
     rest = sorted((r for r in ordered if id(r) not in kept), key=lambda r: (-r.score, first(r), r.candidate.rank))
     passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=first)]
+    return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]
+
+
+def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
+    """Among notes: the candidates in the search's order (a learned lift of 2 counts as ranking twice as high), each
+    that still fits the budget; then every other candidate, best rated first. The local scorer, fitted on
+    conversation turns, is no judge of which note answers: short notes and property notes all look like two-word
+    turns to it."""
+
+    def place(r: Rated) -> float:
+        return (1.0 + r.candidate.rank) / lift.get(r.candidate.chunk, 1.0)
+
+    survivors: list[Rated] = []
+    used = 0
+    for item in sorted(rated, key=place):
+        cost = tokens_of(item.candidate.text)
+        if used + cost <= budget:
+            survivors.append(item)
+            used += cost
+    kept = {id(r) for r in survivors}
+    rest = sorted((r for r in rated if id(r) not in kept), key=lambda r: (-r.score, place(r)))
+    passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in survivors]
     return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]

@@ -3,6 +3,8 @@ what passed the one that answers is cited first even when the search ranked a lo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from apps.retrieval.candidates import Candidate
@@ -40,3 +42,26 @@ def test_what_learning_knows_moves_a_fact_past_a_close_one_but_not_past_one_the_
     assert [r.candidate for r in result.survivors] == [sure, helped, close]
     unlearned = gate("When did Maria adopt Shadow?", [sure, close, helped], local_rater=rater)
     assert [r.candidate for r in unlearned.survivors] == [sure, close, helped]
+
+
+def test_among_notes_the_search_s_order_decides_what_passes_and_small_talk_still_gets_nothing():
+    """A vault of short property notes: the scorer (fitted on conversation turns) rates the template that answers
+    low, as it rates every short passage. Among notes, once one candidate reaches the threshold, what the search
+    ranked passes in its order; when none does (small talk), nothing passes."""
+
+    def note(rank: int, path: str, text: str, similarity: float) -> Candidate:
+        return Candidate(
+            rank + 1, rank + 1, 1, path, path.rsplit("/", 1)[-1][:-3], "", text, "authored", rank, similarity
+        )
+
+    template = note(0, "Templates/Contact Template.md", "categories: People\nphone:\nemail:\nbirthday:", 0.20)
+    advice = note(1, "Clippings/Advice.md", "Write down the names of people you meet. " * 8, 0.30)
+    other = note(2, "References/Catan.md", "categories: Board games\nrating: 7", 0.02)
+    question = "where do I write down a friend's number?"
+    alone = gate(question, [template, advice, other])
+    assert [r.candidate for r in alone.survivors] == [advice]  # the scorer alone leaves the answer out
+
+    result = gate(question, [template, advice, other], among_notes=True)
+    assert [r.candidate for r in result.survivors] == [template, advice, other]
+    small_talk = [replace(c, similarity=0.1) for c in (template, advice, other)]  # far from every note in meaning
+    assert gate("haha nice one", small_talk, among_notes=True).survivors == []

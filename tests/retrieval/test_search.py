@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.notes.models import Chunk
+from apps.retrieval.search import hybrid_search
 from tests.factories import api, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
@@ -109,3 +110,20 @@ def test_vectors_of_another_embedding_model_are_never_compared(sample, settings)
     Chunk.objects.filter(vault=sample).update(embedding_model="local/some-older-model")
     after = client.get("/api/search/", {"q": "rosemary flatbread oven", "k": 5}).json()["results"]
     assert after and all(hit["sources"] == ["keyword"] for hit in after)
+
+
+FILMS = {
+    "Films/Blade Runner.md": 'director:\n  - "[[Ridley Scott]]"\ncast:\n  - "[[Harrison Ford]]"\nyear: 1982',
+    "Films/Amelie.md": 'director:\n  - "[[Jean-Pierre Jeunet]]"\ncast:\n  - "[[Audrey Tautou]]"\nyear: 2001',
+    "Films/Heat.md": 'director:\n  - "[[Michael Mann]]"\ncast:\n  - "[[Al Pacino]]"\nyear: 1995',
+}
+
+
+def test_a_note_made_only_of_properties_is_found_by_their_meaning_and_shows_them(vault):
+    """Many notes in a real vault are a title and properties (a film, a book, a person): what they say is their
+    properties, so meaning search reads them and the passage shown is them."""
+    for path, properties in FILMS.items():
+        make_note(vault, path, f'---\ncategories:\n  - "[[Movies]]"\n{properties}\n---\n')
+    hits = hybrid_search(user=vault.owner, query="the film Audrey Tautou acts in", k=3, mode="vector").hits
+    assert hits[0].path == "Films/Amelie.md", [h.path for h in hits]
+    assert "cast: Audrey Tautou" in hits[0].snippet
