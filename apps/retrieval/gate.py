@@ -237,22 +237,23 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
 
 
 def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
-    """Among notes: the candidates in the search's order (a learned lift of 2 counts as ranking twice as high), each
-    that still fits the budget; then every other candidate, best rated first. The local scorer, fitted on
-    conversation turns, is no judge of which note answers: short notes and property notes all look like two-word
-    turns to it."""
+    """Among notes: the candidates in the search's order, each that still fits the budget, pass; then every other
+    candidate, best rated first. The local scorer, fitted on conversation turns, is no judge of which note answers:
+    short notes and property notes all look like two-word turns to it. A learned lift orders what passed (a lift
+    of 2 counts as ranking twice as high, and wins a tie) but never decides what passes."""
 
-    def place(r: Rated) -> float:
-        return (1.0 + r.candidate.rank) / lift.get(r.candidate.chunk, 1.0)
+    def place(r: Rated) -> tuple[float, float]:
+        factor = lift.get(r.candidate.chunk, 1.0)
+        return (1.0 + r.candidate.rank) / factor, -factor
 
     survivors: list[Rated] = []
     used = 0
-    for item in sorted(rated, key=place):
+    for item in sorted(rated, key=lambda r: r.candidate.rank):
         cost = tokens_of(item.candidate.text)
         if used + cost <= budget:
             survivors.append(item)
             used += cost
     kept = {id(r) for r in survivors}
     rest = sorted((r for r in rated if id(r) not in kept), key=lambda r: (-r.score, place(r)))
-    passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in survivors]
+    passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=place)]
     return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]
