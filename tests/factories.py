@@ -92,3 +92,15 @@ def _live(key: str, user: User) -> bool:
     from apps.accounts.tokens import key_hash
 
     return ApiToken.objects.filter(key_hash=key_hash(key), user=user, revoked_at__isnull=True).exists()
+
+
+def numbered_notes_zip(count: int, folder: str = "Export") -> bytes:
+    """A zip export of `count` small notes, each with text of its own (none is a duplicate of another)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for i in range(count):
+            zf.writestr(f"{folder}/Note {i:04}.md", f"# Note {i}\n\nPassage {i} of the export, about topic {i % 7}.\n")
+    return buffer.getvalue()

@@ -4,11 +4,9 @@ answer whose worker was killed says so instead of running forever."""
 
 from __future__ import annotations
 
-import io
 import json
 import signal
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from apps.chat.services.relay import queue_answer
 from apps.notes.models import Chunk, ImportJob, ImportStatus, Note
 from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue
 from apps.notes.services.recovery import imports_recover
-from tests.factories import api, make_note, make_user, make_vault
+from tests.factories import api, make_note, make_user, make_vault, numbered_notes_zip
 
 NOTES = BATCH_FILES * 4
 
@@ -31,14 +29,6 @@ def _wait_for(predicate, *, seconds: float = 60.0, what: str = "") -> None:  # t
     while not predicate():
         assert time.time() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
-
-
-def _zip(count: int) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for i in range(count):
-            zf.writestr(f"Export/Note {i:04}.md", f"# Note {i}\n\nPassage {i} of the export, about topic {i % 7}.\n")
-    return buffer.getvalue()
 
 
 def _kill(process) -> None:  # type: ignore[no-untyped-def]
@@ -51,7 +41,7 @@ def _kill(process) -> None:  # type: ignore[no-untyped-def]
 def test_an_import_whose_worker_was_killed_goes_on_from_its_last_file(worker, another_worker):
     user = make_user("importer")
     vault = make_vault(user, "Export")
-    job = import_job_create(actor=user, vault=vault, archive=_zip(NOTES), source="export")
+    job = import_job_create(actor=user, vault=vault, archive=numbered_notes_zip(NOTES), source="export")
     import_job_enqueue(job)  # sent at once: no transaction around this test
     rows = ImportJob.objects.filter(pk=job.pk)
     _wait_for(lambda: rows.get().processed > BATCH_FILES + 1, what="the first batch to be written")

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
 
 from apps.notes.models import ImportJob, ImportStatus, Note
 from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_run
 from apps.vaults.services import vault_unshare
-from tests.factories import make_user, share
+from tests.factories import make_user, numbered_notes_zip, share
 
 pytestmark = pytest.mark.django_db
-
-
-def _zip(count: int) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for i in range(count):
-            zf.writestr(f"Notes/Note {i:04}.md", f"# Note {i}\n\nLine {i} of the export.\n")
-    return buffer.getvalue()
 
 
 def test_an_import_queued_by_a_contributor_whose_role_was_revoked_does_not_run(vault):
     contributor = make_user("leaver")
     share(vault, "contributor", user=contributor)
-    job = import_job_create(actor=contributor, vault=vault, archive=_zip(10), source="export")
+    job = import_job_create(actor=contributor, vault=vault, archive=numbered_notes_zip(10), source="export")
     vault_unshare(actor=vault.owner, vault=vault, user=contributor)
 
     job = import_job_run(job_id=job.pk)
@@ -39,7 +28,9 @@ def test_an_import_queued_by_a_contributor_whose_role_was_revoked_does_not_run(v
 def test_a_role_revoked_while_the_import_runs_stops_it_before_the_next_batch(vault):
     contributor = make_user("leaver")
     share(vault, "contributor", user=contributor)
-    job = import_job_create(actor=contributor, vault=vault, archive=_zip(BATCH_FILES * 3), source="export")
+    job = import_job_create(
+        actor=contributor, vault=vault, archive=numbered_notes_zip(BATCH_FILES * 3), source="export"
+    )
 
     def revoke_after_the_first_batch(progress: ImportJob) -> None:
         if progress.processed == BATCH_FILES + 1:
