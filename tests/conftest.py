@@ -102,10 +102,10 @@ def worker_models() -> Iterator[Script]:
         yield script
 
 
-def _start_worker(log_dir: Path, models: Script) -> subprocess.Popen:
+def _start_worker(log_dir: Path, models: Script, queues: list[str] | None = None) -> subprocess.Popen:
     from desirepath.celery import app
 
-    queues = [django_settings.CELERY_TASK_DEFAULT_QUEUE, django_settings.CHAT_ANSWER_QUEUE]
+    queues = queues or [django_settings.CELERY_TASK_DEFAULT_QUEUE, django_settings.CHAT_ANSWER_QUEUE]
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "desirepath.settings.test",
@@ -175,3 +175,15 @@ def answers_in_worker(settings: Any, worker: subprocess.Popen) -> subprocess.Pop
     """Chat answers go to the worker, as in production: the API waits for them, the page streams them."""
     settings.CHAT_ANSWERS_IN_WORKER = True
     return worker
+
+
+@pytest.fixture
+def answer_worker(settings: Any, django_db_setup, tmp_path_factory, worker_models) -> Iterator[subprocess.Popen]:
+    """Chat answers go to a worker that takes nothing else, as `make run` starts one: follow-up work an import
+    queued waits in the general queue (purged afterwards) instead of holding up the answer."""
+    _purge_test_queues()
+    settings.CHAT_ANSWERS_IN_WORKER = True
+    process = _start_worker(tmp_path_factory.mktemp("worker"), worker_models, [django_settings.CHAT_ANSWER_QUEUE])
+    yield process
+    _stop_worker(process)
+    _purge_test_queues()
