@@ -78,6 +78,11 @@ def collect(data: Path, tick: Tick | None = None, graph: bool = False) -> list[Q
 def fit(questions: list[Question], c: float = 1.0, steps: int = 50) -> tuple[np.ndarray, float]:
     x = np.vstack([q.features for q in questions if len(q.features)])
     y = np.concatenate([q.labels for q in questions if len(q.features)])
+    return fit_logistic(x, y, c=c, steps=steps)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, c: float = 1.0, steps: int = 50) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by Newton's method: weights and bias."""
     x1 = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(x1.shape[1])
     penalty = np.eye(x1.shape[1]) / c

@@ -35,6 +35,11 @@ RANK_IN_ORDER = 0.25
 # it ranks among the others (on LoCoMo dev no evidence turn falls below it; a question the vault cannot answer does).
 FLOOR_SIMILARITY = 0.30
 FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
+# Among notes, a candidate this close in meaning says the vault speaks to the question even when the scorer, fitted
+# on conversation turns, rates every note below the threshold (short notes, property notes, notes made of an embed).
+# The highest value that silenced no question of the dev sets (docs/evaluation.md); small talk is the significance
+# check's to stop.
+NOTE_SIMILARITY = 0.25
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -187,18 +192,23 @@ def gate(
     so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
-    anything passes (one candidate at the threshold), the search's order what (`_in_search_order`)."""
+    anything passes (`_speaks_to`), the search's order what (`_in_search_order`)."""
     model = model or slot_model("scoring")
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
-    if among_notes and all(r.probability is not None for r in rated) and any(r.score >= threshold for r in rated):
+    if among_notes and all(r.probability is not None for r in rated) and _speaks_to(rated, threshold):
         survivors, ordered = _in_search_order(rated, budget=_budget(candidates, budget_top), lift=boosts or {})
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     survivors = _passed(ordered, threshold=threshold, budget=_budget(candidates, budget_top))
     survivors, ordered = _in_order(survivors, ordered, boosts or {})
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
+
+
+def _speaks_to(rated: list[Rated], threshold: int) -> bool:
+    """Among notes: whether anything passes at all (one note at the threshold, or one close in meaning)."""
+    return any(r.score >= threshold or r.candidate.similarity >= NOTE_SIMILARITY for r in rated)
 
 
 def _budget(candidates: Sequence[Candidate], budget_top: int) -> int:

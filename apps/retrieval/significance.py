@@ -1,60 +1,36 @@
 """The significance check (answer path, step 1): is this message a request for knowledge, or a casual moment
 ("thanks!", "haha nice", "brb") for which the right amount of context is zero?
 
-Model-free and cheap: question and lookup signals first, then the nearest of two small sets of prototype
-phrases (written for this project) in the embedding space. When unsure it lets the message through: a casual
-message that gets context costs a little noise, a real question that gets none costs the answer.
+Model-free and cheap: question and lookup signals first, then a logistic classifier over the message's embedding,
+fitted for the embedding model in use on the project's dev messages (`manage.py evaluate calibrate --significance`,
+weights in `data/significance.json`). A model without fitted weights falls back to the nearest of two small sets of
+prototype phrases. When unsure it lets the message through: a casual message that gets context costs a little
+noise, a real question that gets none costs the answer.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from apps.llm.embeddings import current_model, embed_query, embed_texts
 
-QUESTION_WORDS = {
-    "what",
-    "when",
-    "where",
-    "who",
-    "whom",
-    "whose",
-    "which",
-    "why",
-    "how",
-    "did",
-    "does",
-    "do",
-    "is",
-    "are",
-    "was",
-    "were",
-    "can",
-    "could",
-    "should",
-    "would",
-    "will",
-    "has",
-    "have",
-    "had",
-    "tell",
-    "explain",
-    "show",
-    "find",
-    "list",
-    "describe",
-    "summarize",
-    "summarise",
-    "compare",
-    "remind",
-    "give",
-    "any",
-    "anything",
-}
+WH_WORDS = {"what", "when", "where", "who", "whom", "whose", "which", "why", "how"}
+REQUESTS = {"tell", "explain", "show", "find", "list", "describe", "summarize", "summarise", "compare", "remind"}
+REQUESTS |= {"any", "anything"}
+AUXILIARIES = {"did", "does", "do", "is", "are", "was", "were", "can", "could", "should", "would", "will"}
+AUXILIARIES |= {"has", "have", "had"}
+# An auxiliary opens a question when a subject follows it ("have we decided", "is the backup running"); "have a
+# great weekend" and "would love to" are left to the classifier, as is "give" ("give me a minute").
+SUBJECTS = {"i", "we", "you", "he", "she", "it", "they", "there", "the", "this", "that", "these", "those", "my"}
+SUBJECTS |= {"our", "your", "his", "her", "their", "its", "anyone", "anybody", "someone", "somebody", "any"}
+# Without a fitted classifier, any of these openers counts as a question (the prototypes cannot tell them apart).
+QUESTION_WORDS = WH_WORDS | REQUESTS | AUXILIARIES | {"give"}
 # An exact token someone looks up: an acronym, a setting name, a code, a path, an error string.
 LOOKUP_TOKEN = re.compile(
     r"(?<![\w])(?:[A-Z][A-Z0-9]{1,}(?:[-_][A-Z0-9]+)*|\w+[_.:/]\w+[\w.:/-]*|[A-Za-z]+-\d+|\w+-\w+:)(?![\w])"
@@ -134,6 +110,38 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
+CLASSIFIERS = Path(__file__).resolve().parent / "data" / "significance.json"
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """P(casual) = logistic(weights · unit embedding + bias); casual from `cut` up."""
+
+    weights: np.ndarray
+    bias: float
+    cut: float
+
+    def casual_probability(self, vector: np.ndarray) -> float:
+        return float(1.0 / (1.0 + np.exp(-(vector @ self.weights + self.bias))))
+
+
+def read_classifiers(path: Path = CLASSIFIERS) -> dict[str, dict]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+@functools.cache
+def classifier_for(model: str) -> Classifier | None:
+    entry = read_classifiers().get(model)
+    if entry is None:
+        return None
+    return Classifier(np.array(entry["weights"], dtype=np.float32), float(entry["bias"]), float(entry["cut"]))
+
+
+def unit_vector(text: str) -> np.ndarray:
+    vector = np.array(embed_query(text), dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
 @functools.cache
 def _prototypes(model: str) -> tuple[np.ndarray, np.ndarray]:
     vectors = np.array(embed_texts(CASUAL + INFORMATIVE, model=model), dtype=np.float32)
@@ -147,8 +155,9 @@ def _prototypes(model: str) -> tuple[np.ndarray, np.ndarray]:
 CASUAL_FLOOR = 0.27
 
 
-def significance(message: str, *, margin: float = 0.0) -> Significance:
-    """Decide whether a message should be searched at all."""
+def by_rule(message: str, *, fitted: bool = True) -> Significance | None:
+    """The decision made before any embedding: no words, a lookup, a message that opens like a question; else None
+    (`fitted`: a classifier decides the rest, so only unambiguous openers count)."""
     text = message.strip()
     words = _words(text)
     if not words:
@@ -156,12 +165,46 @@ def significance(message: str, *, margin: float = 0.0) -> Significance:
     lookups = [t for t in LOOKUP_TOKEN.findall(text) if t.upper() not in CASUAL_ACRONYMS]
     if lookups:
         return Significance(True, f"looks up {lookups[0]!r}")
-    if len(words) >= 3 and (words[0] in QUESTION_WORDS or (text.endswith("?") and len(words) >= 4)):
+    if len(words) >= 3 and (_opens_a_question(words, fitted) or (text.endswith("?") and len(words) >= 4)):
         return Significance(True, "a question")
-    casual, informative = _prototypes(current_model())
-    query = np.array(embed_query(text), dtype=np.float32)
-    query /= np.linalg.norm(query)
-    casual_score, informative_score = float((casual @ query).max()), float((informative @ query).max())
-    if casual_score >= CASUAL_FLOOR and casual_score > informative_score + margin:
-        return Significance(False, f"casual (closest to casual phrases: {casual_score:.2f} vs {informative_score:.2f})")
-    return Significance(True, f"informative ({informative_score:.2f} vs casual {casual_score:.2f})")
+    return None
+
+
+def _opens_a_question(words: list[str], fitted: bool) -> bool:
+    if not fitted:
+        return words[0] in QUESTION_WORDS
+    return words[0] in WH_WORDS | REQUESTS or (words[0] in AUXILIARIES and words[1] in SUBJECTS)
+
+
+def significance(message: str) -> Significance:
+    """Decide whether a message should be searched at all."""
+    model = current_model()
+    classifier = classifier_for(model)
+    ruled = by_rule(message, fitted=classifier is not None)
+    if ruled is not None:
+        return ruled
+    query = unit_vector(message.strip())
+    if classifier is not None:
+        casual = classifier.casual_probability(query)
+        if casual >= classifier.cut:
+            return Significance(False, f"casual (classifier: {casual:.2f})")
+        return Significance(True, f"informative (classifier: casual {casual:.2f})")
+    casual_score, informative_score = prototype_scores(query[None, :], model)
+    if casual_score[0] >= CASUAL_FLOOR and casual_score[0] > informative_score[0]:
+        return Significance(
+            False, f"casual (closest to casual phrases: {casual_score[0]:.2f} vs {informative_score[0]:.2f})"
+        )
+    return Significance(True, f"informative ({informative_score[0]:.2f} vs casual {casual_score[0]:.2f})")
+
+
+def prototype_scores(vectors: np.ndarray, model: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit vector (rows), its cosine with the closest casual and the closest informative prototype."""
+    casual_set, informative_set = _prototypes(model)
+    rows = np.asarray(vectors, dtype=np.float32)
+    return (rows @ casual_set.T).max(axis=1), (rows @ informative_set.T).max(axis=1)
+
+
+def prototype_casual(vectors: np.ndarray, model: str) -> np.ndarray:
+    """Per unit vector, whether the prototypes alone call it casual (the check without a fitted classifier)."""
+    casual, informative = prototype_scores(vectors, model)
+    return (casual >= CASUAL_FLOOR) & (casual > informative)

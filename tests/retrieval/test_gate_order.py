@@ -65,3 +65,25 @@ def test_among_notes_the_search_s_order_decides_what_passes_and_small_talk_still
     assert [r.candidate for r in result.survivors] == [template, advice, other]
     small_talk = [replace(c, similarity=0.1) for c in (template, advice, other)]  # far from every note in meaning
     assert gate("haha nice one", small_talk, among_notes=True).survivors == []
+
+
+def test_among_notes_a_note_close_in_meaning_lets_the_search_s_order_pass_when_the_scorer_rates_all_low():
+    """A question whose answer is a note of properties and embeds: the scorer rates every note below the threshold,
+    but the first note is close to the question in meaning, so the vault speaks to it and the search's order passes.
+    Far from every note (small talk that got past the significance check), nothing passes."""
+
+    def note(rank: int, path: str, text: str, similarity: float) -> Candidate:
+        return Candidate(
+            rank + 1, rank + 1, 1, path, path.rsplit("/", 1)[-1][:-3], "", text, "authored", rank, similarity
+        )
+
+    properties = "categories: Places\ntype: Restaurants\nloc:\nrating:"
+    restaurant = note(0, "Templates/Restaurant Template.md", properties, 0.28)
+    recipes = note(1, "Categories/Recipes.md", "![[Recipes.base]]", 0.12)
+    question = "how do I log a place where I ate out?"
+    assert all(r.score < 3 for r in gate(question, [restaurant, recipes]).rated)  # the scorer alone passes nothing
+
+    result = gate(question, [restaurant, recipes], among_notes=True)
+    assert [r.candidate for r in result.survivors] == [restaurant, recipes]
+    far = [replace(c, similarity=0.1) for c in (restaurant, recipes)]
+    assert gate(question, far, among_notes=True).survivors == []

@@ -8,7 +8,19 @@ from apps.retrieval.significance import significance
 
 
 @pytest.mark.parametrize(
-    "message", ["thanks so much!", "haha nice", "good morning everyone", "brb", "👍🎉", "ok, makes sense", "lol"]
+    "message",
+    [
+        "thanks so much!",
+        "haha nice",
+        "good morning everyone",
+        "brb",
+        "👍🎉",
+        "ok, makes sense",
+        "lol",
+        "have a lovely evening",  # opens with an auxiliary, no subject: not a question
+        "give me two minutes",
+        "finally shipped it, woohoo",
+    ],
 )
 def test_casual_messages_are_not_searched(message):
     assert not significance(message).significant
@@ -26,6 +38,13 @@ def test_casual_messages_are_not_searched(message):
         "bike brakes squeaking",
         "my compost smells bad, what should I do",
         "thanks — and how did the Redis outage start?",
+        "have we decided on the database",  # an auxiliary and its subject open a question without a "?"
+        "is the backup running",
+        "tell me about the Redis outage",
+        "any news on the migration",
+        "give me the budget for the trip",
+        "onboarding checklist",  # a lookup typed as keywords
+        "steps to deploy the api",
     ],
 )
 def test_questions_and_lookups_go_through(message):

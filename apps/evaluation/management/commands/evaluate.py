@@ -11,10 +11,13 @@ from apps.evaluation.calibration import calibrate, collect
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
 from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
+from apps.evaluation.significance_fit import calibrate_significance, groups, write_classifier
 from apps.graph.relevance import GRAPH_FEATURES
 from apps.retrieval.relevance import FEATURES
+from apps.retrieval.significance import CLASSIFIERS
 
 SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
+SAMPLE_QUERIES = Path(settings.BASE_DIR) / "samples" / "queries.jsonl"
 
 
 class Command(BaseCommand):
@@ -39,6 +42,15 @@ class Command(BaseCommand):
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
         cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
         cal.add_argument("--graph", action="store_true", help="the graph's scorer: full's candidates and features")
+        cal.add_argument(
+            "--significance",
+            action="store_true",
+            help="the significance classifier for the embedding model in use (dev questions against dev small talk)",
+        )
+        cal.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
+        cal.add_argument(
+            "--write", action="store_true", help="with --significance: store the fitted classifier for the model"
+        )
         vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
         vault.add_argument("--notes", type=Path, required=True)
         vault.add_argument("--queries", type=Path, required=True)
@@ -76,10 +88,24 @@ class Command(BaseCommand):
         )
         return figures
 
+    def _significance(self, options: dict[str, Any]) -> None:
+        if not options["chatter"].exists():
+            raise CommandError(f"{options['chatter']} not found")
+        messages = groups(options["data"], options["chatter"], SAMPLE_QUERIES)
+        figures = calibrate_significance(messages)
+        entry = figures.pop("entry")
+        self.stdout.write(json.dumps(figures, indent=2))
+        if options["write"]:
+            write_classifier(figures["model"], entry)
+            self.stdout.write(f"classifier for {figures['model']} written to {CLASSIFIERS}")
+
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
+            if options["significance"]:
+                self._significance(options)
+                return
             graph = options["graph"]
             with tqdm(unit="question", desc="collecting") as bar:
                 questions = collect(options["data"], tick=bar.update, graph=graph)
