@@ -82,7 +82,7 @@ def replay_report(runs: list[dict[str, list[float]]], samples: list[str], window
 
 def curve_svg(curve: dict[str, list[float]], *, title: str, window: int = WINDOW) -> str:
     """A line chart of the two curves (learning on, learning off) as standalone SVG markup."""
-    width, height, left, right, top, bottom = 720, 360, 56, 16, 40, 48
+    width, height, left, right, top, bottom = 760, 360, 56, 16, 40, 48
     plot_w, plot_h = width - left - right, height - top - bottom
     longest = max(len(curve.get("on", [])), len(curve.get("off", [])), 2)
     highest = max([*curve.get("on", []), *curve.get("off", []), 0.1])
@@ -107,9 +107,11 @@ def curve_svg(curve: dict[str, list[float]], *, title: str, window: int = WINDOW
             f'<line x1="{left}" x2="{width - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#e5e5e5"/>'
             f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>'
         )
-    ticks = max(1, (longest // 5 + 9) // 10 * 10)
-    for i in range(0, longest, ticks):
-        parts.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" text-anchor="middle">{i + 1}</text>')
+    step = next((s for s in (10, 25, 50, 100, 250, 500) if longest / s <= 8), 1000)
+    for answered in [1, *range(step, longest + 1, step)]:
+        parts.append(
+            f'<text x="{x(answered - 1):.1f}" y="{height - bottom + 16}" text-anchor="middle">{answered}</text>'
+        )
     parts.append(
         f'<text x="{left + plot_w / 2}" y="{height - 10}" text-anchor="middle">questions answered</text>'
         f'<text x="14" y="{top + plot_h / 2}" transform="rotate(-90 14 {top + plot_h / 2})" text-anchor="middle">'
@@ -122,10 +124,10 @@ def curve_svg(curve: dict[str, list[float]], *, title: str, window: int = WINDOW
         parts.append(
             f'<polyline class="{mode}" fill="none" stroke="{colour}" stroke-width="2"{dashes} points="{points}"/>'
         )
-        ly = top + 14 + 16 * n
+        lx = width - right - 230 + 120 * n  # the legend sits on the title's line, clear of the curves
         parts.append(
-            f'<line x1="{width - right - 130}" x2="{width - right - 100}" y1="{ly - 4}" y2="{ly - 4}" '
-            f'stroke="{colour}" stroke-width="2"{dashes}/><text x="{width - right - 94}" y="{ly}">{label}</text>'
+            f'<line x1="{lx}" x2="{lx + 30}" y1="18" y2="18" stroke="{colour}" stroke-width="2"{dashes}/>'
+            f'<text x="{lx + 36}" y="22">{label}</text>'
         )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

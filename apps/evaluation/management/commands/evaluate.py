@@ -123,7 +123,7 @@ class Command(BaseCommand):
         if options["replay"]:
             report = self._replay(conversations, options["unit"], options["window"])
             if options["chart"]:
-                title = f"LoCoMo dev, {len(conversations)} conversations: MRR while answering, rated after each answer"
+                title = f"LoCoMo {options['data'].stem}, {len(conversations)} conversations: MRR while answering"
                 options["chart"].parent.mkdir(parents=True, exist_ok=True)
                 options["chart"].write_text(curve_svg(report["curve"], title=title, window=options["window"]))
                 self.stdout.write(f"chart written to {options['chart']}")
