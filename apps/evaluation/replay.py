@@ -15,7 +15,7 @@ from django.db import transaction
 
 from apps.chat.models import Conversation
 from apps.evaluation import corpus
-from apps.evaluation.learning import answer_rate, ask_full, ranked
+from apps.evaluation.learning import answer_rate, ask_full, paired_bootstrap, ranked
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.metrics import reciprocal_rank
 
@@ -75,6 +75,7 @@ def replay_report(runs: list[dict[str, list[float]]], samples: list[str], window
             "off": mean([x for run in runs for x in run["off"]]),
             "on": mean([x for run in runs for x in run["on"]]),
         },
+        "mrr_change": paired_bootstrap([x for run in runs for x in run["off"]], [x for run in runs for x in run["on"]]),
         "curve": curve,
         "reciprocal_ranks": dict(zip(samples, runs, strict=True)),
     }
