@@ -10,6 +10,7 @@ the bridges it proposed were promoted (confirmed twice) and then carried evidenc
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -24,66 +25,93 @@ from apps.evaluation import corpus
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.locomo import Question
 from apps.evaluation.metrics import Item, mean_of, question_scores
-from apps.graph.context import graph_context
+from apps.graph.context import context_for
 from apps.graph.explore import explore_around
 from apps.graph.models import Dependency, DependencyKind
 from apps.graph.traversal import MIN_CONFIDENCE
-from apps.retrieval.gate import GateResult
+from apps.retrieval.context import asked
+from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import significance
 
 BOOTSTRAP = 2000
 
 
-def _ask(user: User, vault_id: int, text: str) -> GateResult | None:
+@functools.lru_cache(maxsize=8192)
+def _embedded(user_id: int, vault_id: int, text: str) -> tuple[str, tuple[int, ...], tuple[float, ...]]:
+    """A question asked again (before, after, at every parameter tried) is validated, scoped and embedded once."""
+    clean, scope, vector = asked(user=User.objects.get(pk=user_id), question=text, vault_ids=[vault_id])
+    return clean, tuple(scope), tuple(vector)
+
+
+def ask_full(user: User, vault_id: int, text: str) -> GateResult | None:
+    """What `full` (chat's graph context path) gives for the question, or None when it is not worth a search."""
     if not significance(text).significant:
         return None
-    return graph_context(user=user, question=text, vault_ids=[vault_id])
+    clean, scope, vector = _embedded(user.pk, vault_id, text)
+    return context_for(text=clean, vector=list(vector), scope=list(scope), user=user)
 
 
-def _scores(
+def ranked(result: GateResult | None, items: dict[int, Item]) -> list[Item]:
+    """The units `full` injected that carry a turn, in the order it injected them."""
+    survivors = [r for r in result.survivors if r.candidate.chunk in items] if result else []
+    return [items[r.candidate.chunk] for r in survivors]
+
+
+def answer_rate(
+    user: User, conversation: Conversation, vault_id: int, q: Question, items: dict[int, Item], shown: list[Rated]
+) -> Counter[str]:
+    """Store what was shown as an answer's context and rate each unit as the asker would with the gold evidence
+    at hand (confirm for a unit carrying an evidence turn, not relevant for the others), through the API's
+    feedback service."""
+    asked_message = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
+    answer = Message.objects.create(
+        conversation=conversation,
+        role=Role.ASSISTANT,
+        status=Status.COMPLETE,
+        reply_to=asked_message,
+        vault_ids=[vault_id],
+        resolved_query=q.text,
+    )
+    votes: Counter[str] = Counter()
+    for item in context_items_store(answer, shown, shown):
+        turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()
+        signal = "confirm" if turns & set(q.evidence) else "not_relevant"
+        feedback_record(user=user, item_id=item.pk, signal=signal)
+        votes[signal] += 1
+        if item.speculative:
+            votes[f"explorer_{signal}"] += 1
+    return votes
+
+
+def scores_of(
     user: User, vault_id: int, questions: list[Question], items: dict[int, Item], walked: set[int] | None = None
 ) -> list[dict[str, float]]:
     """Each question's metrics; `walked` collects the edges of the units that delivered evidence."""
     rows = []
     for q in questions:
-        result = _ask(user, vault_id, q.text)
-        survivors = [r for r in result.survivors if r.candidate.chunk in items] if result else []
-        ranking = [items[r.candidate.chunk] for r in survivors]
-        rows.append(question_scores(ranking, set(q.evidence)))
-        if walked is not None:
-            for r in survivors:
+        result = ask_full(user, vault_id, q.text)
+        rows.append(question_scores(ranked(result, items), set(q.evidence)))
+        if walked is not None and result:
+            for r in result.survivors:
+                if r.candidate.chunk not in items:
+                    continue
                 if set(items[r.candidate.chunk].turns) & set(q.evidence):
                     walked.update(r.candidate.trace.edges if r.candidate.trace else ())
     return rows
 
 
-def _replay(
+def replay_rated(
     user: User, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
 ) -> Counter[str]:
     """Ask, show, rate: one chat turn per question, feedback through the API's service."""
     conversation = Conversation.objects.create(owner=user, title="learning replay")
     votes: Counter[str] = Counter()
     for q in questions:
-        result = _ask(user, vault_id, q.text)
+        result = ask_full(user, vault_id, q.text)
         shown = list(result.survivors) if result else []
         unit = explore_around(result, q.text, [vault_id]) if scout and result else None
         shown += [unit] if unit else []
-        asked = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
-        answer = Message.objects.create(
-            conversation=conversation,
-            role=Role.ASSISTANT,
-            status=Status.COMPLETE,
-            reply_to=asked,
-            vault_ids=[vault_id],
-            resolved_query=q.text,
-        )
-        for item in context_items_store(answer, shown, shown):
-            turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()
-            signal = "confirm" if turns & set(q.evidence) else "not_relevant"
-            feedback_record(user=user, item_id=item.pk, signal=signal)
-            votes[signal] += 1
-            if item.speculative:
-                votes[f"explorer_{signal}"] += 1
+        votes.update(answer_rate(user, conversation, vault_id, q, items, shown))
     return votes
 
 
@@ -120,10 +148,10 @@ def run_learning(
         replayed, measured = conv.questions[0::2], [q for q in conv.questions[1::2] if q.category != 5 and q.evidence]
         seen = {turn for q in replayed for turn in q.evidence}
         unshared += [not (set(q.evidence) & seen) for q in measured]
-        before += _scores(user, vault.vault.pk, measured, vault.items)
-        votes.update(_replay(user, vault.vault.pk, replayed, vault.items, scout=scout))
+        before += scores_of(user, vault.vault.pk, measured, vault.items)
+        votes.update(replay_rated(user, vault.vault.pk, replayed, vault.items, scout=scout))
         walked: set[int] = set()
-        after += _scores(user, vault.vault.pk, measured, vault.items, walked)
+        after += scores_of(user, vault.vault.pk, measured, vault.items, walked)
         promoted = set(
             Dependency.objects.filter(
                 vault_id=vault.vault.pk, kind=DependencyKind.BRIDGE, confidence__gte=MIN_CONFIDENCE

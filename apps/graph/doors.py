@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
+from apps.graph.learning import rates
+
 DOOR_SHARE = 0.10  # a term more than this share of the passages carry is no door (a common word opens every fact)
 DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
 MAX_DOORS = 8
-# What desire paths learned moves a fact at most one hit's worth (odds ×2, the Beta(1, 1) mean after one confirm):
-# a question's doors all carry the same vote, and several of them, or several votes, say "this helped before", not
-# "this answers now" (the cap was chosen leave-one-conversation-out; docs/evaluation.md).
-MOST_LIFT = 2.0
 _COUNTS = """
 WITH doors AS (
     SELECT DISTINCT (ts_lexize('english_stem', w))[1] AS term FROM unnest(%(words)s::text[]) AS w
@@ -73,14 +71,15 @@ def term_counts_refresh(*, vault_id: int) -> int:
 def door_lifts(doors: list[str], asks: str, chunks: list[int], scope: list[int]) -> dict[int, float]:
     """chunk → what the desire paths from these doors learned about it for questions that ask for `asks`, as odds
     against an unlearned fact (1.0): the Beta(1, 1) mean of the outcomes through any of the doors, v / (1 − v), at
-    most MOST_LIFT."""
+    most `Rates.most_lift` (`apps.graph.learning`)."""
     if not doors or not chunks:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(_LEARNED, {"scope": scope, "intent": asks, "doors": doors, "chunks": chunks})
         rows = cursor.fetchall()
     lifts = {}
+    most = rates().most_lift
     for chunk, helped, failed in rows:
         value = (1 + float(helped)) / (2 + float(helped) + float(failed))
-        lifts[int(chunk)] = min(value / (1 - value), MOST_LIFT)
+        lifts[int(chunk)] = min(value / (1 - value), most)
     return lifts

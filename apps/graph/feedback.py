@@ -22,13 +22,13 @@ from django.utils import timezone
 from apps.graph.conversation import neighbours_of
 from apps.graph.doors import MAX_DOORS
 from apps.graph.learning import (
-    DELIBERATE,
     Moved,
     Outcome,
     confidence_step,
     door_value_record,
     fact_value_record,
     path_value_record,
+    rates,
     weight_adjust,
 )
 from apps.graph.models import Dependency, Entity, Mention
@@ -37,7 +37,6 @@ from apps.notes.models import Chunk
 from apps.retrieval.trace import Trace
 
 UP = {"confirm", "used"}
-NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 DOWN = {"not_relevant", "reject", "correct"}
 
 
@@ -75,7 +74,7 @@ def _edges_learn(vault_id: int, trace: Trace, intent: str, outcome: Outcome, vot
     edges = list(  # in id order: concurrent votes on paths that share edges lock them in the same order
         Dependency.objects.filter(pk__in=trace.edges, vault_id=vault_id).order_by("pk").values_list("pk", flat=True)
     )
-    step = DELIBERATE * outcome.weight
+    step = rates().deliberate * outcome.weight
     ladder = vote.signal in ("confirm", "reject", "correct") and outcome.source == "feedback"
     moved: list[Moved | None] = []
     for edge in edges:
@@ -117,7 +116,9 @@ def _doors_learn(vault_id: int, trace: Trace, chunk_id: int | None, outcome: Out
     doors = _doors(trace)
     paths = {(door, *f): outcome for f in fact for door in doors}
     if outcome.helped and fact and chunk_id and doors:
-        beside = replace(outcome, weight=outcome.weight * NEIGHBOUR, reason=f"{outcome.reason} (the turn next to it)")
+        beside = replace(
+            outcome, weight=outcome.weight * rates().neighbour, reason=f"{outcome.reason} (the turn next to it)"
+        )
         for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
             for door in doors:
                 paths.setdefault((door, *f), beside)
@@ -136,7 +137,7 @@ def _node_weaken(vault_id: int, trace: Trace, vote: Vote, reason: str) -> Moved 
     return weight_adjust(
         target="entity_strength",
         target_id=node,
-        delta=-DELIBERATE * vote.weight,
+        delta=-rates().deliberate * vote.weight,
         source=vote.source,
         reason=reason,
         feedback_id=vote.feedback_id,

@@ -6,6 +6,9 @@ plus the ledger's deltas is its strength."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,6 +21,46 @@ from apps.graph.models import LADDER, STRENGTH_MAX, STRENGTH_MIN, Dependency, Re
 
 DELIBERATE = 0.01  # a person's signal
 AUTOMATIC = 0.00001  # co-occurrence, a later search
+MISS_WEIGHT = 0.25  # a miss counts a quarter of a hit: one question's noise is often another's answer
+NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
+# What desire paths learned moves a fact at most one hit's worth (odds ×2, the Beta(1, 1) mean after one confirm):
+# a question's doors all carry the same vote, and several of them, or several votes, say "this helped before", not
+# "this answers now" (the cap was chosen leave-one-conversation-out; docs/evaluation.md).
+MOST_LIFT = 2.0
+DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Every parameter the learners read, in one place, so an evaluation can choose them on some conversations
+    and measure them on others (`rates_applied`). The defaults are the product's; the clamps [0.05, 0.95] are
+    the database's constraint and are not among them."""
+
+    deliberate: float = DELIBERATE
+    miss_weight: float = MISS_WEIGHT
+    neighbour: float = NEIGHBOUR
+    most_lift: float = MOST_LIFT
+    decay_step: float = DECAY_STEP
+
+
+PRODUCT_RATES = Rates()
+_RATES: ContextVar[Rates | None] = ContextVar("learning_rates", default=None)
+
+
+def rates() -> Rates:
+    """The learning parameters in force (the product's unless an evaluation applied others)."""
+    return _RATES.get() or PRODUCT_RATES
+
+
+@contextmanager
+def rates_applied(chosen: Rates) -> Iterator[None]:
+    """Learn and rank with `chosen` inside the block (this thread or task only)."""
+    token = _RATES.set(chosen)
+    try:
+        yield
+    finally:
+        _RATES.reset(token)
+
 
 _TABLES = {"edge_strength": ("graph_dependency", "strength"), "entity_strength": ("graph_entity", "strength")}
 
@@ -68,7 +111,6 @@ def weight_adjust(
     return Moved(target, target_id, old, new)
 
 
-MISS_WEIGHT = 0.25  # a miss counts a quarter of a hit: one question's noise is often another's answer
 ANY_INTENT = "any"  # rhythm values learn across intents
 _VALUES = {
     "path_value": ("graph_pathvalue", ("edge_id",)),
@@ -155,7 +197,7 @@ def _counts(outcome: Outcome) -> dict[str, float]:
     """What one outcome adds to a value's hits and misses."""
     if outcome.helped:
         return {"up": outcome.weight, "down": 0.0}
-    return {"up": 0.0, "down": outcome.weight * MISS_WEIGHT}
+    return {"up": 0.0, "down": outcome.weight * rates().miss_weight}
 
 
 def confidence_step(
@@ -188,7 +230,6 @@ def confidence_step(
     return Moved("edge_confidence", edge_id, old, new_confidence)
 
 
-DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 DECAY_AFTER_DAYS = 14
 DECAY_BATCH = 10_000
 
@@ -206,7 +247,7 @@ def edges_decay(*, now: datetime | None = None) -> int:
         if weight_adjust(
             target="edge_strength",
             target_id=edge_id,
-            delta=-DECAY_STEP,
+            delta=-rates().decay_step,
             source="decay",
             reason=f"not walked for {DECAY_AFTER_DAYS} days",
         ):

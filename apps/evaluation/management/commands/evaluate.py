@@ -8,8 +8,10 @@ from tqdm import tqdm
 
 from apps.evaluation import corpus, locomo
 from apps.evaluation.calibration import calibrate, collect
+from apps.evaluation.folds import GRID, conversation_measure, folds_report
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
+from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, replay_report
 from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
 from apps.evaluation.significance_fit import calibrate_significance, groups, write_classifier
 from apps.graph.relevance import GRAPH_FEATURES
@@ -38,6 +40,21 @@ class Command(BaseCommand):
             help="also replay half of each conversation's questions with simulated feedback and measure the other "
             "half before and after (`learning` in the JSON)",
         )
+        conv.add_argument(
+            "--folds",
+            type=int,
+            help="with --learn: choose every learning parameter on the other conversations and measure on the "
+            "held-back ones, in this many folds (only this is run)",
+        )
+        conv.add_argument(
+            "--replay",
+            action="store_true",
+            help="the learning curve: each conversation's questions in order, rated after each answer, against "
+            "the same replay with learning off (only this is run)",
+        )
+        conv.add_argument("--chart", type=Path, help="with --replay: write the learning curve here as SVG")
+        conv.add_argument("--window", type=int, default=WINDOW, help="with --replay: questions per rolling MRR")
+        conv.add_argument("--conversations", type=int, help="only the first N conversations of the split")
         self._common(conv)
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
         cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
@@ -99,6 +116,48 @@ class Command(BaseCommand):
             write_classifier(figures["model"], entry)
             self.stdout.write(f"classifier for {figures['model']} written to {CLASSIFIERS}")
 
+    def _folds(self, conversations: list[locomo.Conversation], unit: str, k: int) -> dict[str, Any]:
+        user = eval_user()
+        try:
+            with tqdm(total=len(conversations) * len(GRID), unit="point", desc="learning folds") as bar:
+                measured = [conversation_measure(user=user, conv=c, unit=unit, tick=bar.update) for c in conversations]
+        finally:
+            corpus.teardown(user)
+        report = folds_report(measured, k)
+        for fold in report["folds"]:
+            self.stdout.write(f"fold {fold['measured_on']}: rates {fold['rates']}\n  {_line(fold)}")
+        self.stdout.write(f"pooled: {_line(report['pooled'])}\ndefaults: {_line(report['defaults'])}")
+        return report
+
+    def _replay(self, conversations: list[locomo.Conversation], unit: str, window: int) -> dict[str, Any]:
+        user = eval_user()
+        try:
+            total = sum(len(c.questions) for c in conversations)
+            with tqdm(total=total, unit="question", desc="learning curve") as bar:
+                runs = [conversation_replay(user=user, conv=c, unit=unit, tick=bar.update) for c in conversations]
+        finally:
+            corpus.teardown(user)
+        report = replay_report(runs, [c.sample_id for c in conversations], window)
+        self.stdout.write(f"replay MRR: learning off {report['mrr']['off']}, on {report['mrr']['on']}")
+        return report
+
+    def _learning_only(self, options: dict[str, Any]) -> None:
+        conversations = locomo.load(options["data"])[: options["conversations"]]
+        if options["replay"]:
+            report = self._replay(conversations, options["unit"], options["window"])
+            if options["chart"]:
+                title = f"LoCoMo {options['data'].stem}, {len(conversations)} conversations: MRR while answering"
+                options["chart"].parent.mkdir(parents=True, exist_ok=True)
+                options["chart"].write_text(curve_svg(report["curve"], title=title, window=options["window"]))
+                self.stdout.write(f"chart written to {options['chart']}")
+        else:
+            report = self._folds(conversations, options["unit"], options["folds"])
+        report = {"dataset": f"locomo:{options['data'].name}", "unit": options["unit"], **report}
+        if options["json_out"]:
+            options["json_out"].parent.mkdir(parents=True, exist_ok=True)
+            options["json_out"].write_text(json.dumps(report, indent=2))
+            self.stdout.write(f"figures written to {options['json_out']}")
+
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
             if not options["data"].exists():
@@ -117,6 +176,9 @@ class Command(BaseCommand):
         if options["dataset"] == "locomo":
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
+            if options["replay"] or (options["learn"] and options["folds"]):
+                self._learning_only(options)
+                return
             total = sum(len(c.questions) for c in locomo.load(options["data"]))
             with tqdm(total=total, unit="question", desc="LoCoMo") as bar:
                 report = run_locomo(
@@ -141,6 +203,17 @@ class Command(BaseCommand):
             options["json_out"].parent.mkdir(parents=True, exist_ok=True)
             options["json_out"].write_text(json.dumps(report, indent=2))
             self.stdout.write(f"figures written to {options['json_out']}")
+
+
+def _line(figures: dict[str, Any]) -> str:
+    parts = []
+    for part in ("all", "unshared"):
+        f = figures[part]
+        parts.append(
+            f"{part} ({f['questions']}): MRR {f['mrr']['before']} → {f['mrr']['after']} {f['mrr']['change']}, "
+            f"recall@10 {f['recall@10']['before']} → {f['recall@10']['after']}"
+        )
+    return "; ".join(parts)
 
 
 def render_table(report: dict[str, Any]) -> str:

@@ -1,0 +1,103 @@
+"""Learning is measured on conversations its parameters were never chosen on, and the learning curve is drawn
+with learning on and off on one chart."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from django.core.management import call_command
+
+from apps.evaluation.folds import Measured, chosen_rates, conversation_folds, folds_report
+from apps.evaluation.replay import curve_svg, learning_curve, rolling
+from apps.graph.learning import Rates
+from tests.evaluation.test_scoring import TINY
+
+
+@pytest.mark.parametrize(("count", "k"), [(4, 4), (4, 2), (5, 3), (6, 4)])
+def test_every_conversation_is_measured_in_one_fold_and_never_chosen_on_there(count, k):
+    folds = conversation_folds(count, k)
+
+    assert len(folds) == k
+    for choose, measure in folds:
+        assert measure and choose
+        assert not set(choose) & set(measure)
+        assert set(choose) | set(measure) == set(range(count))
+    measured = [c for _, measure in folds for c in measure]
+    assert sorted(measured) == list(range(count))
+
+
+def test_fewer_than_two_folds_or_more_folds_than_conversations_is_refused():
+    with pytest.raises(ValueError, match="folds"):
+        conversation_folds(4, 1)
+    with pytest.raises(ValueError, match="folds"):
+        conversation_folds(3, 4)
+
+
+def _measured(sample_id: str, gains: dict[Rates, float]) -> Measured:
+    before = [{"mrr": 0.5, "recall@10": 0.5}] * 4
+    after = {point: [{"mrr": 0.5 + gain, "recall@10": 0.5}] * 4 for point, gain in gains.items()}
+    return Measured(sample_id=sample_id, before=before, unshared=[True, False, True, False], after=after)
+
+
+def test_a_fold_uses_the_parameters_best_on_the_other_conversations_not_on_its_own():
+    product, bolder = Rates(), Rates(most_lift=3.0)
+    grid = (product, bolder)
+    convs = [
+        _measured("a", {product: 0.0, bolder: 0.2}),
+        _measured("b", {product: 0.0, bolder: 0.1}),
+        _measured("held", {product: 0.3, bolder: -0.1}),  # its own best would flatter it
+    ]
+
+    assert chosen_rates(convs[:2], grid) == bolder
+    assert chosen_rates([_measured("tie", {product: 0.1, bolder: 0.1})], grid) == product  # the product wins ties
+    report = folds_report(convs, 3, grid)
+    held = next(f for f in report["folds"] if f["measured_on"] == ["held"])
+    assert held["rates"]["most_lift"] == 3.0
+    assert held["all"]["mrr"]["change"]["mean"] == pytest.approx(-0.1)
+    assert report["pooled"]["all"]["questions"] == 12 and report["pooled"]["unshared"]["questions"] == 6
+
+
+def test_the_learning_curve_is_a_rolling_mean_averaged_over_conversations():
+    assert rolling([1.0, 0.0, 1.0, 1.0], window=2) == [1.0, 0.5, 0.5, 1.0]
+    curve = learning_curve([{"off": [0.0, 0.0], "on": [1.0, 1.0]}, {"off": [1.0], "on": [1.0]}], window=2)
+    assert curve == {"off": [0.5, 0.0], "on": [1.0, 1.0]}
+
+
+def test_the_chart_draws_learning_on_and_off():
+    svg = curve_svg({"off": [0.2, 0.3, 0.25], "on": [0.2, 0.35, 0.4]}, title="a <test>", window=2)
+
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert re.findall(r'<polyline class="(on|off)"', svg) == ["off", "on"]
+    assert "learning on" in svg and "learning off" in svg and "a &lt;test&gt;" in svg
+    assert all(len(m.split()) == 3 for m in re.findall(r'points="([^"]*)"', svg))
+
+
+@pytest.mark.django_db
+def test_the_replay_command_writes_the_curve_and_its_chart(tmp_path):
+    data, out, chart = tmp_path / "tiny.json", tmp_path / "curve.json", tmp_path / "curve.svg"
+    data.write_text(json.dumps([TINY]))
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--replay",
+        "--window",
+        "2",
+        "--chart",
+        str(chart),
+        "--json",
+        str(out),
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    assert report["questions"] == [3]  # categories 1–4 with evidence, in the conversation's order
+    assert len(report["curve"]["on"]) == len(report["curve"]["off"]) == 3
+    assert report["curve"]["on"][0] == report["curve"]["off"][0]  # nothing is learned before the first answer
+    assert re.findall(r'<polyline class="(on|off)"', chart.read_text()) == ["off", "on"]
