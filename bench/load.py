@@ -223,7 +223,7 @@ def load_average() -> list[float]:
 
 
 def locust_run(
-    port: int, env: dict[str, str], records: Path, *, users: int, seconds: float, steps: str = ""
+    port: int, env: dict[str, str], records: Path, *, users: int, seconds: float, steps: str = "", alone: str = ""
 ) -> dict[str, Any]:
     """Run the locustfile headless; load-average samples every 10 s while it runs."""
     records.unlink(missing_ok=True)
@@ -237,6 +237,8 @@ def locust_run(
     command += ["-H", f"http://127.0.0.1:{port}", "--stop-timeout", "60", "--loglevel", "WARNING"]
     if steps:
         locust_env |= {"LOAD_STEPS": steps, "LOAD_STEP_SECONDS": str(seconds)}
+    elif alone:  # one user class by itself: the reference the same machine gives at the same time
+        command += [alone, "-u", "1", "-r", "1", "-t", f"{int(seconds)}s"]
     else:
         command += ["-u", str(users + 2), "-r", "5", "-t", f"{int(seconds)}s"]
     log = (DATA_DIR / f"locust-{records.stem}.log").open("wb")
@@ -394,8 +396,10 @@ def main() -> None:
         left: list[str] = []
         try:
             report["stack_up_seconds"] = round(time.monotonic() - started, 1)
+            # An account per reader at the largest step: two readers on one note would conflict (409) by design.
+            people = max([args.readers] + [int(n) for n in args.steps.split(",") if n.strip()])
             subprocess.run(
-                [sys.executable, __file__, "--populate", str(args.readers), "--corpus", str(args.corpus)],
+                [sys.executable, __file__, "--populate", str(people), "--corpus", str(args.corpus)],
                 cwd=ROOT,
                 env=env,
                 check=True,
@@ -410,6 +414,15 @@ def main() -> None:
                 "web": "gunicorn, 2 workers x 8 threads (make run's defaults)",
                 "answers_worker_concurrency": int(os.environ.get("DESIREPATH_ANSWER_CONCURRENCY", "2")),
                 "chat_waits_per_user": int(os.environ.get("DESIREPATH_CHAT_WAITS_PER_USER", "4")),
+            }
+            alone_file = DATA_DIR / "healthz-alone.jsonl"
+            report["healthz_alone_run"] = locust_run(port, env, alone_file, users=1, seconds=60, alone="HealthPoller")
+            alone = [r["ms"] for r in read_records(alone_file)]
+            report["healthz_alone"] = {
+                "requests": len(alone),
+                "p50_ms": percentile(alone, 50),
+                "p95_ms": percentile(alone, 95),
+                "max_ms": max(alone, default=None),
             }
             steady_file = DATA_DIR / "steady.jsonl"
             report["steady_run"] = locust_run(port, env, steady_file, users=args.readers, seconds=args.seconds)
