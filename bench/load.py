@@ -110,6 +110,13 @@ def stack_stop(stack: subprocess.Popen[bytes]) -> list[str]:
         except subprocess.TimeoutExpired:
             stack.kill()
             stack.wait()
+    from desirepath import embedded
+
+    # Servers of this data directory that `make run` found running (an interrupted earlier run) and so left alone.
+    if embedded.postgres_running(DATA_DIR):
+        embedded.stop_postgres(DATA_DIR / "postgres")
+    if embedded.redis_running(DATA_DIR):
+        embedded.stop_redis(DATA_DIR)
     time.sleep(1)
     left = []
     for proc in Path("/proc").iterdir():

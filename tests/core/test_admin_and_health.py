@@ -50,14 +50,14 @@ def test_healthz_reports_each_part_and_a_missing_worker():
 def test_healthz_asks_the_workers_once_in_a_few_seconds_not_at_every_poll(worker):
     from apps.core.apis import WORKER_OK_SECONDS
 
-    assert Client().get("/healthz").json()["worker"] == "ok"
-    worker.terminate()
+    deadline = time.monotonic() + 120  # a solo worker answers a ping between tasks (the sample's follow-up)
+    while Client().get("/healthz").json()["worker"] != "ok":
+        assert time.monotonic() < deadline, "the worker never answered /healthz"
+    worker.kill()
     worker.wait(timeout=30)
-    started = time.monotonic()
-    # A poll soon after reports the worker that just answered, without waiting on another broadcast.
+    # A poll soon after reports the worker that just answered: no broadcast (nobody is left to answer one).
     assert Client().get("/healthz").json()["worker"] == "ok"
-    assert time.monotonic() - started < 0.9  # a ping nobody answers waits its whole second
-    time.sleep(WORKER_OK_SECONDS)
+    time.sleep(WORKER_OK_SECONDS)  # and no longer than that
     assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
 
 
