@@ -93,10 +93,14 @@ def stack_start(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     stack = subprocess.Popen([sys.executable, "-m", "desirepath.run"], cwd=ROOT, env=env, stdout=log, stderr=log)
     log.close()
     deadline = time.monotonic() + 900
-    while not healthy(port):
-        if stack.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the stack did not come up; see {DATA_DIR / 'stack.log'}")
-        time.sleep(1)
+    try:
+        while not healthy(port):
+            if stack.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the stack did not come up; see {DATA_DIR / 'stack.log'}")
+            time.sleep(1)
+    except BaseException:  # an interrupt while it starts stops it too
+        stack_stop(stack)
+        raise
     return stack
 
 
@@ -253,9 +257,14 @@ def locust_run(
     process = subprocess.Popen(command, cwd=ROOT, env=locust_env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
     samples = [load_average()]
-    while process.poll() is None:
-        time.sleep(10)
-        samples.append(load_average())
+    try:
+        while process.poll() is None:
+            time.sleep(10)
+            samples.append(load_average())
+    except BaseException:
+        process.terminate()
+        process.wait(timeout=90)
+        raise
     return {"seconds": round(time.time() - started, 1), "load_average_1min": [s[0] for s in samples]}
 
 
