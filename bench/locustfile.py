@@ -83,10 +83,12 @@ class Browser(HttpUser):
         self.call("GET", "/chat/", "/chat/ (page)")
 
     def csrf(self) -> dict[str, str]:
-        return {"X-CSRFToken": self.client.cookies.get("csrftoken", ""), "Referer": self.host + "/chat/"}
+        return {"X-CSRFToken": self.client.cookies.get("csrftoken") or "", "Referer": f"{self.host}/chat/"}
 
-    def call(self, method: str, url: str, name: str, *, ok: tuple[int, ...] = (200,), **kwargs: Any) -> tuple[int, Any]:
-        """One request; its outcome recorded; the status and the decoded JSON body (None if not JSON)."""
+    def call(
+        self, method: str, url: str, name: str, *, ok: tuple[int, ...] = (200,), **kwargs: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        """One request, its outcome recorded: the status, the decoded JSON body (None if not JSON), the headers."""
         with self.client.request(method, url, name=name, catch_response=True, **kwargs) as reply:
             context = reply.request_meta["context"]  # what the request event is fired with
             context["status"] = reply.status_code
