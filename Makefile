@@ -7,7 +7,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test install lint typecheck pytest chromium bench clean-test-data
+.PHONY: run test install lint typecheck pytest chromium bench load clean-test-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench: install
 	$(BIN)/python bench/traversal.py
 	$(BIN)/python bench/import.py
 	$(BIN)/python bench/writes.py
+
+# The whole stack under 50 users for 5 minutes, then in steps (~20 min; its own data dir and port).
+load: install
+	$(BIN)/python bench/load.py
 
 clean-test-data:
 	rm -rf .data-test

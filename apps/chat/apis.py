@@ -42,7 +42,10 @@ class ChatApi(APIView):
         request=ChatIn,
         responses={
             200: ChatAnswerOut,
-            202: OpenApiResponse(ChatAnswerDetailOut, description="Still being written: fetch the conversation."),
+            202: OpenApiResponse(
+                ChatAnswerDetailOut,
+                description="Still being written, or waiting its turn behind other answers: fetch the conversation.",
+            ),
             **errors(400),
             404: OpenApiResponse(
                 ErrorOut,
@@ -56,8 +59,9 @@ class ChatApi(APIView):
         },
         summary="Ask a question; a worker answers while the call waits: 200 when the answer is complete (its "
         "context, citations and gate scores); 202 if it is still being written after the wait, or at once when "
-        "the asker already has as many answers waiting as allowed (fetch the conversation); 404 if a vault "
-        "became unreadable meanwhile; 503 (question kept) if answering failed or no worker picked it up",
+        "the asker already has as many answers waiting as allowed, or while it waits its turn behind answers the "
+        "workers are writing (fetch the conversation); 404 if a vault became unreadable meanwhile; 503 (question "
+        "kept) if answering failed or no worker picked it up while none was writing",
     )
     def post(self, request: Request) -> Response:
         data = ChatIn(data=request.data)
@@ -95,14 +99,19 @@ class ChatApi(APIView):
                 ChatAnswerDetailOut({**payload, "detail": last.data["detail"]}).data, status=last.data["status"]
             )
         if last.kind == "timeout":
-            return _not_answered_yet(payload)
+            return _not_answered_yet(payload, queued=bool(last.data.get("queued")))
         return Response(ChatAnswerOut(payload).data)
 
 
 QUEUE_DOWN = "The answer queue cannot be reached right now; your question is kept in the conversation."
 
 
-def _not_answered_yet(payload: dict[str, Any]) -> Response:
+QUEUED = "Waiting its turn: the workers are busy with other answers; your question is kept and will be answered."
+
+
+def _not_answered_yet(payload: dict[str, Any], *, queued: bool) -> Response:
+    if payload["status"] == Status.PENDING and queued:
+        return Response(ChatAnswerDetailOut({**payload, "detail": QUEUED}).data, status=status.HTTP_202_ACCEPTED)
     if payload["status"] == Status.PENDING:
         detail = "No worker has picked this answer up yet; your question is kept and will be answered."
         return Response(

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
@@ -26,14 +28,26 @@ def _check_redis() -> str:
         return f"error: {type(exc).__name__}"
 
 
+# A worker that answered this process within WORKER_OK_SECONDS counts as up: the ping is a broadcast through the
+# broker that waits for a worker's reply, which a poller calling every second need not pay on each call.
+WORKER_OK_SECONDS = 5.0
+_worker_answered_at = float("-inf")
+
+
 def _check_worker() -> str:
     from celery import current_app  # the project's app, set when the `desirepath` package is imported
 
+    global _worker_answered_at
+    if time.monotonic() - _worker_answered_at < WORKER_OK_SECONDS:
+        return "ok"
     try:
         replies = current_app.control.ping(timeout=1.0, limit=1)  # done at the first reply, not after the timeout
     except Exception:  # noqa: BLE001
         return "down"
-    return "ok" if replies else "down"
+    if not replies:
+        return "down"
+    _worker_answered_at = time.monotonic()
+    return "ok"
 
 
 @require_GET

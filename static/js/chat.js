@@ -152,9 +152,9 @@ function stream(turn, url, form) {
   on("busy", (data) => { status.textContent = ""; finish(data.detail); });
   on("timeout", (data) => {
     status.textContent = "";
-    finish(data.status === "pending"
-      ? "No worker has picked this answer up yet; your question is kept and will be answered."
-      : "Still being answered: reload this conversation in a moment.");
+    if (data.status !== "pending") finish("Still being answered: reload this conversation in a moment.");
+    else if (data.queued) finish("Waiting its turn behind other answers; your question is kept and will be answered.");
+    else finish("No worker has picked this answer up yet; your question is kept and will be answered.");
   });
   source.onerror = () => finish("The connection dropped; your question is saved in this conversation.");
 }

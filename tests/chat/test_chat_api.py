@@ -240,3 +240,16 @@ def test_with_no_worker_to_answer_the_question_is_kept_and_the_api_says_so(setti
     assert reply["status"] == "pending" and reply["answer"] == ""
     question = Message.objects.get(pk=reply["message"]).reply_to
     assert question is not None and question.text == "What is a PTW?"
+
+
+def test_a_question_queued_behind_answers_being_written_is_waiting_its_turn_not_lost(settings, sample):
+    from apps.chat.services.relay import answer_writing
+
+    settings.CHAT_ANSWERS_IN_WORKER = True
+    settings.CHAT_UNCLAIMED_SECONDS = 1.0
+    settings.CHAT_WAIT_SECONDS = 3.0
+    with answer_writing():  # what a worker busy with another answer says the whole time
+        reply = ask(sample.owner, "What is a PTW?", [sample.pk], status=202)
+
+    assert reply["detail"].startswith("Waiting its turn")
+    assert reply["status"] == "pending" and reply["answer"] == ""

@@ -82,3 +82,31 @@ def test_an_edit_waiting_on_context_being_stored_still_goes_through(owner, vault
     items = ContextItem.objects.filter(message=answer)
     assert items.count() == len(rated) and set(items.values_list("chunk_id", flat=True)) == {None}
     assert any("Jonas Weber" in item.text for item in items)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_context_stored_while_an_edit_holds_the_note_waits_for_the_edit_and_neither_deadlocks(owner, vault):
+    note = make_note(vault, "Boiler.md", BODY, embed=False)
+    answer, rated = _answer_with_context_from(note)
+    stored: list[ContextItem] = []
+    store_error: list[BaseException] = []
+
+    def store() -> None:
+        try:
+            stored.extend(context_items_store(answer, rated, rated))
+        except BaseException as exc:  # noqa: BLE001 - reported to the test below
+            store_error.append(exc)
+        finally:
+            connection.close()
+
+    with transaction.atomic():  # an edit's order: its note's row first, then its old chunks go
+        Note.objects.select_for_update().get(pk=note.pk)
+        storing = threading.Thread(target=store)
+        storing.start()
+        time.sleep(0.5)  # the answer is storing its context meanwhile
+        Chunk.objects.filter(note=note).delete()
+    storing.join(timeout=20)
+
+    assert not storing.is_alive() and store_error == []
+    assert len(stored) == len(rated) and {item.chunk_id for item in stored} == {None}
+    assert any("Jonas Weber" in item.text for item in stored)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -41,6 +43,21 @@ def test_admin_pages_show_provenance_jobs_and_the_log(admin_client, sample):
 
 def test_healthz_reports_each_part_and_a_missing_worker():
     # No worker consumes the test queue outside tests/test_worker.py (which checks "ok").
+    assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
+
+
+@pytest.mark.worker
+def test_healthz_asks_the_workers_once_in_a_few_seconds_not_at_every_poll(worker):
+    from apps.core.apis import WORKER_OK_SECONDS
+
+    deadline = time.monotonic() + 120  # a solo worker answers a ping between tasks (the sample's follow-up)
+    while Client().get("/healthz").json()["worker"] != "ok":
+        assert time.monotonic() < deadline, "the worker never answered /healthz"
+    worker.kill()
+    worker.wait(timeout=30)
+    # A poll soon after reports the worker that just answered: no broadcast (nobody is left to answer one).
+    assert Client().get("/healthz").json()["worker"] == "ok"
+    time.sleep(WORKER_OK_SECONDS)  # and no longer than that
     assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
 
 

@@ -97,8 +97,10 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
     keeps its passage's text: a note edited or purged since it was read leaves the item without its chunk or
     note, never without its passage."""
     survivors = {id(r) for r in shown}
-    chunks = _still_there("notes_chunk", {r.candidate.chunk for r in rated_all})
+    # Notes before chunks, the order an edit locks them in (its note's row, then its chunks): the other order
+    # deadlocks with an edit that holds the note and deletes a chunk this answer already holds.
     notes = _still_there("notes_note", {r.candidate.note for r in rated_all})
+    chunks = _still_there("notes_chunk", {r.candidate.chunk for r in rated_all})
     items, number = [], 0
     for position, rated in enumerate(rated_all):
         c = rated.candidate

@@ -6,9 +6,12 @@ who comes late (or after the stream expired) gets the final state from the datab
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -22,6 +25,7 @@ from apps.chat.services.chat import Event, chat_run, message_payload
 STREAM_SECONDS = 3600  # how long a finished answer's events stay readable
 FINAL = ("done", "failure")
 WAITING = Event("waiting", {})
+WRITING_BEAT_SECONDS = 2.0  # how often a worker writing an answer says so
 
 
 def redis_client() -> Any:
@@ -40,16 +44,54 @@ def publish(message_id: int, event: Event) -> None:
     client.expire(key, STREAM_SECONDS)
 
 
+def _writing_key() -> str:
+    return f"desirepath:answers-writing:{settings.CHAT_ANSWER_QUEUE}"
+
+
+@contextmanager
+def answer_writing() -> Iterator[None]:
+    """While a worker writes an answer it says so every WRITING_BEAT_SECONDS (a model may take long before its
+    first word, so the beat does not wait for events)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        client = redis_client()
+        while True:
+            with contextlib.suppress(Exception):  # Redis down: waiting readers see no beat and say so
+                client.set(_writing_key(), repr(time.time()), ex=STREAM_SECONDS)
+            if stop.wait(WRITING_BEAT_SECONDS):
+                return
+
+    beating = threading.Thread(target=beat, name="answer-beat", daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join(timeout=5)
+
+
+def answers_being_written(within: float) -> bool:
+    """Whether a worker was writing an answer within the last `within` seconds: a question not picked up yet is
+    then waiting its turn behind other answers, not lost."""
+    try:
+        beat = redis_client().get(_writing_key())
+    except Exception:  # noqa: BLE001
+        return False
+    return beat is not None and time.time() - float(beat) < max(within, 2 * WRITING_BEAT_SECONDS)
+
+
 def answer_in_worker(message_id: int, user_id: int) -> str:
     """The worker's side: run the answer, publishing every event; the last one is `done` or `failure`."""
     message = Message.objects.select_related("reply_to").get(pk=message_id)
     user = get_user_model().objects.get(pk=user_id)
     kind = "failure"
-    for event in chat_run(message=message, user=user):
-        if kind == "failure" and event.kind == "failure" and event.data.get("status") == 409:
-            return "claimed elsewhere"  # a second send of the same question: the run that has it publishes
-        publish(message_id, event)
-        kind = event.kind
+    with answer_writing():
+        for event in chat_run(message=message, user=user):
+            if kind == "failure" and event.kind == "failure" and event.data.get("status") == 409:
+                return "claimed elsewhere"  # a second send of the same question: the run that has it publishes
+            publish(message_id, event)
+            kind = event.kind
     return kind
 
 
@@ -74,7 +116,8 @@ def _final_from_row(message_id: int) -> Event | None:
 def follow(message_id: int, *, wait: float, unclaimed: float) -> Iterator[Event]:
     """Relay the answer's events from the start until it is done or failed, with a `waiting` event for each
     second without news. Ends with a `timeout` event after `wait` seconds, or after `unclaimed` seconds if no
-    worker has picked the answer up (the question is kept and answered when one does)."""
+    worker has picked the answer up and none is writing another (the question is kept and answered when one
+    does); `queued` in the event says the answer was still waiting its turn behind others."""
     client, key, last = redis_client(), _key(message_id), "0-0"
     started = time.monotonic()
     while True:
@@ -95,6 +138,11 @@ def follow(message_id: int, *, wait: float, unclaimed: float) -> Iterator[Event]
             return
         waited = time.monotonic() - started
         status = Message.objects.filter(pk=message_id).values_list("status", flat=True).first()
-        if waited > wait or (status == Status.PENDING and waited > unclaimed):
+        if status == Status.PENDING and waited > unclaimed:
+            queued = answers_being_written(unclaimed)
+            if waited > wait or not queued:
+                yield Event("timeout", {"status": status, "waited": round(waited), "queued": queued})
+                return
+        elif waited > wait:
             yield Event("timeout", {"status": status, "waited": round(waited)})
             return
