@@ -28,15 +28,6 @@ def check_embedding_model(app_configs: Any = None, **kwargs: Any) -> list[CheckM
                 id="llm.E002",
             )
         )
-    if int(settings.EMBEDDING_DIMENSIONS) != model.dimensions:
-        problems.append(
-            Error(
-                f"{name} returns {model.dimensions}-dimensional vectors, the vector column holds "
-                f"{settings.EMBEDDING_DIMENSIONS}",
-                hint=f"set DESIREPATH_EMBEDDING_DIMENSIONS={model.dimensions} and run `manage.py reembed`",
-                id="llm.E003",
-            )
-        )
     if int(settings.CHUNK_MAX_CHARS) > model.chunk_max_chars:
         problems.append(
             Error(

@@ -1,8 +1,9 @@
 """One interface to the embedding model: a registered local model (`apps/llm/local_models.py`, MiniLM by default)
 or any litellm embedding model.
 
-The model is a deployment setting (`DESIREPATH_EMBEDDING_MODEL`); every chunk records the model that embedded
-it and search only compares vectors of the current model. A local model's weights are checked against their pinned
+The active model is the deployment setting (`DESIREPATH_EMBEDDING_MODEL`) until a switch (`apps/notes/services/
+embedding_switch.py`) makes another one active; chunks hold a vector per model and search compares only the active
+model's. A local model's weights are checked against their pinned
 sha256 before they are loaded.
 """
 
@@ -19,7 +20,11 @@ from apps.llm.local_models import is_local, local_model, verify_weights
 
 
 def current_model() -> str:
-    return str(settings.EMBEDDING_MODEL)
+    """The active embedding model: the one a completed switch made active, else the deployment setting."""
+    from apps.llm.models import EmbeddingModel, EmbeddingState  # models load after this module is first imported
+
+    active = EmbeddingModel.objects.filter(state=EmbeddingState.ACTIVE).values_list("name", flat=True).first()
+    return active or str(settings.EMBEDDING_MODEL)
 
 
 def model_dimensions(name: str) -> int:
@@ -73,9 +78,10 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
     return vectors
 
 
-def embed_query(text: str) -> list[float]:
-    """One query's vector; recent queries are kept so the significance check and search embed it once."""
-    return list(_cached_query_vector(text, current_model()))
+def embed_query(text: str, *, model: str | None = None) -> list[float]:
+    """One query's vector (the active model's by default); recent queries are kept so the significance check and
+    search embed it once."""
+    return list(_cached_query_vector(text, model or current_model()))
 
 
 @functools.lru_cache(maxsize=512)
