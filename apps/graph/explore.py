@@ -34,6 +34,7 @@ HUB_SHARE, HUB_MIN = 0.03, 10  # an entity more passages mention than this is a 
 _POOL = """
 SELECT v.chunk_id FROM notes_chunkvector v
 WHERE v.model = %(model)s AND v.vault_id = ANY(%(scope)s) AND v.tier = 'hot'
+  AND vector_dims(v.embedding) = vector_dims(%(qvec)s::vector)  -- a query embedded before a model switch: no pool
 ORDER BY v.embedding <=> %(qvec)s::vector
 LIMIT %(pool)s
 """

@@ -99,6 +99,7 @@ CROSS JOIN LATERAL (
     JOIN notes_chunkvector v ON v.chunk_id = m.chunk_id AND v.model = %(model)s
      AND v.vault_id = ANY(%(scope)s) AND v.tier = 'hot'
     WHERE m.entity_id = x.entity_id AND m.vault_id = ANY(%(scope)s)
+      AND vector_dims(v.embedding) = vector_dims(%(qvec)s::vector)  -- a query embedded before a model switch
     ORDER BY v.embedding <=> %(qvec)s::vector
     LIMIT %(per)s
 ) f

@@ -213,10 +213,11 @@ class ChunkVector(models.Model):
     built beside the ones search is using. The column has no fixed size; each model's HNSW index is partial (its
     rows only) over the vector cast to that model's size (`apps/notes/vectors.py`)."""
 
-    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="vectors")
+    # the unique (chunk, model) and (vault, tier) indexes serve every lookup: no index per foreign key
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="vectors", db_index=False)
     model = models.CharField(max_length=200)
-    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
-    note = models.ForeignKey(Note, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", db_index=False)
+    note = models.ForeignKey(Note, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", db_index=False)
     tier = models.CharField(max_length=8, choices=Tier.choices)
     embedding = VectorField()
 

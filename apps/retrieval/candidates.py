@@ -1,7 +1,8 @@
 """Candidates for the relevance gate: the search's hits with their full chunk text and meaning similarity.
 
 Read in one SQL statement that repeats the permission filter (`vault_id = ANY(readable)`), so a chunk id that
-reached this point by any route is still never read from a vault the requester cannot read.
+reached this point by any route is still never read from a vault the requester cannot read. A query embedded just
+before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from apps.retrieval.trace import Trace
 
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
-       CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL THEN 0.0
+       CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
+                 OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
             ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(vaults)s)
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(vaults)s)

@@ -158,8 +158,9 @@ def significance(message: str, *, margin: float = 0.0) -> Significance:
         return Significance(True, f"looks up {lookups[0]!r}")
     if len(words) >= 3 and (words[0] in QUESTION_WORDS or (text.endswith("?") and len(words) >= 4)):
         return Significance(True, "a question")
-    casual, informative = _prototypes(current_model())
-    query = np.array(embed_query(text), dtype=np.float32)
+    model = current_model()  # once: a switch completing meanwhile must not compare two models' vectors
+    casual, informative = _prototypes(model)
+    query = np.array(embed_query(text, model=model), dtype=np.float32)
     query /= np.linalg.norm(query)
     casual_score, informative_score = float((casual @ query).max()), float((informative @ query).max())
     if casual_score >= CASUAL_FLOOR and casual_score > informative_score + margin:

@@ -31,6 +31,7 @@ def provider(settings, monkeypatch) -> Iterator[Script]:
         yield script
 
 
+@pytest.mark.django_db  # the active model is read from the database
 def test_a_litellm_model_embeds_through_the_same_interface(provider, settings):
     vectors = embed_texts(["alpha", "beta"])
     assert [len(v) for v in vectors] == [DIMS, DIMS]

@@ -42,21 +42,23 @@ class Migration(migrations.Migration):
             model_name="chunkvector",
             name="chunk",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="vectors", to="notes.chunk"
+                db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="vectors", to="notes.chunk"
             ),
         ),
         migrations.AddField(
             model_name="chunkvector",
             name="note",
             field=models.ForeignKey(
-                db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name="+", to="notes.note"
+                db_constraint=False,
+                db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name="+", to="notes.note"
             ),
         ),
         migrations.AddField(
             model_name="chunkvector",
             name="vault",
             field=models.ForeignKey(
-                db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name="+", to="vaults.vault"
+                db_constraint=False,
+                db_index=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name="+", to="vaults.vault"
             ),
         ),
         migrations.RunSQL(
