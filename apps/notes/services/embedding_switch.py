@@ -60,25 +60,24 @@ def embedding_switch_build(*, model: str, batch: int = BUILD_BATCH, batches: int
     done = 0
     while batches is None or done < batches:
         if not EmbeddingModel.objects.filter(name=model, state=EmbeddingState.BUILDING).exists():
-            return embedding_switch_progress(model=model)
+            break
         with transaction.atomic():
-            if not chunks_embed_pending(batch=batch, limit=batch, model=model):
-                break
-        done += 1
-    else:
-        return embedding_switch_progress(model=model)
-    _swap(model)
+            embedded = chunks_embed_pending(batch=batch, limit=batch, model=model)
+        if not embedded and _swap(model):
+            break
+        done += 1  # chunks written since the last batch are the next batch
     return embedding_switch_progress(model=model)
 
 
 @transaction.atomic
-def _swap(model: str) -> None:
+def _swap(model: str) -> bool:
     target = EmbeddingModel.objects.select_for_update().filter(name=model, state=EmbeddingState.BUILDING).first()
     if target is None or chunks_without_vector(model).exists():
-        return
+        return False
     EmbeddingModel.objects.filter(state=EmbeddingState.ACTIVE).update(state=EmbeddingState.RETIRED)
     target.state, target.activated_at = EmbeddingState.ACTIVE, timezone.now()
     target.save(update_fields=["state", "activated_at"])
+    return True
 
 
 def embedding_switch_progress(*, model: str, vault_id: int | None = None) -> SwitchProgress:
