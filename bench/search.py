@@ -36,10 +36,11 @@ from django.db import connection  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import apps.notes.services.chunks as chunk_service  # noqa: E402
-from apps.llm.embeddings import embed_query, embed_texts  # noqa: E402
+from apps.llm.embeddings import current_model, embed_query, embed_texts  # noqa: E402
 from apps.notes.markdown import embed_input  # noqa: E402
 from apps.notes.models import Chunk  # noqa: E402
 from apps.notes.services.ingest import import_job_create, import_job_run  # noqa: E402
+from apps.notes.vectors import vector_index_ensure, vectors_drop  # noqa: E402
 from apps.retrieval.search import SearchResult, hybrid_search_vector  # noqa: E402
 from apps.vaults.models import VaultRole  # noqa: E402
 from apps.vaults.permissions import vault_ids_for  # noqa: E402
@@ -48,10 +49,6 @@ from tests.retrieval.synthetic import WORDS, populate  # noqa: E402
 
 VAULTS, K, WARMUP, INGEST_RUNS, EMBED_SENTENCES = 100, 10, 20, 3, 100
 QUERY_NOISE = 0.03  # per dimension: the query keeps a cosine of ~0.86 to the corpus vector it came from
-HNSW_SQL = (
-    "CREATE INDEX chunk_embedding_hnsw ON notes_chunk USING hnsw (embedding vector_cosine_ops)"
-    " WITH (m = 16, ef_construction = 64)"
-)
 Stats = dict[str, float]
 
 # The keyword half as it was before BM25 (ts_rank_cd over up to 200 all-term and 1,000 any-term matches, taken in no
@@ -242,19 +239,19 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
         for vault in vaults[:count]:
             share(vault, VaultRole.READER, user=reader)
     with connection.cursor() as cursor:
-        cursor.execute("DROP INDEX chunk_embedding_hnsw")
+        vectors_drop(current_model())  # the sample's vectors and index: the index is built once the rows are in
         started = time.perf_counter()
-        vectors = populate(vaults, per_vault, int(settings.EMBEDDING_DIMENSIONS))
+        vectors = populate(vaults, per_vault, int(settings.EMBEDDING_DIMENSIONS), build_index=False)
         copy_s = seconds(started)
         started = time.perf_counter()
         cursor.execute("SET maintenance_work_mem = '1GB'")
-        cursor.execute(HNSW_SQL)
+        vector_index_ensure(current_model())
         cursor.execute("RESET maintenance_work_mem")
         build_s = seconds(started)
         started = time.perf_counter()
-        cursor.execute("VACUUM ANALYZE notes_chunk")  # Django runs in autocommit outside atomic blocks
+        cursor.execute("VACUUM ANALYZE notes_chunk, notes_chunkvector")  # autocommit outside atomic blocks
         cursor.execute("VACUUM ANALYZE notes_chunkterm, notes_vaultterm, notes_vaulttext")
-        cursor.execute("SELECT count(*) FROM notes_chunk WHERE embedding IS NOT NULL")
+        cursor.execute("SELECT count(*) FROM notes_chunkvector WHERE model = %s", [current_model()])
         chunks = int(cursor.fetchone()[0])
         vacuum_s = seconds(started)
     print(f"\n{size:,} chunks: COPY {copy_s:.1f} s, HNSW build {build_s:.1f} s, VACUUM ANALYZE {vacuum_s:.1f} s")

@@ -6,22 +6,30 @@ import itertools
 from pathlib import Path
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_create, team_member_add, user_create
 from apps.accounts.tokens import token_create
 from apps.graph.services import graph_extract_pending
-from apps.notes.models import ImportJob, Note
+from apps.llm.embeddings import current_model
+from apps.notes.models import Chunk, ImportJob, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.notes.services.notes import note_create
+from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_create, vault_share
 
 SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "samples" / "vault"
 PASSWORD = "correct-horse-battery-staple"
 _counter = itertools.count(1)
+
+
+def unembedded(**filters: object) -> QuerySet[Chunk]:
+    """Chunks still lacking a vector of the current embedding model."""
+    return chunks_without_vector(current_model()).filter(**filters)
 
 
 def make_user(name: str | None = None, *, staff: bool = False) -> User:

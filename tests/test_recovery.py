@@ -16,10 +16,10 @@ from apps.chat.models import Message
 from apps.chat.services.chat import chat_start
 from apps.chat.services.recovery import WORKER_LOST, answers_recover
 from apps.chat.services.relay import queue_answer
-from apps.notes.models import Chunk, ImportJob, ImportStatus, Note
+from apps.notes.models import ImportJob, ImportStatus, Note
 from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue
 from apps.notes.services.recovery import imports_recover
-from tests.factories import api, make_note, make_user, make_vault, numbered_notes_zip
+from tests.factories import api, make_note, make_user, make_vault, numbered_notes_zip, unembedded
 
 NOTES = BATCH_FILES * 4
 
@@ -63,7 +63,7 @@ def test_an_import_whose_worker_was_killed_goes_on_from_its_last_file(worker, an
     assert done.counts["created"] == NOTES and "unchanged" not in done.counts
     assert done.files.count() == NOTES
     assert Note.objects.filter(vault=vault).count() == NOTES
-    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    assert not unembedded(vault=vault).exists()
 
 
 @pytest.mark.django_db

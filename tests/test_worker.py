@@ -12,9 +12,9 @@ from django.conf import settings
 from apps.chat.models import ContextItem, Message
 from apps.graph.models import CommunityRun, Mention, WeightChange
 from apps.librarian.models import NoteMetadata, SummaryNode
-from apps.notes.models import Chunk, Note
+from apps.notes.models import Note
 from apps.vaults.models import Vault
-from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault
+from tests.factories import SAMPLE_VAULT, api, make_note, make_user, make_vault, unembedded
 
 
 def _wait_for(predicate, *, seconds: float = 180.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
@@ -56,7 +56,7 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     assert job["counts"]["created"] == 20 and job["counts"]["skipped"] == 1
     assert next(f["reason"] for f in job["files"] if f["outcome"] == "skipped")
     assert Note.objects.filter(vault=vault).count() == 20
-    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    assert not unembedded(vault=vault).exists()
     # The import's graph is followed by its communities in the worker: the constellation has clusters at once.
     _wait_for(CommunityRun.objects.filter(vault=vault).exists, what="the communities after the import")
     assert client.get(f"/api/graph/constellation/?vault={vault.pk}").json()["communities"]
@@ -65,7 +65,7 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     note = client.post(
         f"/api/vaults/{vault.pk}/notes/", {"path": "Fresh.md", "body": "# Fresh\nsourdough starter"}, format="json"
     ).json()
-    _wait_for(lambda: not Chunk.objects.filter(note_id=note["id"], embedding=None).exists(), what="embedding")
+    _wait_for(lambda: not unembedded(note_id=note["id"]).exists(), what="embedding")
     hits = client.get("/api/search/", {"q": "sourdough starter", "k": 3}).json()["results"]
     assert hits[0]["note"] == note["id"] and "vector" in hits[0]["sources"]
 
@@ -122,7 +122,7 @@ def test_a_note_written_through_the_api_gets_its_metadata_and_graph_within_secon
     _wait_for(lambda: Mention.objects.filter(note=written, entity__key="maria keller").exists(), what="the graph")
     assert not Mention.objects.filter(note=written, entity__key="jonas weber").exists()
     assert time.monotonic() - started < 60  # seconds, not the 15 minutes of the sweep
-    assert not Chunk.objects.filter(note=written, embedding=None).exists()
+    assert not unembedded(note=written).exists()
     assert "Maria Keller" in metadata.get().core_claim
 
 

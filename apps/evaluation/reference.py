@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from apps.llm.embeddings import current_model, embed_query
-from apps.notes.models import Chunk, Note
+from apps.notes.models import ChunkVector, Note
 from apps.vaults.models import Vault
 
 TOKEN = re.compile(r"\w+")
@@ -71,9 +71,9 @@ class FlatReference:
     def of(cls, vault: Vault) -> FlatReference:
         notes = list(Note.objects.filter(vault=vault, tier="hot").order_by("pk").values_list("pk", "path", "body"))
         chunks = list(
-            Chunk.objects.filter(vault=vault, tier="hot", embedding_model=current_model())
-            .order_by("note_id", "ordinal")
-            .values_list("pk", "note_id", "embedding")
+            ChunkVector.objects.filter(vault=vault, tier="hot", model=current_model())
+            .order_by("note_id", "chunk__ordinal")
+            .values_list("chunk_id", "note_id", "embedding")
         )
         first: dict[int, int] = {}
         for chunk, note, _ in chunks:

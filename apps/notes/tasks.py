@@ -24,3 +24,11 @@ def imports_recover() -> dict[str, int]:
     from apps.notes.services.recovery import imports_recover as recover
 
     return recover()
+
+
+@shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5, time_limit=6 * 3600)
+def embedding_switch_build(model: str) -> str:
+    """Build `model`'s vectors and swap when done; a killed worker's redelivered task continues where it stopped."""
+    from apps.notes.services.embedding_switch import embedding_switch_build as build
+
+    return build(model=model).state

@@ -8,6 +8,11 @@ urlpatterns = [
     path("vaults/<int:vault_id>/import/", apis.VaultImportApi.as_view(), name="vault-import"),
     path("vaults/<int:vault_id>/jobs/", apis.VaultJobsApi.as_view(), name="vault-jobs"),
     path("vaults/<int:vault_id>/failures/", apis.VaultFailuresApi.as_view(), name="vault-failures"),
+    path(
+        "vaults/<int:vault_id>/embedding-models/",
+        apis.VaultEmbeddingModelsApi.as_view(),
+        name="vault-embedding-models",
+    ),
     path("notes/<int:note_id>/", apis.NoteDetailApi.as_view(), name="note-detail"),
     path("notes/<int:note_id>/restore/", apis.NoteRestoreApi.as_view(), name="note-restore"),
     path("notes/<int:note_id>/purge/", apis.NotePurgeApi.as_view(), name="note-purge"),

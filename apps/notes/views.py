@@ -31,6 +31,7 @@ from apps.notes.media import shown_inline
 from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
+from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.ingest import import_job_from_upload, import_source_available
 from apps.notes.services.recovery import import_job_retry
 from apps.vaults.permissions import role_of, user_may
@@ -101,6 +102,7 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "cold_count": note_selectors.note_list(vault=vault, tier="cold").count(),
             "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
+            "embedding_models": embedding_switches(vault_id=vault.pk),
             "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
             if role != "reader"
             else [],

@@ -1,7 +1,8 @@
 """Candidates for the relevance gate: the search's hits with their full chunk text and meaning similarity.
 
 Read in one SQL statement that repeats the permission filter (`vault_id = ANY(readable)`), so a chunk id that
-reached this point by any route is still never read from a vault the requester cannot read.
+reached this point by any route is still never read from a vault the requester cannot read. A query embedded just
+before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from typing import Any
 
 from django.db import connection
 
+from apps.llm.embeddings import current_model
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
-       CASE WHEN %(qvec)s::vector IS NULL OR c.embedding IS NULL THEN 0.0
-            ELSE 1 - (c.embedding <=> %(qvec)s::vector) END AS similarity
+       CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
+                 OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
+            ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(vaults)s)
+LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(vaults)s)
 WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(vaults)s)
 """
 
@@ -53,6 +57,7 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, vault_id
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "vaults": vault_ids,
         "chunks": chunks,
+        "model": current_model(),
     }
     with connection.cursor() as cursor:
         cursor.execute(_CANDIDATES, params)

@@ -18,15 +18,16 @@ from django.http import Http404
 
 from apps.core.auth import Requester
 from apps.core.validation import validate_text
-from apps.llm.embeddings import current_model, embed_query
+from apps.llm.embeddings import current_model, embed_query, model_dimensions
+from apps.notes.vectors import vector_cast
 from apps.vaults.permissions import vault_ids_for
 
 RRF_K = 60
 
 _SCOPE_SIZE = """
 SELECT count(*) FROM (
-    SELECT 1 FROM notes_chunk WHERE vault_id = ANY(%(vaults)s) AND tier = ANY(%(tiers)s)
-      AND embedding_model = %(model)s LIMIT %(limit)s
+    SELECT 1 FROM notes_chunkvector WHERE vault_id = ANY(%(vaults)s) AND model = %(model)s AND tier = ANY(%(tiers)s)
+    LIMIT %(limit)s
 ) AS scope
 """
 
@@ -63,8 +64,8 @@ _IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
 
 _HYBRID = f"""
 WITH vec_raw AS MATERIALIZED (
-    SELECT c.id, c.note_id, c.embedding <=> %(qvec)s::vector AS dist
-    FROM notes_chunk c
+    SELECT c.chunk_id AS id, c.note_id, c.embedding::{{cast}} <=> %(qvec)s::{{cast}} AS dist
+    FROM notes_chunkvector c
     WHERE {{vector_filter}} AND %(use_vector)s
     ORDER BY {{vector_order}}
     LIMIT %(candidates)s
@@ -183,6 +184,7 @@ class SearchHit:
 class SearchResult:
     hits: list[SearchHit]
     strategy: str = ""
+    model: str = ""  # the embedding model whose vectors the meaning half compared
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -220,12 +222,17 @@ def hybrid_search_vector(
     include_cold: bool = False,
     strategy: str | None = None,
     use_keyword: bool = True,
+    model: str | None = None,
 ) -> SearchResult:
     """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions).
 
-    Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half."""
+    Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half. `model` is the
+    model that embedded the query (the active one by default); a vector of another size (the active model changed
+    since it was embedded) is embedded again with the active model."""
     tiers = ["hot", "cold"] if include_cold else ["hot"]
-    model = current_model()
+    model = model or current_model()
+    if query_vector is not None and len(query_vector) != model_dimensions(model):
+        query_vector = embed_query(text, model=model)
     started = time.perf_counter()
     if not vault_ids:
         return SearchResult(hits=[], strategy="empty")
@@ -238,6 +245,7 @@ def hybrid_search_vector(
         tiers=tiers,
         strategy=strategy,
         use_keyword=use_keyword,
+        model=model,
     )
     with transaction.atomic(), connection.cursor() as cursor:
         apply_session_settings(cursor, strategy)
@@ -256,7 +264,8 @@ def hybrid_search_vector(
         )
         for r in rows
     ]
-    return SearchResult(hits=hits, strategy=strategy, timings_ms={"sql": (time.perf_counter() - started) * 1000})
+    timings = {"sql": (time.perf_counter() - started) * 1000}
+    return SearchResult(hits=hits, strategy=strategy, model=model, timings_ms=timings)
 
 
 def hybrid_statement(
@@ -268,17 +277,20 @@ def hybrid_statement(
     tiers: list[str],
     strategy: str,
     use_keyword: bool = True,
+    model: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order)."""
+    model = model or current_model()
+    cast = vector_cast(model)
+    # the model literal and the cast select that model's partial HNSW index (apps/notes/vectors.py)
     if strategy == "hnsw":
-        order = "c.embedding <=> %(qvec)s::vector"
+        order = f"c.embedding::{cast} <=> %(qvec)s::{cast}"
         vector_filter = (
-            "(c.vault_id + 0) = ANY(%(vaults)s) AND (c.tier || '') = ANY(%(tiers)s)"
-            " AND (c.embedding_model || '') = %(model)s"
+            "(c.model || '') = %(model)s AND (c.vault_id + 0) = ANY(%(vaults)s) AND (c.tier || '') = ANY(%(tiers)s)"
         )
     else:
-        order = "(c.embedding <=> %(qvec)s::vector) + 0"
-        vector_filter = "c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s) AND c.embedding_model = %(model)s"
+        order = f"(c.embedding::{cast} <=> %(qvec)s::{cast}) + 0"
+        vector_filter = "c.model = %(model)s AND c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)"
     params: dict[str, Any] = {
         "text": text,
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
@@ -286,7 +298,7 @@ def hybrid_statement(
         "use_keyword": use_keyword,
         "vaults": vault_ids,
         "tiers": tiers,
-        "model": current_model(),
+        "model": model,
         "candidates": int(settings.SEARCH_CANDIDATES),
         "k1": float(settings.SEARCH_BM25_K1),
         "b": float(settings.SEARCH_BM25_B),
@@ -298,7 +310,7 @@ def hybrid_statement(
         "rrf_k": RRF_K,
         "k": k,
     }
-    return _HYBRID.format(vector_order=order, vector_filter=vector_filter), params
+    return _HYBRID.format(vector_order=order, vector_filter=vector_filter, cast=cast), params
 
 
 def apply_session_settings(cursor: Any, strategy: str) -> None:
@@ -338,7 +350,8 @@ def hybrid_search(
     if not scope:
         return SearchResult(hits=[], strategy="empty")
     started = time.perf_counter()
-    vector = embed_query(text) if mode != "keyword" else None
+    model = current_model()  # once: a model switch completing mid-search must not mix two models
+    vector = embed_query(text, model=model) if mode != "keyword" else None
     embed_ms = (time.perf_counter() - started) * 1000
     result = hybrid_search_vector(
         text=text,
@@ -347,6 +360,7 @@ def hybrid_search(
         k=k,
         include_cold=include_cold,
         use_keyword=mode != "vector",
+        model=model,
     )
     result.timings_ms["embed"] = embed_ms
     return result

@@ -137,8 +137,8 @@ def classifier_for(model: str) -> Classifier | None:
     return Classifier(np.array(entry["weights"], dtype=np.float32), float(entry["bias"]), float(entry["cut"]))
 
 
-def unit_vector(text: str) -> np.ndarray:
-    vector = np.array(embed_query(text), dtype=np.float32)
+def unit_vector(text: str, model: str | None = None) -> np.ndarray:
+    vector = np.array(embed_query(text, model=model), dtype=np.float32)
     return vector / np.linalg.norm(vector)
 
 
@@ -178,12 +178,12 @@ def _opens_a_question(words: list[str], fitted: bool) -> bool:
 
 def significance(message: str) -> Significance:
     """Decide whether a message should be searched at all."""
-    model = current_model()
+    model = current_model()  # once: a switch completing meanwhile must not compare two models' vectors
     classifier = classifier_for(model)
     ruled = by_rule(message, fitted=classifier is not None)
     if ruled is not None:
         return ruled
-    query = unit_vector(message.strip())
+    query = unit_vector(message.strip(), model)
     if classifier is not None:
         casual = classifier.casual_probability(query)
         if casual >= classifier.cut:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from apps.llm.embeddings import embed_texts
-from apps.notes.models import Chunk
+from apps.notes.models import ChunkVector
 from tests.factories import make_note
 from tests.scripted_openai import Script, scripted_server
 
@@ -31,6 +31,7 @@ def provider(settings, monkeypatch) -> Iterator[Script]:
         yield script
 
 
+@pytest.mark.django_db  # the active model is read from the database
 def test_a_litellm_model_embeds_through_the_same_interface(provider, settings):
     vectors = embed_texts(["alpha", "beta"])
     assert [len(v) for v in vectors] == [DIMS, DIMS]
@@ -41,7 +42,7 @@ def test_a_litellm_model_embeds_through_the_same_interface(provider, settings):
 @pytest.mark.django_db
 def test_chunks_record_the_provider_model_and_wrong_sizes_are_refused(provider, vault, settings):
     note = make_note(vault, "Provider.md", "# Provider\nembedded elsewhere")
-    assert set(Chunk.objects.filter(note=note).values_list("embedding_model", flat=True)) == {"openai/house-embedder"}
+    assert set(ChunkVector.objects.filter(note=note).values_list("model", flat=True)) == {"openai/house-embedder"}
     settings.EMBEDDING_DIMENSIONS = 768
     with pytest.raises(ValueError, match="another size"):
         embed_texts(["gamma"])

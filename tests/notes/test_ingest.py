@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from apps.notes.models import Chunk, FileOutcome, ImportStatus, Note, NoteLink
+from apps.llm.embeddings import current_model
+from apps.notes.models import Chunk, ChunkVector, FileOutcome, ImportStatus, Note, NoteLink
 from apps.notes.services.ingest import import_job_create, import_job_run
 from tests.corpora import CORPORA
-from tests.factories import SAMPLE_VAULT, import_folder, import_sample, make_note
+from tests.factories import SAMPLE_VAULT, import_folder, import_sample, make_note, unembedded
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_sample_vault_imports_with_links_tags_and_embeddings(vault):
     assert job.status == ImportStatus.SUCCEEDED
     assert 40 <= len(md_files) <= 80
     assert job.counts["created"] == len(md_files)
-    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    assert not unembedded(vault=vault).exists()
     assert Chunk.objects.filter(vault=vault).count() > len(md_files)  # long notes split
 
     focaccia = Note.objects.get(vault=vault, path="kitchen/focaccia.md")
@@ -59,9 +60,9 @@ def test_reimport_is_idempotent_and_embeds_only_changed_chunks(vault, tmp_path):
     long_note = folder / "ops" / "Redis Outage Postmortem.md"
     long_note.write_text(long_note.read_text(encoding="utf-8") + "\n\n## Addendum\n\nWe added a canary alert.\n")
     path = "ops/Redis Outage Postmortem.md"
-    before = {c.content_hash: list(c.embedding) for c in Chunk.objects.filter(vault=vault, note__path=path)}
+    before = _vectors_by_hash(vault, path)
     changed = import_folder(vault, folder, source="mine")
-    after = {c.content_hash: list(c.embedding) for c in Chunk.objects.filter(vault=vault, note__path=path)}
+    after = _vectors_by_hash(vault, path)
     new_texts = set(after) - set(before)
     assert changed.counts["updated"] == 1
     # Exactly the chunk texts that are new were embedded; every unchanged one kept its vector.
@@ -302,7 +303,7 @@ def test_progress_moves_file_by_file_then_chunk_by_chunk_and_others_see_it(monke
     assert steps[0] == 0 and steps[-1] == total and len(steps) >= total // 32  # call by call, to the end
     # At the tenth file another connection already reads the progress, before the first batch committed anything.
     assert from_outside == [{"phase": "reading", "processed": 10, "results": 0}]
-    assert not Chunk.objects.filter(vault=vault, embedding=None).exists()
+    assert not unembedded(vault=vault).exists()
 
 
 def _read_elsewhere(job_id: int) -> dict[str, object]:
@@ -360,3 +361,8 @@ def test_an_import_queues_its_follow_up_steps_as_a_few_tasks_per_vault(vault, dj
     assert queued() == ["apps.notes.tasks.embed_pending"]
     with app.connection_for_write() as conn:
         conn.default_channel.queue_purge(queue)
+
+
+def _vectors_by_hash(vault, path: str) -> dict[str, list[float]]:
+    rows = ChunkVector.objects.filter(vault=vault, note__path=path, model=current_model())
+    return {content_hash: list(vector) for content_hash, vector in rows.values_list("chunk__content_hash", "embedding")}

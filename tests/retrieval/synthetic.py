@@ -12,6 +12,7 @@ import numpy as np
 from django.db import connection
 
 from apps.llm.embeddings import current_model
+from apps.notes.vectors import vector_index_ensure
 from apps.vaults.models import Vault
 
 WORDS = [
@@ -59,8 +60,9 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.5f}" for x in vector) + "]"
 
 
-def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7) -> np.ndarray:
-    """COPY `per_vault` notes of one embedded chunk each into every vault; returns the vectors in insert order."""
+def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7, build_index: bool = True) -> np.ndarray:
+    """COPY `per_vault` notes of one embedded chunk each into every vault; returns the vectors in insert order. The
+    model's HNSW index is built after the rows are in (unless it exists, or `build_index` is off)."""
     total = len(vaults) * per_vault
     vectors = clustered_vectors(total, dims, seed=seed)
     rng = np.random.default_rng(seed + 1)
@@ -99,14 +101,26 @@ def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7) -
         )
         note_rows = cursor.fetchall()
         with raw.copy(
-            "COPY notes_chunk (vault_id, note_id, ordinal, heading, text, content_hash, embedding, embedding_model,"
-            " tier) FROM STDIN"
+            "COPY notes_chunk (vault_id, note_id, ordinal, heading, text, content_hash, tier) FROM STDIN"
         ) as copy:
-            for index, (note_id, vault_id) in enumerate(note_rows):
+            for note_id, vault_id in note_rows:
                 words = " ".join(rng.choice(WORDS, size=40))
-                copy.write_row(
-                    (vault_id, note_id, 0, "", words, f"h{note_id}", vector_text(vectors[index]), model, "hot")
-                )
+                copy.write_row((vault_id, note_id, 0, "", words, f"h{note_id}", "hot"))
+        cursor.execute(
+            "SELECT c.id, c.note_id, c.vault_id FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id"
+            " WHERE n.source = 'bench' AND c.vault_id = ANY(%s)",
+            [[v.pk for v in vaults]],
+        )
+        chunk_of = {note_id: (chunk_id, vault_id) for chunk_id, note_id, vault_id in cursor.fetchall()}
+        with raw.copy(
+            "COPY notes_chunkvector (chunk_id, model, vault_id, note_id, tier, embedding) FROM STDIN"
+        ) as copy:
+            for index, (note_id, _) in enumerate(note_rows):
+                chunk_id, vault_id = chunk_of[note_id]
+                copy.write_row((chunk_id, model, vault_id, note_id, "hot", vector_text(vectors[index])))
+        if build_index:
+            vector_index_ensure(model)
         cursor.execute("ANALYZE notes_chunk")
+        cursor.execute("ANALYZE notes_chunkvector")
         cursor.execute("ANALYZE notes_note")
     return vectors

@@ -12,6 +12,8 @@ import pytest
 from django.conf import settings
 from django.db import connection, transaction
 
+from apps.llm.embeddings import current_model
+from apps.notes.vectors import index_name
 from apps.retrieval.search import apply_session_settings, hybrid_search_vector, hybrid_statement
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import populate
@@ -51,7 +53,7 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
     scope = vaults[37]
     queries = _queries(vectors, 37)
     plan = _plan(scope.pk, queries[0])
-    assert "chunk_embedding_hnsw" in plan, plan
+    assert index_name(current_model()) in plan, plan
 
     recalls, counts = [], []
     for query in queries:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.notes.models import Chunk
+from apps.notes.models import Chunk, ChunkVector
 from apps.retrieval.search import hybrid_search
 from tests.factories import api, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
@@ -107,7 +107,7 @@ def test_vectors_of_another_embedding_model_are_never_compared(sample, settings)
     client = api(sample.owner)
     before = client.get("/api/search/", {"q": "rosemary flatbread oven", "k": 5}).json()["results"]
     assert any("vector" in hit["sources"] for hit in before)
-    Chunk.objects.filter(vault=sample).update(embedding_model="local/some-older-model")
+    ChunkVector.objects.filter(vault=sample).update(model="local/some-older-model")
     after = client.get("/api/search/", {"q": "rosemary flatbread oven", "k": 5}).json()["results"]
     assert after and all(hit["sources"] == ["keyword"] for hit in after)
 

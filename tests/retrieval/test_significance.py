@@ -6,6 +6,8 @@ import pytest
 
 from apps.retrieval.significance import significance
 
+pytestmark = pytest.mark.django_db  # the active embedding model is read from the database
+
 
 @pytest.mark.parametrize(
     "message",

@@ -9,7 +9,8 @@ from django.db import connection
 
 from apps.llm.embeddings import current_model, embed_texts
 from apps.notes.markdown import ChunkDraft, chunk_note, embed_input
-from apps.notes.models import Chunk, Correction, CorrectionStatus, Note, Tier
+from apps.notes.models import Chunk, ChunkVector, Correction, CorrectionStatus, Note, Tier
+from apps.notes.vectors import chunks_without_vector, vector_index_ensure
 
 
 def drafts_for(note: Note) -> list[ChunkDraft]:
@@ -19,20 +20,24 @@ def drafts_for(note: Note) -> list[ChunkDraft]:
 def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft]]], embed: bool) -> int:
     """Replace the chunks of `notes`; returns how many texts were sent to the embedding model.
 
-    Embeddings of unchanged chunk texts (same hash, same model) are reused from this vault; with
-    `embed=False` new chunks wait for `chunks_embed_pending` (a Celery task) with a null embedding.
+    Vectors of unchanged chunk texts (same hash, any model) are reused from this vault; with `embed=False` new
+    chunks wait for `chunks_embed_pending` (a Celery task) without a vector of the current model.
     """
     if not notes:
         return 0
     model = current_model()
     wanted = {d.content_hash for _, drafts in notes for d in drafts}
-    known: dict[str, object] = dict(
-        Chunk.objects.filter(vault_id=vault_id, content_hash__in=wanted, embedding_model=model)
-        .exclude(embedding=None)
-        .values_list("content_hash", "embedding")
-        .distinct("content_hash")
-        .order_by("content_hash")
-    )
+    # every model's vectors of unchanged texts are kept, so a model being built beside the current one keeps its own
+    reused: dict[tuple[str, str], object] = {
+        (vector_model, content_hash): embedding
+        for vector_model, content_hash, embedding in ChunkVector.objects.filter(
+            vault_id=vault_id, chunk__content_hash__in=wanted
+        )
+        .values_list("model", "chunk__content_hash", "embedding")
+        .distinct("model", "chunk__content_hash")
+        .order_by("model", "chunk__content_hash")
+    }
+    known: dict[str, object] = {h: vector for (m, h), vector in reused.items() if m == model}
     missing: dict[str, str] = {}
     for _, drafts in notes:
         for draft in drafts:
@@ -41,6 +46,7 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
     if embed and missing:
         vectors = embed_texts(list(missing.values()))
         known.update(zip(missing.keys(), vectors, strict=True))
+        reused.update(((model, h), vector) for h, vector in zip(missing.keys(), vectors, strict=True))
     applied = Correction.objects.filter(note_id__in=[note.pk for note, _ in notes], status=CorrectionStatus.APPLIED)
     superseded: set[tuple[int, str]] = set()
     for note_id, content_hash, passage in applied.values_list("note_id", "content_hash", "passage"):
@@ -55,28 +61,41 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
             heading=draft.heading,
             text=draft.text,
             content_hash=draft.content_hash,
-            embedding=known.get(draft.content_hash),
-            embedding_model=model if draft.content_hash in known else "",
             tier=Tier.COLD if {(note.pk, draft.content_hash), (note.pk, draft.text)} & superseded else note.tier,
         )
         for note, drafts in notes
         for draft in drafts
     ]
     Chunk.objects.bulk_create(rows, batch_size=500)
+    by_hash: dict[str, list[tuple[str, object]]] = {}
+    for (vector_model, content_hash), embedding in reused.items():
+        by_hash.setdefault(content_hash, []).append((vector_model, embedding))
+    for vector_model in {m for m, _ in reused}:
+        vector_index_ensure(vector_model)
+    ChunkVector.objects.bulk_create(
+        [
+            ChunkVector(chunk=row, model=vector_model, embedding=embedding)
+            for row in rows
+            for vector_model, embedding in by_hash.get(row.content_hash, [])
+        ],
+        batch_size=500,
+    )
     return len(missing) if embed else 0
 
 
 _STORE_VECTORS = """
-UPDATE notes_chunk AS c SET embedding = v.embedding::vector, embedding_model = %(model)s
+INSERT INTO notes_chunkvector (chunk_id, model, embedding)
+SELECT c.id, %(model)s, v.embedding::vector
 FROM unnest(%(hashes)s::text[], %(vectors)s::text[]) AS v(content_hash, embedding)
-WHERE c.vault_id = %(vault)s AND c.note_id = ANY(%(notes)s) AND c.content_hash = v.content_hash
-  AND c.embedding_model <> %(model)s
+JOIN notes_chunk c ON c.content_hash = v.content_hash AND c.vault_id = %(vault)s AND c.note_id = ANY(%(notes)s)
+ON CONFLICT (chunk_id, model) DO NOTHING
 """
 
 
 def chunks_store_vectors(*, vault_id: int, note_ids: Sequence[int], vectors: dict[str, list[float]], model: str) -> int:
     """Give the waiting chunks of these notes their vectors, by content hash, in one statement (a text shared by
     several chunks is embedded once). A chunk replaced meanwhile by an edit is simply no longer there."""
+    vector_index_ensure(model)
     with connection.cursor() as cursor:
         cursor.execute(
             _STORE_VECTORS,
@@ -91,24 +110,28 @@ def chunks_store_vectors(*, vault_id: int, note_ids: Sequence[int], vectors: dic
         return cursor.rowcount
 
 
-def chunks_embed_pending(*, vault_id: int | None = None, batch: int = 256, limit: int | None = None) -> int:
-    """Embed chunks that have no embedding from the current model (new API writes, model changes).
+def chunks_embed_pending(
+    *, vault_id: int | None = None, batch: int = 256, limit: int | None = None, model: str | None = None
+) -> int:
+    """Embed chunks that have no vector from `model` (the current one by default): new API writes, model changes.
 
-    Returns how many were embedded; stops after `limit` if given (callers showing progress)."""
-    model = current_model()
+    Each batch commits on its own, so a run cut short keeps what it stored and the next run continues with the
+    chunks still lacking a vector. Returns how many were embedded; stops after `limit` if given."""
+    model = model or current_model()
+    vector_index_ensure(model)
     done = 0
     while limit is None or done < limit:
-        pending = Chunk.objects.exclude(embedding_model=model)
+        pending = chunks_without_vector(model)
         if vault_id is not None:
             pending = pending.filter(vault_id=vault_id)
         rows = list(pending.select_related("note").order_by("id")[:batch])
         if not rows:
             return done
-        vectors = embed_texts([embed_input(row.note.title, row.heading, row.text) for row in rows])
-        for row, vector in zip(rows, vectors, strict=True):
-            row.embedding = vector
-            row.embedding_model = model
-        Chunk.objects.bulk_update(rows, ["embedding", "embedding_model"], batch_size=256)
+        vectors = embed_texts([embed_input(row.note.title, row.heading, row.text) for row in rows], model=model)
+        ChunkVector.objects.bulk_create(
+            [ChunkVector(chunk=row, model=model, embedding=vector) for row, vector in zip(rows, vectors, strict=True)],
+            ignore_conflicts=True,
+        )
         done += len(rows)
     return done
 

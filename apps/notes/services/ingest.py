@@ -34,7 +34,6 @@ from apps.notes.markdown import (
 from apps.notes.media import ATTACHMENT_EXTENSIONS, REFUSED_EXTENSIONS, extension_of
 from apps.notes.models import (
     Attachment,
-    Chunk,
     FileOutcome,
     ImportFileResult,
     ImportJob,
@@ -51,6 +50,7 @@ from apps.notes.services.attachments import (
 )
 from apps.notes.services.chunks import chunks_replace, chunks_store_vectors, drafts_for, links_resolve
 from apps.notes.services.notes import apply_parsed, links_replace
+from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
@@ -454,7 +454,7 @@ def _embed_written(job: ImportJob, note_ids: list[int], tracker: _Tracker) -> in
     """Embed the new chunk texts of the notes this job wrote, each distinct text once, in large calls of texts of
     similar length; the job shows how many of them are done. Returns how many texts were embedded."""
     model = current_model()
-    pending = Chunk.objects.filter(vault_id=job.vault_id).exclude(embedding_model=model)
+    pending = chunks_without_vector(model).filter(vault_id=job.vault_id)
     windows = [note_ids[i : i + EMBED_WINDOW_NOTES] for i in range(0, len(note_ids), EMBED_WINDOW_NOTES)]
     total = sum(pending.filter(note_id__in=w).values("content_hash").distinct().count() for w in windows)
     tracker.moved(force=True, phase=ImportPhase.EMBEDDING, embed_total=total, embed_done=0)

@@ -15,6 +15,8 @@ from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, repla
 from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
 from apps.evaluation.significance_fit import calibrate_significance, groups, write_classifier
 from apps.graph.relevance import GRAPH_FEATURES
+from apps.llm.embeddings import current_model
+from apps.llm.local_models import ModelConfigurationError, is_local, local_model
 from apps.retrieval.relevance import FEATURES
 from apps.retrieval.significance import CLASSIFIERS
 
@@ -77,6 +79,11 @@ class Command(BaseCommand):
         parser.add_argument("--pipeline", action="append", choices=sorted(PIPELINES), dest="pipelines")
         parser.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
         parser.add_argument("--json", type=Path, dest="json_out")
+        parser.add_argument(
+            "--model",
+            help="embed the notes and questions with this model (a registered `local/...` one or a litellm name); "
+            "the deployment's DESIREPATH_EMBEDDING_MODEL otherwise",
+        )
 
     def _learning(self, data: Path, unit: str) -> dict[str, Any]:
         conversations = locomo.load(data)
@@ -158,6 +165,15 @@ class Command(BaseCommand):
             options["json_out"].write_text(json.dumps(report, indent=2))
             self.stdout.write(f"figures written to {options['json_out']}")
 
+    def _use_model(self, name: str) -> None:
+        """This process embeds with `name`: the evaluation's vaults get its vectors (beside any other model's)."""
+        if is_local(name):
+            try:
+                local_model(name)
+            except ModelConfigurationError as error:
+                raise CommandError(str(error)) from None
+        settings.EMBEDDING_MODEL = name
+
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dataset"] == "calibrate":
             if not options["data"].exists():
@@ -171,6 +187,8 @@ class Command(BaseCommand):
             figures = calibrate(questions, FEATURES + GRAPH_FEATURES if graph else FEATURES)
             self.stdout.write(json.dumps(figures, indent=2))
             return
+        if options.get("model"):
+            self._use_model(options["model"])
         pipelines = options["pipelines"] or list(PIPELINES)
         chatter = options["chatter"] if options["chatter"] and options["chatter"].exists() else None
         if options["dataset"] == "locomo":
@@ -198,6 +216,7 @@ class Command(BaseCommand):
                     chatter=chatter,
                     tick=bar.update,
                 )
+        report["embedding_model"] = current_model()
         self.stdout.write(render_table(report))
         if options["json_out"]:
             options["json_out"].parent.mkdir(parents=True, exist_ok=True)

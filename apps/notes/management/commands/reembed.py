@@ -1,49 +1,41 @@
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import connection
 from tqdm import tqdm
 
 from apps.llm.embeddings import current_model
-from apps.notes.models import Chunk
 from apps.notes.services.chunks import chunks_embed_pending
-
-INDEX_SQL = (
-    "CREATE INDEX IF NOT EXISTS chunk_embedding_hnsw ON notes_chunk "
-    "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
-)
+from apps.notes.vectors import chunks_without_vector, vectors_drop
 
 
 class Command(BaseCommand):
-    help = "Re-embed every chunk with the configured embedding model (after changing DESIREPATH_EMBEDDING_MODEL)."
+    help = (
+        "Embed every chunk that lacks a vector of the configured embedding model (after changing "
+        "DESIREPATH_EMBEDDING_MODEL); `--drop MODEL` removes another model's vectors and index."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--batch", type=int, default=256)
+        parser.add_argument("--vault", type=int, help="only this vault's chunks")
+        parser.add_argument("--drop", metavar="MODEL", help="remove this model's vectors (never the current one)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        model, dims = current_model(), int(settings.EMBEDDING_DIMENSIONS)
-        if self._column_dimensions() != dims:
-            self.stdout.write(f"vector column → vector({dims}); old vectors cleared, index rebuilt afterwards")
-            with connection.cursor() as cursor:
-                cursor.execute("DROP INDEX IF EXISTS chunk_embedding_hnsw")
-                cursor.execute("UPDATE notes_chunk SET embedding = NULL, embedding_model = ''")
-                cursor.execute(f"ALTER TABLE notes_chunk ALTER COLUMN embedding TYPE vector({dims})")
-        pending = Chunk.objects.exclude(embedding_model=model).count()
+        model = current_model()
+        if options["drop"]:
+            if options["drop"] == model:
+                self.stderr.write(f"{model} is the configured model: its vectors are the ones search reads")
+                return
+            dropped = vectors_drop(options["drop"])
+            self.stdout.write(self.style.SUCCESS(f"{dropped} vectors of {options['drop']} removed"))
+            return
+        vault_id = options["vault"]
+        pending_chunks = chunks_without_vector(model)
+        pending = (pending_chunks.filter(vault_id=vault_id) if vault_id else pending_chunks).count()
         bar = tqdm(total=pending, unit="chunk", desc=f"embedding with {model}")
         while True:
-            done = chunks_embed_pending(batch=options["batch"], limit=options["batch"])
+            done = chunks_embed_pending(vault_id=vault_id, batch=options["batch"], limit=options["batch"])
             if not done:
                 break
             bar.update(done)
         bar.close()
-        with connection.cursor() as cursor:
-            cursor.execute(INDEX_SQL)
         self.stdout.write(self.style.SUCCESS(f"{pending} chunks embedded with {model}"))
-
-    def _column_dimensions(self) -> int:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'notes_chunk'::regclass AND attname = 'embedding'"
-            )
-            return int(cursor.fetchone()[0])
