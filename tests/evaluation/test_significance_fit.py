@@ -4,11 +4,14 @@ replaces, and stored per embedding model."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from apps.evaluation.significance_fit import Group, calibrate_significance, write_classifier
 from apps.retrieval.significance import Classifier, read_classifiers, unit_vector
 
 CASUAL = ["thanks a lot", "haha nice", "see you tomorrow", "good night all", "lol ok", "cheers", "have fun"]
+pytestmark = pytest.mark.django_db  # the model in use is read from the database
+
 QUESTIONS = ["oven temperature for bread", "vpn setup steps", "recipe for pesto", "release checklist", "tax forms"]
 
 
