@@ -120,18 +120,12 @@ def context_for(
         vault_id=usage_vault,
         boosts=desire,
         local_rater=graph_rater(scope),
-        among_notes=_among_notes(candidates),
+        among_notes=not any(is_turn(c.text) for c in candidates),
     )
     constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints
     result.rated += constraints
     return result
-
-
-def _among_notes(candidates: list[Candidate]) -> bool:
-    """Whether the candidates are notes rather than conversation turns: most of them are. A note that happens to
-    open with "Name: …" (a meeting's minutes, a quote) does not make a vault of notes a conversation."""
-    return sum(is_turn(c.text) for c in candidates) * 2 < len(candidates)
 
 
 def walked_candidates(
