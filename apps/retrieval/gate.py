@@ -40,6 +40,7 @@ FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
 # The highest value that silenced no question of the dev sets (docs/evaluation.md); small talk is the significance
 # check's to stop.
 NOTE_SIMILARITY = 0.25
+DEFAULT_THRESHOLD = 3
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -177,7 +178,7 @@ def gate(
     question: str,
     candidates: Sequence[Candidate],
     *,
-    threshold: int = 3,
+    threshold: int = DEFAULT_THRESHOLD,
     model: str | None = None,
     user: User | None = None,
     vault_id: int | None = None,
@@ -207,8 +208,10 @@ def gate(
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
-    """Among notes: whether anything passes at all (one note at the threshold, or one close in meaning)."""
-    return any(r.score >= threshold or r.candidate.similarity >= NOTE_SIMILARITY for r in rated)
+    """Among notes: whether anything passes at all (one note at the threshold, or, unless a vault asked for a
+    stricter gate than the default, one close in meaning)."""
+    close = threshold <= DEFAULT_THRESHOLD and any(r.candidate.similarity >= NOTE_SIMILARITY for r in rated)
+    return close or any(r.score >= threshold for r in rated)
 
 
 def _budget(candidates: Sequence[Candidate], budget_top: int) -> int:
