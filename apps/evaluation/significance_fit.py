@@ -25,6 +25,7 @@ import numpy as np
 from apps.evaluation import locomo
 from apps.evaluation.calibration import fit_logistic
 from apps.llm.embeddings import current_model, embed_texts
+from apps.retrieval.gate import probabilities
 from apps.retrieval.significance import CLASSIFIERS, by_rule, prototype_casual, read_classifiers
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -85,7 +86,7 @@ def calibrate_significance(all_groups: list[Group]) -> dict[str, Any]:
         return fit_logistic(x, y, c=c, steps=30)
 
     def silenced(weights: np.ndarray, bias: float, x: np.ndarray, ruled: np.ndarray, cut: float) -> np.ndarray:
-        by_classifier = 1.0 / (1.0 + np.exp(-(x @ weights + bias))) >= cut
+        by_classifier = probabilities(x, weights, bias) >= cut
         return np.where(np.isnan(ruled), by_classifier, ruled == 0.0)
 
     def figures(silence_of: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, dict[str, Any]]:
