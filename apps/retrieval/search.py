@@ -62,7 +62,7 @@ _IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
             WHERE p.term = i.term AND p.vault_id = v.id AND p.tier = ANY(%(tiers)s) OFFSET 0
         ) AS p"""
 
-_HYBRID = f"""
+_HALVES_CTES = f"""
 WITH vec_raw AS MATERIALIZED (
     SELECT c.chunk_id AS id, c.note_id, c.embedding::{{cast}} <=> %(qvec)s::{{cast}} AS dist
     FROM notes_chunkvector c
@@ -136,7 +136,18 @@ kw AS (
            row_number() OVER (ORDER BY max(score) + %(more_chunks)s * (sum(score) - max(score)) DESC, note_id) AS rnk
     FROM kw_chunks GROUP BY note_id
     ORDER BY rnk LIMIT %(candidates)s
-),
+)
+"""  # noqa: S608 - built from the constants above; user input travels only as parameters
+
+# Each half's own note ranking with its unscaled scores (cosine, BM25): what the fusion below combines.
+_HALVES_SELECT = """
+SELECT 'vector' AS src, note_id, score, rnk FROM vec
+UNION ALL
+SELECT 'keyword', note_id, score, rnk FROM kw
+"""
+_HALVES = _HALVES_CTES + _HALVES_SELECT
+
+_FUSION = f""",
 halves AS (
     SELECT note_id, chunk_id, rnk, 'vector' AS src, %(vector_weight)s AS weight,
            (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0) AS norm
@@ -166,6 +177,7 @@ JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s)
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(vaults)s)
 ORDER BY f.score DESC, f.note_id
 """  # noqa: S608 - built from the constants above; user input travels only as parameters
+_HYBRID = _HALVES_CTES + _FUSION
 
 
 @dataclass(frozen=True)
@@ -278,8 +290,10 @@ def hybrid_statement(
     strategy: str,
     use_keyword: bool = True,
     model: str | None = None,
+    halves: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """The fused statement and its parameters ('hnsw' lets the index serve the distance order)."""
+    """The fused statement and its parameters ('hnsw' lets the index serve the distance order); with `halves`, the
+    statement that returns each half's note ranking and unscaled scores instead of fusing them."""
     model = model or current_model()
     cast = vector_cast(model)
     # the model literal and the cast select that model's partial HNSW index (apps/notes/vectors.py)
@@ -310,7 +324,8 @@ def hybrid_statement(
         "rrf_k": RRF_K,
         "k": k,
     }
-    return _HYBRID.format(vector_order=order, vector_filter=vector_filter, cast=cast), params
+    template = _HALVES if halves else _HYBRID
+    return template.format(vector_order=order, vector_filter=vector_filter, cast=cast), params
 
 
 def apply_session_settings(cursor: Any, strategy: str) -> None:

@@ -9,6 +9,7 @@ from tqdm import tqdm
 from apps.evaluation import corpus, locomo
 from apps.evaluation.calibration import calibrate, collect
 from apps.evaluation.folds import GRID, conversation_measure, folds_report
+from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
 from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, replay_report
@@ -66,6 +67,13 @@ class Command(BaseCommand):
             action="store_true",
             help="the significance classifier for the embedding model in use (dev questions against dev small talk)",
         )
+        cal.add_argument(
+            "--fusion",
+            action="store_true",
+            help="the keyword half's BM25 parameters and the fusion, chosen on the dev vaults leaving one out",
+        )
+        cal.add_argument("--corpora", type=Path, default=SHARED_EVAL.parent / "corpora")
+        cal.add_argument("--json", type=Path, dest="json_out")
         cal.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
         cal.add_argument(
             "--write", action="store_true", help="with --significance: store the fitted classifier for the model"
@@ -122,6 +130,27 @@ class Command(BaseCommand):
         if options["write"]:
             write_classifier(figures["model"], entry)
             self.stdout.write(f"classifier for {figures['model']} written to {CLASSIFIERS}")
+
+    def _fusion(self, options: dict[str, Any]) -> None:
+        vaults = dev_vaults(options["corpora"], Path(settings.BASE_DIR) / "samples" / "vault", SAMPLE_QUERIES)
+        missing = [str(v.notes) for v in vaults if not v.notes.is_dir()]
+        if missing:
+            raise CommandError(f"not found: {', '.join(missing)}")
+        current = (
+            (float(settings.SEARCH_BM25_K1), float(settings.SEARCH_BM25_B), float(settings.SEARCH_NOTE_MORE_CHUNKS)),
+            (str(settings.SEARCH_FUSION), float(settings.SEARCH_FUSION_VECTOR_WEIGHT)),
+        )
+        user = eval_user()
+        try:
+            with tqdm(total=len(vaults) * len(BM25_POINTS), unit="point", desc="fusion") as bar:
+                measured = [measure(user, v, tick=bar.update) for v in vaults]
+        finally:
+            corpus.teardown(user)
+        report = calibrate_fusion(measured, current)
+        self.stdout.write(json.dumps(report, indent=2))
+        if options["json_out"]:
+            options["json_out"].parent.mkdir(parents=True, exist_ok=True)
+            options["json_out"].write_text(json.dumps(report, indent=2))
 
     def _folds(self, conversations: list[locomo.Conversation], unit: str, k: int) -> dict[str, Any]:
         user = eval_user()
@@ -180,6 +209,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{options['data']} not found")
             if options["significance"]:
                 self._significance(options)
+                return
+            if options["fusion"]:
+                self._fusion(options)
                 return
             graph = options["graph"]
             with tqdm(unit="question", desc="collecting") as bar:
