@@ -16,9 +16,18 @@ from apps.chat.models import Message
 from apps.chat.services.chat import chat_start
 from apps.chat.services.recovery import WORKER_LOST, answers_recover
 from apps.chat.services.relay import queue_answer
-from apps.notes.models import ImportJob, ImportStatus, Note
+from apps.llm.embeddings import current_model
+from apps.notes.models import ChunkVector, ImportJob, ImportStatus, Note
+from apps.notes.services.chunks import chunks_embed_pending
+from apps.notes.services.embedding_switch import (
+    BUILD_BATCH,
+    embedding_switch_progress,
+    embedding_switch_start,
+    embedding_switches_recover,
+)
 from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue
 from apps.notes.services.recovery import imports_recover
+from apps.retrieval.search import hybrid_search
 from tests.factories import api, make_note, make_user, make_vault, numbered_notes_zip, unembedded
 
 NOTES = BATCH_FILES * 4
@@ -64,6 +73,44 @@ def test_an_import_whose_worker_was_killed_goes_on_from_its_last_file(worker, an
     assert done.files.count() == NOTES
     assert Note.objects.filter(vault=vault).count() == NOTES
     assert not unembedded(vault=vault).exists()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_model_switch_whose_worker_was_killed_goes_on_and_swaps_once(worker, another_worker):
+    minilm, mpnet = "local/all-MiniLM-L6-v2", "local/all-mpnet-base-v2"
+    user = make_user("switcher")
+    vault = make_vault(user, "Handbook")
+    notes = BUILD_BATCH * 4
+    for n in range(notes):
+        make_note(vault, f"handbook/{n:03}.md", f"# Rule {n}\nRule number {n}: keep the kettle descaled.", embed=False)
+    make_note(vault, "kitchen/focaccia.md", "# Focaccia\nRosemary flatbread: a hot oven, olive oil and salt.")
+    chunks_embed_pending(vault_id=vault.pk)
+    assert current_model() == minilm
+
+    embedding_switch_start(model=mpnet)  # on the worker
+
+    def progress():  # type: ignore[no-untyped-def]
+        return embedding_switch_progress(model=mpnet, vault_id=vault.pk)
+
+    _wait_for(lambda: progress().embedded >= BUILD_BATCH, seconds=180, what="the first batch of new vectors")
+    _kill(worker)
+    stopped = progress()
+    assert stopped.state == "building" and BUILD_BATCH <= stopped.embedded < stopped.total
+    assert current_model() == minilm  # a half-built model is never searched
+    kept = set(ChunkVector.objects.filter(model=mpnet).values_list("pk", flat=True))
+
+    assert embedding_switches_recover() == 0  # its last batch is recent: it may still be running
+    assert embedding_switches_recover(stale_after=0) == 1
+    another_worker()
+    _wait_for(lambda: progress().state == "active", seconds=300, what="the switch to finish")
+
+    done = progress()
+    assert done.embedded == done.total == notes + 1
+    assert kept <= set(ChunkVector.objects.filter(model=mpnet).values_list("pk", flat=True))  # not embedded again
+    assert current_model() == mpnet
+    result = hybrid_search(user=user, query="bread baked in a hot oven", vault_ids=[vault.pk], k=3)
+    assert result.model == mpnet and result.hits[0].path == "kitchen/focaccia.md"
 
 
 @pytest.mark.django_db

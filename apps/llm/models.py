@@ -51,6 +51,7 @@ class EmbeddingModel(models.Model):
     state = models.CharField(max_length=16, choices=EmbeddingState.choices)
     started_at = models.DateTimeField(auto_now_add=True)
     activated_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)  # the build's last committed batch
 
     class Meta:
         constraints = [

@@ -2,14 +2,17 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
 from apps.core.serializers import errors
+from apps.llm.local_models import ModelConfigurationError, WeightsMismatchError
 from apps.notes import selectors
 from apps.notes.models import Note
 from apps.notes.serializers import (
@@ -19,6 +22,7 @@ from apps.notes.serializers import (
     CorrectionListQuery,
     CorrectionOut,
     EmbeddingModelOut,
+    EmbeddingSwitchIn,
     ImportIn,
     JobOut,
     NoteConflictOut,
@@ -31,7 +35,7 @@ from apps.notes.serializers import (
 )
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
-from apps.notes.services.embedding_switch import embedding_switches
+from apps.notes.services.embedding_switch import embedding_switch_progress, embedding_switch_start, embedding_switches
 from apps.notes.services.ingest import import_job_from_upload
 from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
@@ -223,6 +227,33 @@ class VaultEmbeddingModelsApi(APIView):
     def get(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id)
         return Response(EmbeddingModelOut(embedding_switches(vault_id=vault.pk), many=True).data)
+
+
+class EmbeddingModelsApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        responses={200: EmbeddingModelOut(many=True), **errors(403)},
+        summary="The deployment's embedding models and how far each has embedded every passage (staff)",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(EmbeddingModelOut(embedding_switches(), many=True).data)
+
+    @extend_schema(
+        request=EmbeddingSwitchIn,
+        responses={202: EmbeddingModelOut, **errors(400, 403)},
+        summary="Switch the deployment's embedding model: its vectors are built in the background, then swapped in "
+        "(staff)",
+    )
+    def post(self, request: Request) -> Response:
+        data = EmbeddingSwitchIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        model = data.validated_data["model"]
+        try:
+            embedding_switch_start(model=model)
+        except (ModelConfigurationError, WeightsMismatchError) as error:
+            raise ValidationError({"model": [str(error)]}) from None
+        return Response(EmbeddingModelOut(embedding_switch_progress(model=model)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class JobDetailApi(APIView):

@@ -226,6 +226,10 @@ class JobOut(serializers.Serializer):
         return super().to_representation(view)
 
 
+class EmbeddingSwitchIn(serializers.Serializer):
+    model = serializers.CharField(max_length=200, help_text="a registered local model (local/...) or a litellm name")
+
+
 class EmbeddingModelOut(serializers.Serializer):
     model = serializers.CharField()
     state = serializers.CharField(help_text="active (searched), building (not searched until complete) or retired")

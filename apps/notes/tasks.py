@@ -32,3 +32,11 @@ def embedding_switch_build(model: str) -> str:
     from apps.notes.services.embedding_switch import embedding_switch_build as build
 
     return build(model=model).state
+
+
+@shared_task(time_limit=120, soft_time_limit=110)
+def embedding_switches_recover() -> int:
+    """Every minute: a model switch whose worker was lost is queued again."""
+    from apps.notes.services.embedding_switch import embedding_switches_recover as recover
+
+    return recover()

@@ -13,6 +13,7 @@ urlpatterns = [
         apis.VaultEmbeddingModelsApi.as_view(),
         name="vault-embedding-models",
     ),
+    path("embedding-models/", apis.EmbeddingModelsApi.as_view(), name="embedding-models"),
     path("notes/<int:note_id>/", apis.NoteDetailApi.as_view(), name="note-detail"),
     path("notes/<int:note_id>/restore/", apis.NoteRestoreApi.as_view(), name="note-restore"),
     path("notes/<int:note_id>/purge/", apis.NotePurgeApi.as_view(), name="note-purge"),

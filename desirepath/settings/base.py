@@ -245,6 +245,7 @@ CELERY_BEAT_SCHEDULE = {
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},
     # Work a lost worker left behind: imports resumed or failed, answers re-sent or failed with the reason.
     "imports-recover": {"task": "apps.notes.tasks.imports_recover", "schedule": 60.0},
+    "embedding-switches-recover": {"task": "apps.notes.tasks.embedding_switches_recover", "schedule": 60.0},
     "answers-recover": {"task": "apps.chat.tasks.answers_recover", "schedule": 60.0},
     # Metadata older than its note or written by an older model, a budget per vault and run.
     "reenrich-stale": {"task": "apps.librarian.tasks.reenrich_stale", "schedule": 900.0},
@@ -287,6 +288,8 @@ IMPORT_MAX_TOTAL_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_TOTAL_BYTES",
 IMPORT_MAX_FILES = int(os.environ.get("DESIREPATH_IMPORT_MAX_FILES", "20000"))
 # A running import writes its progress at least every few seconds; this long without it, its worker was lost.
 IMPORT_STALE_SECONDS = float(os.environ.get("DESIREPATH_IMPORT_STALE_SECONDS", "600"))
+# A model switch commits a batch every few seconds; this long without one, its worker is taken for lost.
+EMBEDDING_SWITCH_STALE_SECONDS = float(os.environ.get("DESIREPATH_EMBEDDING_SWITCH_STALE_SECONDS", "600"))
 # An image, PDF or other attachment of a vault; larger files are skipped with the reason on the import.
 ATTACHMENT_MAX_BYTES = int(os.environ.get("DESIREPATH_ATTACHMENT_MAX_BYTES", str(20 * 1024 * 1024)))
 CHUNK_MAX_CHARS = 1000  # MiniLM reads 256 word pieces (~1,000 characters) and drops the rest.

@@ -101,3 +101,28 @@ def test_a_build_cut_short_continues_with_the_chunks_still_lacking_a_vector():
     assert (done.state, done.embedded) == ("active", len(NOTES))
     assert kept <= set(ChunkVector.objects.filter(model=MPNET).values_list("pk", flat=True))
     assert current_model() == MPNET
+
+
+@pytest.mark.django_db
+def test_staff_start_a_switch_over_the_api_and_others_cannot():
+    _, vault = _vault_with_notes()
+    staff = make_user("operator")
+    staff.is_staff = True
+    staff.save()
+    client = api(staff)
+
+    unknown = client.post("/api/embedding-models/", {"model": "local/no-such-model"}, format="json")
+    assert unknown.status_code == 400 and "no local embedding model" in str(unknown.json())
+    assert current_model() == MINILM
+
+    refused = api(vault.owner).post("/api/embedding-models/", {"model": MPNET}, format="json")
+    assert refused.status_code == 403
+    assert api(vault.owner).get("/api/embedding-models/").status_code == 403
+
+    started = client.post("/api/embedding-models/", {"model": MPNET}, format="json")
+    assert started.status_code == 202
+    assert started.json()["model"] == MPNET and started.json()["state"] == "building"
+    listed = {row["model"]: row for row in client.get("/api/embedding-models/").json()}
+    assert listed[MINILM]["state"] == "active" and listed[MINILM]["embedded"] == listed[MINILM]["total"] > 0
+    assert listed[MPNET]["state"] == "building"
+    assert current_model() == MINILM  # searched only once built

@@ -11,8 +11,11 @@ pass picks them up, and any written after the swap wait for the ordinary embeddi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.core.queue import queue_after_commit
@@ -63,10 +66,33 @@ def embedding_switch_build(*, model: str, batch: int = BUILD_BATCH, batches: int
             break
         with transaction.atomic():
             embedded = chunks_embed_pending(batch=batch, limit=batch, model=model)
+            EmbeddingModel.objects.filter(name=model).update(heartbeat_at=timezone.now())
         if not embedded and _swap(model):
             break
         done += 1  # chunks written since the last batch are the next batch
     return embedding_switch_progress(model=model)
+
+
+def embedding_switches_recover(*, stale_after: float | None = None) -> int:
+    """Builds whose worker was lost (no batch committed for `stale_after` seconds, EMBEDDING_SWITCH_STALE_SECONDS):
+    queued again, to go on with the chunks still lacking a vector. Returns how many were."""
+    seconds = float(settings.EMBEDDING_SWITCH_STALE_SECONDS if stale_after is None else stale_after)
+    cutoff = timezone.now() - timedelta(seconds=seconds)
+    quiet = Q(heartbeat_at__lte=cutoff) | Q(heartbeat_at=None, started_at__lte=cutoff)
+    stale = Q(state=EmbeddingState.BUILDING) & quiet
+    from apps.notes.tasks import embedding_switch_build as build_task
+
+    resumed = 0
+    for name in EmbeddingModel.objects.filter(stale).values_list("name", flat=True):
+        with transaction.atomic():
+            target = EmbeddingModel.objects.select_for_update(skip_locked=True).filter(stale, name=name).first()
+            if target is None:  # another sweep has it, or its build moved on meanwhile
+                continue
+            target.heartbeat_at = timezone.now()
+            target.save(update_fields=["heartbeat_at"])
+            queue_after_commit(build_task, name, fallback="the next sweep queues it again")
+            resumed += 1
+    return resumed
 
 
 @transaction.atomic
