@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.search import ROOT, drop_database, fresh_database, seconds  # sets Django up
 
+from django.conf import settings
 from django.db import connection
 
 import apps.notes.services.chunks as chunk_service
@@ -142,28 +143,32 @@ def bench_run(owner: Any, folder: Path, run: int) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpora", type=Path, default=CORPORA)
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "import.json")
-    args = parser.parse_args()
+def measure(model: str, corpora: Path, runs_wanted: int) -> dict[str, Any]:
+    """The import benchmark with `model` as the deployment's embedding model."""
+    settings.EMBEDDING_MODEL = model
     load = os.getloadavg()
     embed_texts(["warm-up: the model loads and runs one full batch " * 20] * 128)
     try:
         fresh_database()
         owner = make_user("bench-importer")
         with tempfile.TemporaryDirectory(prefix="desirepath-bench-") as tmp:
-            folder = corpora_folder(args.corpora, Path(tmp))
-            runs = [bench_run(owner, folder, run) for run in range(args.runs)]
+            folder = corpora_folder(corpora, Path(tmp))
+            runs = [bench_run(owner, folder, run) for run in range(runs_wanted)]
     finally:
         drop_database()
     import_s = sum(r["import_s"] for r in runs)
     chunks_per_s = sum(r["chunks_embedded"] for r in runs) / import_s
     bare_per_s = sum(r["bare_texts"] for r in runs) / sum(r["bare_embed_s"] for r in runs)
-    report = {
-        "meta": {"cpus": os.cpu_count(), "loadavg_start": load, "loadavg_end": os.getloadavg(), "runs": args.runs},
+    return {
+        "meta": {
+            "cpus": os.cpu_count(),
+            "loadavg_start": load,
+            "loadavg_end": os.getloadavg(),
+            "runs": runs_wanted,
+            "model": model,
+        },
         "runs": runs,
+        "import_s": import_s / len(runs),
         "notes_per_s": sum(r["notes"] for r in runs) / import_s,
         "chunks_per_s": chunks_per_s,
         "bare_chunks_per_s": bare_per_s,
@@ -172,9 +177,33 @@ def main() -> None:
         "first_progress_s": max(r["page"]["first_progress_s"] for r in runs),
         "largest_gap_s": max(r["page"]["largest_gap_s"] for r in runs),
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpora", type=Path, default=CORPORA)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument(
+        "--model",
+        action="append",
+        dest="models",
+        help="embedding model (repeat to compare models in one process; the first is the reference)",
+    )
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "import.json")
+    args = parser.parse_args()
+    models = args.models or [settings.EMBEDDING_MODEL]
+    reports = {model: measure(model, args.corpora, args.runs) for model in models}
+    for report in reports.values():
+        print_report(report)
+    if len(models) == 1:
+        report = reports[models[0]]
+    else:
+        reference = reports[models[0]]["import_s"]
+        report = {"models": reports, "import_time_vs_first": {m: r["import_s"] / reference for m, r in reports.items()}}
+        for model, ratio in report["import_time_vs_first"].items():
+            print(f"  {model}: import takes {ratio:.2f}x as long as with {models[0]}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))
-    print_report(report)
     print(f"Figures written to {args.json}")
 
 
@@ -183,6 +212,7 @@ def print_report(report: dict[str, Any]) -> None:
     print(
         f"\nImport of the three corpora together ({first['files']} files, {first['notes']} notes, "
         f"{first['chunks_embedded']} chunk texts embedded), {report['meta']['runs']} runs, "
+        f"model {report['meta'].get('model', '')}, "
         f"load {report['meta']['loadavg_start'][0]:.2f}"
     )
     print(f"  notes/s            {report['notes_per_s']:8.1f}")

@@ -73,6 +73,7 @@ class Command(BaseCommand):
             help="the keyword half's BM25 parameters and the fusion, chosen on the dev vaults leaving one out",
         )
         cal.add_argument("--corpora", type=Path, default=SHARED_EVAL.parent / "corpora")
+        cal.add_argument("--model", help="with --significance or --fusion: fit for this embedding model")
         cal.add_argument("--json", type=Path, dest="json_out")
         cal.add_argument("--chatter", type=Path, default=SHARED_EVAL / "chatter-dev.jsonl")
         cal.add_argument(
@@ -207,6 +208,8 @@ class Command(BaseCommand):
         if options["dataset"] == "calibrate":
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
+            if options.get("model"):
+                self._use_model(options["model"])
             if options["significance"]:
                 self._significance(options)
                 return
