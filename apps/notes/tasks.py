@@ -32,3 +32,10 @@ def embedding_switch_build(model: str) -> str:
     from apps.notes.services.embedding_switch import embedding_switch_build as build
 
     return build(model=model).state
+
+
+@shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300)
+def export_run(job_id: int) -> str:
+    from apps.notes.services.export import export_job_run
+
+    return str(export_job_run(job_id=job_id).status)

@@ -26,6 +26,7 @@ from apps.accounts.authentication import ApiTokenAuthentication
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
 from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure
@@ -107,6 +108,21 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             if role != "reader"
             else [],
         },
+    )
+
+
+@login_required
+@require_safe
+def coverage_page(request: HttpRequest, vault_id: int) -> HttpResponse:
+    """Every file the vault's imports read, with its state now and when it was last imported; `?state=` narrows."""
+    vault = vault_get(user=request.user, vault_id=vault_id)
+    coverage = import_coverage(user=request.user, vault_id=vault.pk)
+    shown = request.GET.get("state", "")
+    files = [f for f in coverage.files if f.state == shown] if shown in STATES else coverage.files
+    return render(
+        request,
+        "coverage.html",
+        {"vault": vault, "counts": coverage.counts, "files": files[:5000], "total": len(files), "state": shown},
     )
 
 
