@@ -207,6 +207,7 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
         + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
+        + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
         + ["/noticed/"]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
@@ -600,6 +601,8 @@ def test_export_and_coverage_of_a_vault_one_may_not_read_answer_as_a_missing_vau
     browser = Client()
     browser.force_login(stranger)
     assert browser.get(f"/vaults/{vault.pk}/coverage/").status_code == 404
+    assert browser.get(f"/exports/{export.pk}/").status_code == 404
+    assert browser.post(f"/vaults/{vault.pk}/export/").status_code == 404
     # Revoked: a manager whose share is taken back loses the vault's exports with it.
     manager = make_user()
     share(vault, "manager", user=manager)

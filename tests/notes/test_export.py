@@ -9,9 +9,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from apps.notes.models import Attachment, ExportJob, ImportFileResult, Note, NoteLink, Tier
+from apps.notes.services.export import export_job_run
 from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.vaults.models import Vault
 from tests.corpora import CORPORA, VAULTS
@@ -187,3 +188,35 @@ def test_a_large_vault_is_exported_by_the_worker_then_downloaded(worker):
     replaced = client.get(job["download_url"])
     assert replaced.status_code == 409 and "newer export" in replaced.json()["detail"]
     assert ExportJob.objects.filter(vault=vault, archive__isnull=False).count() == 1
+
+
+def test_a_manager_exports_from_the_vault_page_and_downloads_the_zip_when_the_worker_is_done():
+    owner, reader = make_user(), make_user()
+    vault = make_vault(owner, "Paged")
+    make_note(vault, "A.md", "# A\nSee [[B]].", embed=False)
+    make_note(vault, "B.md", "# B", embed=False)
+    share(vault, "reader", user=reader)
+    browser, other = Client(), Client()
+    browser.force_login(owner)
+    other.force_login(reader)
+
+    page = browser.get(f"/vaults/{vault.pk}/").content.decode()
+    assert f'href="/api/vaults/{vault.pk}/export/"' in page and "Export in the background" in page
+    assert "Export in the background" not in other.get(f"/vaults/{vault.pk}/").content.decode()
+    started = browser.post(f"/vaults/{vault.pk}/export/")
+    assert started.status_code == 302
+    job = ExportJob.objects.get(vault=vault)
+    assert started["Location"] == f"/exports/{job.pk}/"
+    waiting = browser.get(started["Location"]).content.decode()
+    assert "queued" in waiting and 'http-equiv="refresh"' in waiting and "Download" not in waiting
+
+    export_job_run(job_id=job.pk)  # what the worker does with the queued job
+
+    done = browser.get(started["Location"]).content.decode()
+    assert "succeeded" in done and "2 notes" in done and 'http-equiv="refresh"' not in done
+    download = browser.get(f"/api/exports/{job.pk}/download/")
+    assert download.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(download.content)) as zf:
+        assert sorted(zf.namelist()) == ["Paged/A.md", "Paged/B.md"]
+    assert other.post(f"/vaults/{vault.pk}/export/").status_code == 403
+    assert other.get(started["Location"]).status_code == 404
