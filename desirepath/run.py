@@ -1,6 +1,6 @@
 """`make run`: embedded PostgreSQL and Redis (unless DATABASE_URL / REDIS_URL), migrations, the admin account,
-the sample vault once, then the web server, Celery workers and Celery beat. Ctrl-C (or SIGTERM) stops the web
-server and workers, then the services it started."""
+the sample vault once, then every process of desirepath/processes.py (web, the Celery workers, beat). Ctrl-C (or
+SIGTERM) stops the web server and workers, then the services it started."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from desirepath import embedded
+from desirepath.processes import commands, web_address
 from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME
 
-BIN = Path(sys.executable).parent
 GRACE_SECONDS = 20
 
 
@@ -36,7 +35,7 @@ def main() -> int:
     try:
         services_start(started)
         prepare()
-        for name, command in process_commands().items():
+        for name, command in commands().items():
             children[name] = subprocess.Popen(command, cwd=BASE_DIR)
         announce()
         return supervise(children)
@@ -75,56 +74,6 @@ def prepare() -> None:
     manage = [sys.executable, str(BASE_DIR / "manage.py")]
     for step in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"], ["bootstrap"]):
         subprocess.run(manage + step, check=True, cwd=BASE_DIR)
-
-
-def web_address() -> str:
-    return f"{os.environ.get('DESIREPATH_BIND', '127.0.0.1')}:{os.environ.get('DESIREPATH_PORT', '8000')}"
-
-
-def process_commands() -> dict[str, list[str]]:
-    """The long-running processes by name, in the order they start and stop."""
-    queue = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
-    celery = [str(BIN / "celery"), "-A", "desirepath"]
-    return {
-        "web": [
-            str(BIN / "gunicorn"),
-            "desirepath.wsgi:application",
-            "--bind",
-            web_address(),
-            "--workers",
-            os.environ.get("DESIREPATH_WEB_WORKERS", "2"),
-            "--threads",  # a streamed answer holds a thread, not a whole worker
-            os.environ.get("DESIREPATH_WEB_THREADS", "8"),
-            "--timeout",
-            "120",
-            "--access-logfile",
-            "-",
-        ],
-        "worker": [
-            *celery,
-            "worker",
-            "-l",
-            "INFO",
-            "-Q",
-            queue,
-            "--concurrency",
-            os.environ.get("DESIREPATH_WORKER_CONCURRENCY", "1"),
-        ],
-        # Answers get their own worker: a long import never holds a question up.
-        "answers": [
-            *celery,
-            "worker",
-            "-l",
-            "INFO",
-            "-Q",
-            f"{queue}-answers",
-            "-n",
-            "answers@%h",
-            "--concurrency",
-            os.environ.get("DESIREPATH_ANSWER_CONCURRENCY", "2"),
-        ],
-        "beat": [*celery, "beat", "-l", "INFO", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"],
-    }
 
 
 def announce() -> None:

@@ -10,9 +10,11 @@ membership removed. Readability is computed here, independently of the permissio
 
 from __future__ import annotations
 
+import io
 import random
 import re
 import secrets
+import zipfile
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
@@ -31,7 +34,8 @@ from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
-from apps.notes.models import Attachment, Correction, ImportJob, Note, NoteLink, NoteStep
+from apps.notes.models import Attachment, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
+from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
@@ -139,6 +143,8 @@ def build_world(seed: int, tmp_path: Path) -> World:
         window = make_note(vault, "Window.md", "# Window\n\n![[Plain]]\n")
         beyond = Note.objects.get(vault=vaults[(index + 1) % len(vaults)], path="Plain.md")
         NoteLink.objects.filter(source=window, kind="embed").update(target=beyond)
+    for vault in vaults:  # an export of every vault, built, its zip kept on the job
+        export_job_run(job_id=export_job_create(actor=vault.owner, vault=vault).pk)
     return world
 
 
@@ -153,6 +159,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
         "vault_id": [v.pk for v in world.vaults],
         "note_id": _world_ids(Note, world),
         "job_id": _world_ids(ImportJob, world),
+        "export_id": list(ExportJob.objects.values_list("pk", flat=True)),
         "team_id": [t.pk for t in world.teams],
         "conversation_id": list(Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)),
         "correction_id": list(Correction.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)),
@@ -199,10 +206,21 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/" for v in world.vaults]
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
+        + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
         + ["/noticed/"]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )
+
+
+def _readable_text(response: HttpResponse) -> str:
+    """The response as text; a zip's names and files unpacked, so what an export holds is checked like a page."""
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    if response.get("Content-Type", "").startswith("application/zip"):
+        with zipfile.ZipFile(io.BytesIO(content)) as zf:
+            content = b"\n".join(name.encode() + b"\n" + zf.read(name) for name in zf.namelist())
+    return content.decode("utf-8", errors="replace")
 
 
 def _check_everyone(world: World) -> dict[str, int]:
@@ -230,7 +248,7 @@ def _check_everyone(world: World) -> dict[str, int]:
             assert response.status_code < 500, (url, response.status_code)
             if url.startswith("/api/"):  # what every reader gets is what the schema promises
                 assert_matches_schema(response)
-            text = response.content.decode("utf-8", errors="replace").lower()
+            text = _readable_text(response).lower()
             if url.startswith("/?q="):  # the search page echoes the query in its box and title: not a leak
                 echoed = url[4:].lower()
                 text = text.replace(f'value="{echoed}"', "").replace(f"<title>{echoed} ·", "")
@@ -555,3 +573,40 @@ def test_a_confirm_opens_doors_only_to_the_turns_beside_it_in_its_own_vault(vaul
     ]  # the check can fail
     assert neighbours_of(chunk_id=theirs[3].pk, vault_id=vault.pk) == []
     assert neighbours_of(chunk_id=turns[3].pk, vault_id=other.pk) == []
+
+
+def test_export_and_coverage_of_a_vault_one_may_not_read_answer_as_a_missing_vault(tmp_path):
+    owner, stranger = make_user(), make_user()
+    vault, other = make_vault(owner, "Private"), make_vault(owner, "Other")
+    (tmp_path / "Secret plans.md").write_text("# Secret plans\nzqx0markdeadbeef\n")
+    import_folder(vault, tmp_path, follow_up=False)
+    export = export_job_run(job_id=export_job_create(actor=owner, vault=vault).pk)
+    urls = [
+        f"/api/vaults/{vault.pk}/export/",
+        f"/api/vaults/{vault.pk}/coverage/",
+        f"/api/exports/{export.pk}/",
+        f"/api/exports/{export.pk}/download/",
+    ]
+    missing = [url.replace(str(vault.pk), "999999").replace(str(export.pk), "999999") for url in urls]
+    assert [api(owner).get(url).status_code for url in urls] == [200, 200, 200, 200]
+
+    # A stranger, and the owner through a token limited to the other vault: exactly what a missing vault answers.
+    for client in (api(stranger), api_with_token(owner, vaults=[other])):
+        for url, absent in zip(urls, missing, strict=True):
+            refused, nothing = client.get(url), client.get(absent)
+            assert refused.status_code == nothing.status_code == 404, url
+            assert refused.json() == nothing.json()
+            assert "zqx0markdeadbeef" not in refused.content.decode()
+        assert client.post(f"/api/vaults/{vault.pk}/export/").status_code == 404
+    browser = Client()
+    browser.force_login(stranger)
+    assert browser.get(f"/vaults/{vault.pk}/coverage/").status_code == 404
+    assert browser.get(f"/exports/{export.pk}/").status_code == 404
+    assert browser.post(f"/vaults/{vault.pk}/export/").status_code == 404
+    # Revoked: a manager whose share is taken back loses the vault's exports with it.
+    manager = make_user()
+    share(vault, "manager", user=manager)
+    assert api(manager).get(f"/api/exports/{export.pk}/download/").status_code == 200
+    vault_unshare(actor=owner, vault=vault, user=manager)
+    assert api(manager).get(f"/api/exports/{export.pk}/download/").status_code == 404
+    assert api(manager).get(f"/api/vaults/{vault.pk}/coverage/").status_code == 404

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -11,18 +15,21 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.auth import actor
-from apps.core.serializers import errors
+from apps.core.serializers import ErrorOut, errors
 from apps.llm.local_models import ModelConfigurationError, WeightsMismatchError
 from apps.notes import selectors
-from apps.notes.models import Note
+from apps.notes.coverage import import_coverage
+from apps.notes.models import ImportStatus, Note
 from apps.notes.serializers import (
     AttachmentListQuery,
     AttachmentOut,
     CorrectionActionIn,
     CorrectionListQuery,
     CorrectionOut,
+    CoverageOut,
     EmbeddingModelOut,
     EmbeddingSwitchIn,
+    ExportJobOut,
     ImportIn,
     JobOut,
     NoteConflictOut,
@@ -36,6 +43,7 @@ from apps.notes.serializers import (
 from apps.notes.services import notes as note_services
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switch_progress, embedding_switch_start, embedding_switches
+from apps.notes.services.export import export_folder_name, export_job_create, export_size, vault_export_inline
 from apps.notes.services.ingest import import_job_from_upload
 from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
@@ -299,3 +307,79 @@ class CorrectionApi(APIView):
         data.is_valid(raise_exception=True)
         act = correction_apply if data.validated_data["action"] == "apply" else correction_decline
         return Response(CorrectionOut(act(actor=actor(request), correction=correction)).data)
+
+
+ZIP_RESPONSE = OpenApiResponse(OpenApiTypes.BINARY, description="a zip of the vault's notes and attachments")
+TOO_LARGE = OpenApiResponse(ErrorOut, description="The vault is too large to export at once: POST to export it.")
+
+
+def zip_response(data: bytes, *, name: str) -> HttpResponse:
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(True, f"{name}.zip") or "attachment"
+    return response
+
+
+class VaultExportApi(APIView):
+    @extend_schema(
+        responses={(200, "application/zip"): ZIP_RESPONSE, 413: TOO_LARGE, **errors(403, 404)},
+        summary="The vault as a zip of Markdown notes (frontmatter included) and attachments (managers); a vault "
+        "above the inline limit answers 413: POST to export it in the background",
+    )
+    def get(self, request: Request, vault_id: int) -> HttpResponse:
+        user = actor(request)
+        vault = vault_get(user=user, vault_id=vault_id, action="manage")
+        limit = int(settings.EXPORT_INLINE_MAX_BYTES)
+        if export_size(vault=vault) > limit:
+            detail = f"this vault holds more than {limit >> 20} MiB: POST to this address to export it in the worker"
+            return Response({"detail": detail}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return zip_response(vault_export_inline(actor=user, vault=vault), name=export_folder_name(vault))
+
+    @extend_schema(
+        request=None,
+        responses={202: ExportJobOut, **errors(403, 404)},
+        summary="Export the vault in the background (managers); poll the returned job, then download its zip",
+    )
+    def post(self, request: Request, vault_id: int) -> Response:
+        vault = vault_get(user=actor(request), vault_id=vault_id, action="manage")
+        job = export_job_create(actor=actor(request), vault=vault)
+        return Response(ExportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ExportDetailApi(APIView):
+    @extend_schema(responses={200: ExportJobOut, **errors(404)}, summary="An export job (managers of its vault)")
+    def get(self, request: Request, export_id: int) -> Response:
+        return Response(ExportJobOut(selectors.export_job_get(user=actor(request), job_id=export_id)).data)
+
+
+class ExportDownloadApi(APIView):
+    @extend_schema(
+        responses={
+            (200, "application/zip"): ZIP_RESPONSE,
+            409: OpenApiResponse(ErrorOut, description="Not built yet, failed, or replaced by a newer export."),
+            **errors(404),
+        },
+        summary="The zip an export job built (managers of its vault)",
+    )
+    def get(self, request: Request, export_id: int) -> HttpResponse:
+        job = selectors.export_job_get(user=actor(request), job_id=export_id)
+        if job.status != ImportStatus.SUCCEEDED or job.archive is None:
+            why = {
+                ImportStatus.QUEUED: "the export is still queued; poll it until it has succeeded",
+                ImportStatus.RUNNING: "the export is still running; poll it until it has succeeded",
+                ImportStatus.FAILED: f"the export failed: {job.error}",
+            }.get(ImportStatus(job.status), "a newer export of this vault replaced this one's zip; export again")
+            return Response({"detail": why}, status=status.HTTP_409_CONFLICT)
+        return zip_response(bytes(job.archive), name=export_folder_name(job.vault))
+
+
+class VaultCoverageApi(APIView):
+    @extend_schema(
+        responses={200: CoverageOut, **errors(404)},
+        summary="Every file the vault's imports read: indexed, unchanged, waiting, skipped, failed or removed, with "
+        "the reason and when it was last imported",
+    )
+    def get(self, request: Request, vault_id: int) -> Response:
+        user = actor(request)
+        vault = vault_get(user=user, vault_id=vault_id)
+        coverage = import_coverage(user=user, vault_id=vault.pk)
+        return Response(CoverageOut({"counts": coverage.counts, "files": coverage.files}).data)

@@ -485,3 +485,25 @@ class Attachment(models.Model):
 
     def __str__(self) -> str:
         return self.path
+
+
+class ExportJob(models.Model):
+    """A vault written out as a zip of its notes (Markdown, frontmatter included) and attachments, built by the
+    worker; the zip is kept here until it is downloaded or the vault's next export replaces it."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="export_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
+    archive = models.BinaryField(null=True, editable=False)
+    size = models.PositiveBigIntegerField(default=0)
+    notes = models.PositiveIntegerField(default=0)
+    attachments = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"export {self.id} of vault {self.vault_id} ({self.status})"

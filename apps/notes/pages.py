@@ -6,5 +6,8 @@ urlpatterns = [
     path("notes/<int:note_id>/", views.note_page, name="note-page"),
     path("jobs/<int:job_id>/", views.job_page, name="job-page"),
     path("vaults/<int:vault_id>/", views.vault_page, name="vault-page"),
+    path("vaults/<int:vault_id>/coverage/", views.coverage_page, name="coverage-page"),
+    path("vaults/<int:vault_id>/export/", views.export_start, name="export-start"),
+    path("exports/<int:export_id>/", views.export_page, name="export-page"),
     path("vaults/<int:vault_id>/files/<path:path>", views.attachment_file, name="attachment-file"),
 ]

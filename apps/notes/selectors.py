@@ -16,6 +16,7 @@ from apps.notes.models import (
     AttachmentBlob,
     Correction,
     CorrectionStatus,
+    ExportJob,
     ImportJob,
     Note,
     NoteLink,
@@ -164,3 +165,11 @@ def attachment_for(*, vault_id: int, name: str, relative_to: str = "") -> Attach
 def attachment_url(attachment: Attachment) -> str:
     """Where a reader's browser fetches the attachment's bytes (readers of its vault only)."""
     return reverse("attachment-file", kwargs={"vault_id": attachment.vault_id, "path": attachment.path})
+
+
+def export_job_get(*, user: Requester, job_id: object) -> ExportJob:
+    """An export of a vault the user manages; 404 otherwise (an export holds every note of its vault)."""
+    try:
+        return ExportJob.objects.select_related("vault").get(pk=int(str(job_id)), vault__in=vaults_for(user, "manage"))
+    except (ExportJob.DoesNotExist, ValueError) as exc:
+        raise Http404("No export matches the given query.") from exc

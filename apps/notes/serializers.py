@@ -1,7 +1,9 @@
+from django.urls import reverse
 from rest_framework import serializers
 
+from apps.notes.coverage import STATES
 from apps.notes.followup import FAILURES_SHOWN, JobStatus, StepState, import_job_follow_up, job_progress
-from apps.notes.models import Attachment, CorrectionStatus, ImportJob, NoteStep, Tier
+from apps.notes.models import Attachment, CorrectionStatus, ExportJob, ImportJob, NoteStep, Tier
 from apps.notes.selectors import attachment_url
 
 
@@ -235,3 +237,39 @@ class EmbeddingModelOut(serializers.Serializer):
     state = serializers.CharField(help_text="active (searched), building (not searched until complete) or retired")
     embedded = serializers.IntegerField(help_text="this vault's passages holding a vector of the model")
     total = serializers.IntegerField(help_text="this vault's passages")
+
+
+class ExportJobOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    vault = serializers.IntegerField(source="vault_id")
+    status = serializers.ChoiceField(choices=["queued", "running", "succeeded", "failed"])
+    notes = serializers.IntegerField(help_text="notes in the zip")
+    attachments = serializers.IntegerField(help_text="attachments in the zip")
+    size = serializers.IntegerField(help_text="bytes of the zip")
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.SerializerMethodField(help_text="poll this until the status is succeeded or failed")
+    download_url = serializers.SerializerMethodField(help_text="the zip, once the status is succeeded")
+
+    def get_url(self, job: ExportJob) -> str:
+        return reverse("export-detail", args=[job.pk])
+
+    def get_download_url(self, job: ExportJob) -> str | None:
+        return reverse("export-download", args=[job.pk]) if job.status == "succeeded" else None
+
+
+class CoverageFileOut(serializers.Serializer):
+    path = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["note", "file", ""], help_text="'' for a file that was never stored")
+    state = serializers.ChoiceField(choices=list(STATES))
+    reason = serializers.CharField(help_text="why it was skipped, failed or removed; '' otherwise")
+    step = serializers.CharField(help_text="the background step that failed on it, when state is failed")
+    imported_at = serializers.DateTimeField(allow_null=True, help_text="when its latest import ran")
+    job = serializers.IntegerField(help_text="that import job")
+    note = serializers.IntegerField(allow_null=True)
+
+
+class CoverageOut(serializers.Serializer):
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="files in each state")
+    files = CoverageFileOut(many=True)

@@ -40,3 +40,10 @@ def embedding_switches_recover() -> int:
     from apps.notes.services.embedding_switch import embedding_switches_recover as recover
 
     return recover()
+
+
+@shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300)
+def export_run(job_id: int) -> str:
+    from apps.notes.services.export import export_job_run
+
+    return str(export_job_run(job_id=job_id).status)

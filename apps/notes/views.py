@@ -8,6 +8,7 @@ from typing import Any
 
 from csp.constants import SELF
 from csp.decorators import csp_replace
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
@@ -18,7 +19,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_sameorigin
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
@@ -26,12 +27,14 @@ from apps.accounts.authentication import ApiTokenAuthentication
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
+from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
 from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
+from apps.notes.services.export import export_job_create, export_size
 from apps.notes.services.ingest import import_job_from_upload, import_source_available
 from apps.notes.services.recovery import import_job_retry
 from apps.vaults.permissions import role_of, user_may
@@ -103,11 +106,44 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "embedding_models": embedding_switches(vault_id=vault.pk),
+            "export_inline": role == "manager" and export_size(vault=vault) <= int(settings.EXPORT_INLINE_MAX_BYTES),
             "proposals": note_selectors.correction_list(vault=vault, status="proposed")[:50]
             if role != "reader"
             else [],
         },
     )
+
+
+@login_required
+@require_safe
+def coverage_page(request: HttpRequest, vault_id: int) -> HttpResponse:
+    """Every file the vault's imports read, with its state now and when it was last imported; `?state=` narrows."""
+    vault = vault_get(user=request.user, vault_id=vault_id)
+    coverage = import_coverage(user=request.user, vault_id=vault.pk)
+    shown = request.GET.get("state", "")
+    files = [f for f in coverage.files if f.state == shown] if shown in STATES else coverage.files
+    return render(
+        request,
+        "coverage.html",
+        {"vault": vault, "counts": coverage.counts, "files": files[:5000], "total": len(files), "state": shown},
+    )
+
+
+@login_required
+@require_POST
+def export_start(request: HttpRequest, vault_id: int) -> HttpResponse:
+    """A manager exports the vault in the worker; the export's page follows it to its download."""
+    vault = vault_get(user=request.user, vault_id=vault_id, action="manage")
+    return redirect("export-page", export_id=export_job_create(actor=actor(request), vault=vault).pk)
+
+
+@login_required
+@require_safe
+def export_page(request: HttpRequest, export_id: int) -> HttpResponse:
+    """An export's status, refreshed while the worker builds it, then the link to its zip."""
+    job = note_selectors.export_job_get(user=request.user, job_id=export_id)
+    refresh = job.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
+    return render(request, "export.html", {"job": job, "refresh": refresh, "ready": job.archive is not None})
 
 
 def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:

@@ -284,6 +284,8 @@ LLM_BACKOFF_SECONDS = float(os.environ.get("DESIREPATH_LLM_BACKOFF_SECONDS", "0.
 # Notes and ingestion limits.
 NOTE_MAX_BYTES = int(os.environ.get("DESIREPATH_NOTE_MAX_BYTES", str(1024 * 1024)))
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024)))
+# A vault up to this size (notes and attachments, uncompressed) is exported in the request; larger ones by the worker.
+EXPORT_INLINE_MAX_BYTES = int(os.environ.get("DESIREPATH_EXPORT_INLINE_MAX_BYTES", str(20 * 1024 * 1024)))
 IMPORT_MAX_TOTAL_BYTES = int(os.environ.get("DESIREPATH_IMPORT_MAX_TOTAL_BYTES", str(500 * 1024 * 1024)))
 IMPORT_MAX_FILES = int(os.environ.get("DESIREPATH_IMPORT_MAX_FILES", "20000"))
 # A running import writes its progress at least every few seconds; this long without it, its worker was lost.

@@ -55,7 +55,7 @@ def _stack_urls() -> dict[str, str]:
     return {"DATABASE_URL": database_url, "REDIS_URL": settings.REDIS_URL}
 
 
-@pytest.mark.parametrize("missing", ["DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY"])
+@pytest.mark.parametrize("missing", ["DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS"])
 def test_production_without_a_required_variable_says_which_in_one_line_and_starts_nothing(tmp_path, missing):
     data = tmp_path / "data"
     env = {**PRODUCTION_SECRETS, **_stack_urls(), "DJANGO_SETTINGS_MODULE": "desirepath.settings.production"}
