@@ -16,6 +16,9 @@ from apps.notes.text import sentences
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
+# What an answer says of a source nobody wrote as a record: a proposal, or the Librarian's note of a conversation.
+LABELS = {Provenance.PROPOSAL.value: "(proposal) ", Provenance.SUMMARY.value: "(filed from a conversation) "}
+LEAD_IN = "From your notes:\n\n"
 NOTHING_FOUND = "Nothing in the vaults searched answers this."
 
 ANSWER_PROMPT = (
@@ -44,6 +47,11 @@ class Source:
 
 
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
+    """The answer written without a model, as the parts it streams in."""
+    return [LEAD_IN, *answer_lines(question, sources)]
+
+
+def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
     """One bullet per source (best sentence for the question), at most MAX_SENTENCES, each cited."""
     wanted = set(terms(question))
     bullets = []
@@ -52,9 +60,9 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
         if not lines:
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
-        label = "(proposal) " if source.is_proposal else ""
+        label = LABELS.get(source.provenance, "")
         bullets.append(f"- {label}{best} [{source.number}]\n")
-    return ["From your notes:\n\n", *bullets]
+    return bullets
 
 
 def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
