@@ -38,7 +38,7 @@ def _consonant(word: str, i: int) -> bool:
 
 def _m(stem: str) -> int:
     """m in [C](VC)^m[V]: how many vowel-consonant sequences the stem has."""
-    forms = []
+    forms: list[str] = []
     for i in range(len(stem)):
         kind = "c" if _consonant(stem, i) else "v"
         if not forms or forms[-1] != kind:
