@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from apps.accounts.services import user_create
-from apps.chat.services.answering import answer_lines
+from apps.chat.services.answering import Source, answer_lines, lead
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answer_scores import AnswerTally
 from apps.evaluation.metrics import (
@@ -71,6 +71,12 @@ def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
     return [items[i] for i in ids if i in items]
 
 
+def _offline_answer(question: str, sources: tuple[Source, ...]) -> str:
+    """What the offline answer says first: its answer span, or, when it has none, its cited sentences."""
+    found = lead(question, sources)
+    return found.text if found else "".join(answer_lines(question, sources))
+
+
 class _Tally:
     """Per-pipeline accumulation of question scores, injected context, silence and latency."""
 
@@ -90,7 +96,7 @@ class _Tally:
         if result.sources is None:
             return None
         self.answering = True
-        answer = "".join(answer_lines(question.text, result.sources)) if result.sources else None
+        answer = _offline_answer(question.text, result.sources) if result.sources else None
         f1 = self.answers.add(category=question.category, gold=question.answer, answer=answer)
         return {
             "question": question.text,

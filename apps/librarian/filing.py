@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.chat.models import ContextItem, Fallback, Message, Role, Status
+from apps.chat.services.answering import LEAD_IN
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -54,7 +55,8 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     title = re.sub(r"[?!.\s]+$", "", question.strip())[:80] or "Exchange"
     if not grounded:
         return Filing("chatter", title, [])
-    lines = [re.sub(r"\s*\[\d+\]\s*$", "", s) for s in sentences(answer) if s != "From your notes:"]
+    supporting = answer.split(LEAD_IN, 1)[-1]  # the offline answer's lead is a bare span or repeats a sentence
+    lines = [re.sub(r"\s*\[\d+\]\s*$", "", s) for s in sentences(supporting)]
     return Filing("concept", title, [(s, status_of(s)) for s in lines[:8]])
 
 

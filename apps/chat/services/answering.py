@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from apps.chat.services.spans import Passage, Span, answer_span, statements
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote
 from apps.notes.models import Provenance
-from apps.notes.text import sentences
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
@@ -47,8 +47,16 @@ class Source:
 
 
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
-    """The answer written without a model, as the parts it streams in."""
-    return [LEAD_IN, *answer_lines(question, sources)]
+    """The answer written without a model, as the parts it streams in: the span the question asks for, quoted
+    and cited, then the supporting sentences."""
+    found = lead(question, sources)
+    first = [f"**{found.text}** [{found.number}]\n\n"] if found else []
+    return [*first, LEAD_IN, *answer_lines(question, sources)]
+
+
+def lead(question: str, sources: Sequence[Source]) -> Span | None:
+    """The answer span (a date, a person, a number, a key, the words that answer), or None."""
+    return answer_span(question, [Passage(number=s.number, text=s.text) for s in sources])
 
 
 def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
@@ -56,7 +64,7 @@ def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
     wanted = set(terms(question))
     bullets = []
     for source in sources[:MAX_SENTENCES]:
-        lines = sentences(source.text)
+        lines = statements(source.text)
         if not lines:
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
