@@ -77,6 +77,15 @@ def statements(text: str) -> list[str]:
     return _lines(text)[2]
 
 
+def _specific(sentence: str, question: str) -> int:
+    """Names and numbers the sentence adds to the question: between equally close sentences, the one that says
+    something particular ("called Pixel") answers, the one that only repeats the topic does not."""
+    asked = {w.lower() for w in PERSON.findall(question)}
+    named = (m.group(0).lower() for m in PERSON.finditer(sentence) if m.start() > 0)  # not the sentence's opener
+    names = {n for n in named if n not in asked and n not in STOP}
+    return len(names) + len(NUMBER_WORDS.findall(sentence))
+
+
 def _overlap(sentence: str, wanted: set[str]) -> int:
     return len(wanted & set(terms(sentence)))
 
@@ -112,11 +121,11 @@ def answer_span(question: str, passages: Sequence[Passage]) -> Span | None:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             score = _overlap(line, wanted) - RANK_WEIGHT * place
-            candidates.append((score, -place, passage, speaker, said, line))
+            candidates.append((score, _specific(line, question), -place, passage, speaker, said, line))
     if not candidates:
         return None
-    candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
-    _, _, passage, speaker, said, sentence = candidates[0]
+    candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
+    _, _, _, passage, speaker, said, sentence = candidates[0]
     if HOW_TO.search(question):
         keys = KEYS.search(passage.text) or CODE.search(passage.text)
         if keys:
