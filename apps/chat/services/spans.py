@@ -33,10 +33,9 @@ NUMBER_WORDS = re.compile(
 )
 PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
-# The answer is read from the best sentence of the first passages; a later passage's sentence needs this much more
-# overlap with the question per place to win (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+# The answer is read from the best sentence of the first two passages: the closest to the question, then the most
+# particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 FIRST_SOURCES = 2
-RANK_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def answer_span(question: str, passages: Sequence[Passage]) -> Span | None:
         for line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
-            score = _overlap(line, wanted) - RANK_WEIGHT * place
+            score = _overlap(line, wanted)
             candidates.append((score, _specific(line, question), -place, passage, speaker, said, line))
     if not candidates:
         return None
