@@ -42,7 +42,7 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     source = Note.objects.get(vault=sample, path="ops/Permit to Work.md")
     assert source.title in note.frontmatter["drew_on"]
     assert f"- [{source.title}](/notes/{source.pk}/)" in note.body
-    assert f"{sample.pk}:" not in note.body
+    assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
     assert "**Decided:**" in note.body
     usage = ModelUsage.objects.get()
     assert (usage.slot, usage.purpose, usage.model) == ("reasoning", "librarian filing", "local/model-free")
