@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
+from apps.chat.services.answering import Source
 from apps.graph.context import graph_context
 from apps.research.run import context_for
 from apps.retrieval.context import gated_context
+from apps.retrieval.gate import Rated
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
 
@@ -28,6 +30,16 @@ RANK_DEPTH = 50
 class Retrieved:
     ranking: list[int]  # chunk ids, best first, up to RANK_DEPTH
     injected: list[int]  # chunk ids that would reach the answer
+    sources: tuple[Source, ...] | None = None  # what chat's answerer would be given; None: the pipeline never answers
+
+
+def _answered(survivors: list[Rated]) -> Retrieved:
+    chunks = [r.candidate.chunk for r in survivors]
+    sources = tuple(
+        Source(number=n, path=r.candidate.path, text=r.candidate.text, provenance=r.candidate.provenance)
+        for n, r in enumerate(survivors, start=1)
+    )
+    return Retrieved(ranking=chunks, injected=chunks, sources=sources)
 
 
 Pipeline = Callable[[User, int, str], Retrieved]
@@ -43,23 +55,20 @@ def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
 
 
 def _gate(user: User, vault_id: int, query: str) -> Retrieved:
-    survivors = [r.candidate.chunk for r in gated_context(user=user, question=query, vault_ids=[vault_id]).survivors]
-    return Retrieved(ranking=survivors, injected=survivors)
+    return _answered(gated_context(user=user, question=query, vault_ids=[vault_id]).survivors)
 
 
 def _full(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
-        return Retrieved(ranking=[], injected=[])
-    survivors = [r.candidate.chunk for r in graph_context(user=user, question=query, vault_ids=[vault_id]).survivors]
-    return Retrieved(ranking=survivors, injected=survivors)
+        return Retrieved(ranking=[], injected=[], sources=())
+    return _answered(graph_context(user=user, question=query, vault_ids=[vault_id]).survivors)
 
 
 def _research(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
-        return Retrieved(ranking=[], injected=[])
+        return Retrieved(ranking=[], injected=[], sources=())
     result, _ = context_for(user=user, question=query, vault_ids=[vault_id])
-    survivors = [r.candidate.chunk for r in result.survivors]
-    return Retrieved(ranking=survivors, injected=survivors)
+    return _answered(result.survivors)
 
 
 PIPELINES: dict[str, Pipeline] = {

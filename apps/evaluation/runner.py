@@ -13,7 +13,9 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from apps.accounts.services import user_create
+from apps.chat.services.answering import Source, answer_lines, lead
 from apps.evaluation import corpus, locomo
+from apps.evaluation.answer_scores import AnswerTally
 from apps.evaluation.metrics import (
     Item,
     hit_at,
@@ -69,6 +71,12 @@ def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
     return [items[i] for i in ids if i in items]
 
 
+def _offline_answer(question: str, sources: tuple[Source, ...]) -> str:
+    """What the offline answer says first: its answer span, or, when it has none, its cited sentences."""
+    found = lead(question, sources)
+    return found.text if found else "".join(answer_lines(question, sources))
+
+
 class _Tally:
     """Per-pipeline accumulation of question scores, injected context, silence and latency."""
 
@@ -79,6 +87,25 @@ class _Tally:
         self.silent = {"chatter": [], "category5": [], "real": []}  # type: dict[str, list[float]]
         self.latency: list[float] = []
         self.calls: list[int] = []  # model calls (usage rows, local ones included) per question
+        self.answers = AnswerTally()
+        self.answering = False
+
+    def answer(self, question: locomo.Question, result: Retrieved) -> dict[str, Any] | None:
+        """Chat's offline answer from what the pipeline injected (no context is an abstention: the fallback), and
+        the row that shows it beside the gold answer; None when the pipeline does not answer."""
+        if result.sources is None:
+            return None
+        self.answering = True
+        answer = _offline_answer(question.text, result.sources) if result.sources else None
+        f1 = self.answers.add(category=question.category, gold=question.answer, answer=answer)
+        return {
+            "question": question.text,
+            "category": question.category,
+            "gold": question.answer,
+            "answer": answer,
+            "f1": f1,
+            "sources": [{"n": s.number, "path": s.path, "text": s.text} for s in result.sources],
+        }
 
     def report(self) -> dict[str, Any]:
         real = [row for cat in ("1", "2", "3", "4") for row in self.scores.get(cat, [])]
@@ -95,7 +122,7 @@ class _Tally:
                 "mean": round(sum(self.calls) / len(self.calls), 2) if self.calls else 0.0,
                 "max": max(self.calls, default=0),
             },
-        }
+        } | ({"answers": self.answers.report()} if self.answering else {})
 
 
 def graph_figures(extractions: list[tuple[str, int]]) -> dict[str, Any]:
@@ -118,9 +145,17 @@ def _injected_keys(means: dict[str, float]) -> dict[str, float]:
 
 
 def run_locomo(
-    *, data: Path, unit: str, pipelines: list[str], chatter: Path | None, tick: Tick | None = None
+    *,
+    data: Path,
+    unit: str,
+    pipelines: list[str],
+    chatter: Path | None,
+    tick: Tick | None = None,
+    answers_out: Path | None = None,
 ) -> dict[str, Any]:
+    """Every pipeline's figures on a LoCoMo split; with `answers_out`, each answer beside its gold one as JSONL."""
     conversations = locomo.load(data)
+    answer_rows: list[dict[str, Any]] = []
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
     tallies = {name: _Tally() for name in [*pipelines, *REFERENCES]}
     user = eval_user()
@@ -147,6 +182,9 @@ def run_locomo(
                     tally.latency.append(ms)
                     tally.calls.append(calls)
                     injected = _items(result.injected, vault.items)
+                    row = tally.answer(question, result)
+                    if row is not None and answers_out:
+                        answer_rows.append({"conversation": conv.sample_id, "pipeline": name, **row})
                     if question.category == 5:
                         tally.silent["category5"].append(float(not injected))
                         tally.injected_cat5.append(injected_figures(injected, evidence))
@@ -166,6 +204,9 @@ def run_locomo(
                     tallies[name].silent["chatter"].append(float(not result.injected))
     finally:
         corpus.teardown(user)
+    if answers_out:
+        answers_out.parent.mkdir(parents=True, exist_ok=True)
+        answers_out.write_text("".join(json.dumps(row) + "\n" for row in answer_rows), encoding="utf-8")
     return {
         "dataset": f"locomo:{Path(data).name}",
         "unit": unit,

@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.urls import reverse
 from django.utils import timezone
 
-from apps.chat.models import Fallback, Message, Role, Status
+from apps.chat.models import ContextItem, Fallback, Message, Role, Status
+from apps.chat.services.answering import LEAD_IN
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -53,7 +55,8 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     title = re.sub(r"[?!.\s]+$", "", question.strip())[:80] or "Exchange"
     if not grounded:
         return Filing("chatter", title, [])
-    lines = [re.sub(r"\s*\[\d+\]\s*$", "", s) for s in sentences(answer) if s != "From your notes:"]
+    supporting = answer.split(LEAD_IN, 1)[-1]  # the offline answer's lead is a bare span or repeats a sentence
+    lines = [re.sub(r"\s*\[\d+\]\s*$", "", s) for s in sentences(supporting)]
     return Filing("concept", title, [(s, status_of(s)) for s in lines[:8]])
 
 
@@ -91,18 +94,25 @@ def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str
     return path
 
 
-def _concept_body(filing: Filing, message: Message, drew_on: list[str]) -> str:
+def _source_link(item: ContextItem) -> tuple[str, str]:
+    """The title a reader knows a source by, and the link to its note's page ("" once the note is gone)."""
+    title = item.title or item.path.rsplit("/", 1)[-1].removesuffix(".md")
+    return title, reverse("note-page", args=[item.note_id]) if item.note_id else ""
+
+
+def _concept_body(filing: Filing, message: Message, drew_on: list[tuple[str, str]]) -> str:
     when = timezone.localtime(message.created_at).strftime("%Y-%m-%d %H:%M")
     claims = "\n".join(f"- **{status.capitalize()}:** {text}" for text, status in filing.claims)
     front = {
         "title": filing.title,
         "filed_by": "librarian",
         "conversation": message.conversation_id,
-        "drew_on": list(drew_on),
+        "drew_on": [title for title, _ in drew_on],
     }
+    sources = "".join(f"- [{title}]({link})\n" if link else f"- {title}\n" for title, link in drew_on)
     return frontmatter_block(front) + (
         f"> Filed by the DesirePath Librarian from a conversation on {when}: a summary, not a person's record.\n\n"
-        f"## Claims\n{claims or '- (none)'}\n\n## Drew on\n" + "".join(f"- {p}\n" for p in drew_on)
+        f"## Claims\n{claims or '- (none)'}\n\n## Drew on\n" + sources
     )
 
 
@@ -142,7 +152,7 @@ def file_exchange(message_id: int) -> Note | None:
     filing = parse_filing(reply.data) or local
     if filing.kind == "chatter":
         return _log_chatter(personal, owner, message, question)
-    drew_on = [f"{i.vault_id}:{i.path}" for i in message.context.filter(survived=True, speculative=False)]
+    drew_on = [_source_link(i) for i in message.context.filter(survived=True, speculative=False)]
     return note_create(
         actor=owner,
         vault=personal,

@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
 from apps.llm.prompts import quote
 from apps.retrieval.candidates import Candidate
+from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
 
 # Logistic weights over relevance.FEATURES (`manage.py evaluate calibrate`, fitted on the LoCoMo dev split only) and
@@ -193,8 +194,10 @@ def gate(
     so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
-    anything passes (`_speaks_to`), the search's order what (`_in_search_order`)."""
+    anything passes (`_speaks_to`), the search's order what (`_in_search_order`).
+    The Librarian's own notes are no candidates unless the question calls for them (`apps.retrieval.filed`)."""
     model = model or slot_model("scoring")
+    candidates = without_filed_notes(question, candidates)
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)

@@ -153,3 +153,40 @@ def test_evaluate_locomo_learn_reports_learning_with_exploration_off_and_on(tmp_
     )
     assert "exploration costs" in stdout.getvalue()
     assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def test_evaluate_locomo_scores_the_offline_answers_against_the_gold_ones(tmp_path):
+    data, out, answers = tmp_path / "tiny.json", tmp_path / "out.json", tmp_path / "answers.jsonl"
+    data.write_text(json.dumps([TINY]))
+    stdout = io.StringIO()
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--pipeline",
+        "research",
+        "--pipeline",
+        "hybrid",
+        "--answers",
+        str(answers),
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    figures = report["pipelines"]["research"]["answers"]
+    assert set(figures["f1_by_category"]) == {"1", "2", "3", "4"}
+    assert figures["questions"] == {"answerable": 4, "category5": 1}
+    assert 0 <= figures["abstained"]["category5"] <= 1 and 0 <= figures["abstained"]["answerable"] <= 1
+    assert "answers" not in report["pipelines"]["hybrid"]  # a flat ranking is never handed to the answerer
+    assert "research offline answer: F1" in stdout.getvalue()
+    rows = [json.loads(line) for line in answers.read_text().splitlines()]
+    assert [r["question"] for r in rows] == [q["question"] for q in TINY["qa"]]
+    cat = rows[0]
+    assert cat["gold"] == "Pixel" and "Pixel" in cat["answer"] and cat["f1"] > 0  # the adopted cat, quoted
+    assert figures["f1_by_category"]["4"] == cat["f1"]
+    assert any("Pixel" in s["text"] for s in cat["sources"])

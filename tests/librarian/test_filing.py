@@ -38,7 +38,11 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     assert note.vault == personal(asker) and note.provenance == "summary"
     assert note.path == "Librarian/What is a PTW and when do I need one.md"
     assert "Filed by the DesirePath Librarian" in note.body and "not a person's record" in note.body
-    assert f"{sample.pk}:ops/Permit to Work.md" in note.frontmatter["drew_on"]
+    # Its sources are named by title and linked to their pages, never by an internal id.
+    source = Note.objects.get(vault=sample, path="ops/Permit to Work.md")
+    assert source.title in note.frontmatter["drew_on"]
+    assert f"- [{source.title}](/notes/{source.pk}/)" in note.body
+    assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
     assert "**Decided:**" in note.body
     usage = ModelUsage.objects.get()
     assert (usage.slot, usage.purpose, usage.model) == ("reasoning", "librarian filing", "local/model-free")

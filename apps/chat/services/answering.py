@@ -8,14 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from apps.chat.services.spans import Passage, Span, answer_span, statements
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote
 from apps.notes.models import Provenance
-from apps.notes.text import sentences
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
+# What an answer says of a source nobody wrote as a record: a proposal, or the Librarian's note of a conversation.
+LABELS = {Provenance.PROPOSAL.value: "(proposal) ", Provenance.SUMMARY.value: "(filed from a conversation) "}
+LEAD_IN = "From your notes:\n\n"
 NOTHING_FOUND = "Nothing in the vaults searched answers this."
 
 ANSWER_PROMPT = (
@@ -44,17 +47,30 @@ class Source:
 
 
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
+    """The answer written without a model, as the parts it streams in: the span the question asks for, quoted
+    and cited, then the supporting sentences."""
+    found = lead(question, sources)
+    first = [f"**{found.text}** [{found.number}]\n\n"] if found else []
+    return [*first, LEAD_IN, *answer_lines(question, sources)]
+
+
+def lead(question: str, sources: Sequence[Source]) -> Span | None:
+    """The answer span (a date, a person, a number, a key, the words that answer), or None."""
+    return answer_span(question, [Passage(number=s.number, text=s.text) for s in sources])
+
+
+def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
     """One bullet per source (best sentence for the question), at most MAX_SENTENCES, each cited."""
     wanted = set(terms(question))
     bullets = []
     for source in sources[:MAX_SENTENCES]:
-        lines = sentences(source.text)
+        lines = statements(source.text)
         if not lines:
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
-        label = "(proposal) " if source.is_proposal else ""
+        label = LABELS.get(source.provenance, "")
         bullets.append(f"- {label}{best} [{source.number}]\n")
-    return ["From your notes:\n\n", *bullets]
+    return bullets
 
 
 def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:

@@ -58,6 +58,11 @@ class Command(BaseCommand):
         conv.add_argument("--chart", type=Path, help="with --replay: write the learning curve here as SVG")
         conv.add_argument("--window", type=int, default=WINDOW, help="with --replay: questions per rolling MRR")
         conv.add_argument("--conversations", type=int, help="only the first N conversations of the split")
+        conv.add_argument(
+            "--answers",
+            type=Path,
+            help="write each answering pipeline's answer beside the gold answer, its F1 and its sources, as JSONL",
+        )
         self._common(conv)
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
         cal.add_argument("--data", type=Path, default=SHARED_EVAL / "locomo" / "dev.json")
@@ -235,7 +240,12 @@ class Command(BaseCommand):
             total = sum(len(c.questions) for c in locomo.load(options["data"]))
             with tqdm(total=total, unit="question", desc="LoCoMo") as bar:
                 report = run_locomo(
-                    data=options["data"], unit=options["unit"], pipelines=pipelines, chatter=chatter, tick=bar.update
+                    data=options["data"],
+                    unit=options["unit"],
+                    pipelines=pipelines,
+                    chatter=chatter,
+                    tick=bar.update,
+                    answers_out=options["answers"],
                 )
             if options["learn"]:
                 report["learning"] = self._learning(options["data"], options["unit"])
@@ -298,4 +308,15 @@ def render_table(report: dict[str, Any]) -> str:
             if isinstance(m, dict)
         ]
         lines.append(f"  {name} by {'category' if 'by_category' in figures else 'kind'}: " + " | ".join(parts))
+    answering = {name: figures["answers"] for name, figures in report["pipelines"].items() if "answers" in figures}
+    lines += [_answers_line(name, answers) for name, answers in answering.items()]
     return "\n".join(lines)
+
+
+def _answers_line(name: str, answers: dict[str, Any]) -> str:
+    by_category = " ".join(f"{c}={f:.3f}" for c, f in answers["f1_by_category"].items())
+    abstained = answers["abstained"]
+    return (
+        f"  {name} offline answer: F1 {answers['f1']:.3f} (by category {by_category}); abstained on category 5 "
+        f"{abstained['category5']:.1%}, on answerable questions {abstained['answerable']:.1%}"
+    )

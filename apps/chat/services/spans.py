@@ -1,0 +1,135 @@
+"""The answer a reader wants, read off the passages without a model: for "when" a date (resolved against the
+passage's own date), for "who" a person, for "where" a place, for "how many" a number, for "how do I" the key or
+the code, otherwise the best sentence itself. Headings
+alone, table rows, callout markers and empty list items are never an answer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from apps.chat.services.dates import said_on, when_in, written_on
+from apps.core.text import STOP, asked_for, asks_when, terms
+from apps.notes.text import plain_line
+
+# A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
+TURN = re.compile(r"^\s*(?:[^\n]{0,40}?\d{4}:\s+)?([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+(.*)$", re.S)
+DATE_PREFIX = re.compile(r"^\s*[^\n]{0,40}?\d{4}:\s+")
+HOW_TO = re.compile(
+    r"^\s*how (do|can|to|should|would)\b|\b(shortcut|hotkey|keys?|keyboard|command|syntax|code)\b", re.I
+)
+NOT_AN_ANSWER = re.compile(r"^\s*(#{1,6}\s|\||>\s*\[!|[-*+]\s*(\[.\]\s*)?$|```|---|\[!)")
+KEYS = re.compile(
+    r"\b(?:(?:Ctrl|Control|Cmd|Command|Alt|Option|Shift|Super|Win|Mod|Meta)\s*[-+]\s*)+(?:[A-Za-z0-9]|F\d{1,2}|"
+    r"Enter|Return|Tab|Space|Esc|Escape|Up|Down|Left|Right|Delete|Backspace|[,./;\[\]'`=-])\b"
+)
+CODE = re.compile(r"`([^`\n]+)`")
+NUMBER_WORDS = re.compile(
+    r"\b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twice|once|"
+    r"a couple|a few|several)\b",
+    re.I,
+)
+PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
+PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+# The answer is read from the best sentence of the first two passages: the closest to the question, then the most
+# particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+FIRST_SOURCES = 2
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    number: int  # the passage it was read from, for its citation
+    sentence: str
+
+
+def _lines(text: str) -> tuple[str | None, date | None, list[str]]:
+    """The passage's speaker (for a conversation turn), the date it carries, and its readable sentences."""
+    said = written_on(text[:60])
+    speaker = None
+    match = TURN.match(text)
+    if match and said:
+        speaker, text = match.group(1), match.group(2)
+    elif said:
+        text = DATE_PREFIX.sub("", text, count=1)
+    out = []
+    for raw in text.splitlines():
+        if NOT_AN_ANSWER.match(raw):
+            continue
+        plain = plain_line(raw)
+        if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
+            continue
+        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", plain) if len(s.strip()) > 2]
+    return speaker, said, out
+
+
+def statements(text: str) -> list[str]:
+    """A passage's sentences a reader can take as statements (no headings, table rows, markers or empty items)."""
+    return _lines(text)[2]
+
+
+def _specific(sentence: str, question: str) -> int:
+    """Names and numbers the sentence adds to the question: between equally close sentences, the one that says
+    something particular ("called Pixel") answers, the one that only repeats the topic does not."""
+    asked = {w.lower() for w in PERSON.findall(question)}
+    named = (m.group(0).lower() for m in PERSON.finditer(sentence) if m.start() > 0)  # not the sentence's opener
+    names = {n for n in named if n not in asked and n not in STOP}
+    return len(names) + len(NUMBER_WORDS.findall(sentence))
+
+
+def _overlap(sentence: str, wanted: set[str]) -> int:
+    return len(wanted & set(terms(sentence)))
+
+
+def _span(kind: str, question: str, sentence: str, speaker: str | None, said: date | None) -> str | None:
+    asked_names = {w.lower() for w in PERSON.findall(question)}
+    if kind == "when":
+        found = when_in(sentence, said)
+        return found or (said_on(said) if said else None)
+    if kind == "who":
+        names = [n for n in PERSON.findall(sentence) if n.lower() not in asked_names and n.lower() not in STOP]
+        names = [n for n in names if n != sentence.split()[0] or len(names) == 1]
+        if names:
+            return names[0]
+        return speaker if speaker and speaker.lower() not in asked_names else None
+    if kind == "where":
+        places = [p for p in PLACE.findall(sentence) if p.split()[-1].lower() not in asked_names]
+        return places[0] if places else None
+    if kind in ("how many", "how much", "how often", "how long", "how old"):
+        number = NUMBER_WORDS.search(sentence)
+        return number.group(0) if number else None
+    return None
+
+
+def answer_span(question: str, passages: Sequence[Passage]) -> Span | None:
+    """The answer's lead, read from the passages in their order; None when none of them holds a statement."""
+    wanted = set(terms(question))
+    kind = "when" if asks_when(question) else asked_for(question)
+    candidates = []
+    for place, passage in enumerate(passages[:FIRST_SOURCES]):
+        speaker, said, lines = _lines(passage.text)
+        for line in lines:
+            if line.endswith("?"):
+                continue  # a question asked back is no answer
+            score = _overlap(line, wanted)
+            candidates.append((score, _specific(line, question), -place, passage, speaker, said, line))
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
+    _, _, _, passage, speaker, said, sentence = candidates[0]
+    if HOW_TO.search(question):
+        keys = KEYS.search(passage.text) or CODE.search(passage.text)
+        if keys:
+            return Span(keys.group(1) if keys.re is CODE else keys.group(0), passage.number, sentence)
+    typed = _span(kind, question, sentence, speaker, said)
+    if typed:
+        return Span(typed, passage.number, sentence)
+    return Span(sentence, passage.number, sentence)

@@ -1,0 +1,101 @@
+"""LoCoMo's own answer metric (its `task_eval/evaluation.py`): token F1 after lowercasing, dropping punctuation,
+the words a, an, the and "and", and Porter-stemming, scored per category as the paper does. The answer an offline
+pipeline gives is scored as a reader meets it: citation marks are links, not words, and are left out."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import string
+from collections import Counter
+from collections.abc import Iterable
+
+from apps.evaluation.porter import stem
+
+ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+PUNCTUATION = set(string.punctuation)
+CITATION = re.compile(r"\s*\[\d+\]")
+ANSWERED = ("1", "2", "3", "4")
+
+
+def normalize(text: str) -> str:
+    """LoCoMo's normalisation: commas out, lowercase, punctuation out, articles and "and" out, spaces collapsed."""
+    text = str(text).replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in PUNCTUATION)
+    return " ".join(ARTICLES.sub(" ", text).split())
+
+
+def tokens(text: str) -> list[str]:
+    return [stem(word) for word in normalize(text).split()]
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    predicted, wanted = Counter(tokens(prediction)), Counter(tokens(gold))
+    same = sum((predicted & wanted).values())
+    if not same:
+        return 0.0
+    precision, recall = same / sum(predicted.values()), same / sum(wanted.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def multi_hop_f1(prediction: str, gold: str) -> float:
+    """Each comma-separated part of the gold answer takes its best F1 against the prediction's parts; the mean."""
+    parts = [p.strip() for p in str(prediction).split(",")]
+    return statistics.fmean(max(token_f1(p, g.strip()) for p in parts) for g in str(gold).split(","))
+
+
+def answer_f1(prediction: str, gold: str, category: int) -> float:
+    """The question's F1 as LoCoMo scores its category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)."""
+    if category == 1:
+        return multi_hop_f1(prediction, gold)
+    if category == 3:
+        gold = str(gold).split(";")[0].strip()
+    return token_f1(prediction, gold)
+
+
+def says_not_available(answer: str) -> bool:
+    """LoCoMo's test for a right answer to an adversarial (category 5) question."""
+    lowered = answer.lower()
+    return "no information available" in lowered or "not mentioned" in lowered
+
+
+def readable(answer: str) -> str:
+    """The answer's words: citation marks dropped."""
+    return CITATION.sub("", answer).strip()
+
+
+class AnswerTally:
+    """Answer F1 by category, and how often the answerer abstained on category 5 and on answerable questions."""
+
+    def __init__(self) -> None:
+        self.f1: dict[str, list[float]] = {c: [] for c in ANSWERED}
+        self.abstained_adversarial: list[float] = []
+        self.abstained_answerable: list[float] = []
+
+    def add(self, *, category: int, gold: str, answer: str | None) -> float | None:
+        """Count one answer and return its F1 (None for category 5). `answer` is None when the answerer abstained
+        (the vault's fallback, not an answer)."""
+        if category == 5:
+            self.abstained_adversarial.append(float(answer is None))
+            return None
+        self.abstained_answerable.append(float(answer is None))
+        f1 = 0.0 if answer is None else answer_f1(readable(answer), gold, category)
+        self.f1[str(category)].append(f1)
+        return round(f1, 4)
+
+    def report(self) -> dict[str, object]:
+        scored = [f for cat in ANSWERED for f in self.f1[cat]]
+        return {
+            "f1": _mean(scored),
+            "f1_by_category": {cat: _mean(self.f1[cat]) for cat in ANSWERED},
+            "abstained": {
+                "category5": _mean(self.abstained_adversarial),
+                "answerable": _mean(self.abstained_answerable),
+            },
+            "questions": {"answerable": len(scored), "category5": len(self.abstained_adversarial)},
+        }
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return round(statistics.fmean(values), 4) if values else 0.0

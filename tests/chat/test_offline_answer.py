@@ -1,0 +1,47 @@
+"""The answer written without a model leads with what the question asks for, quoted from the passages and cited;
+markup debris is never an answer."""
+
+from __future__ import annotations
+
+from apps.chat.services.answering import Source, extractive, lead
+
+
+def source(text: str, number: int = 1) -> Source:
+    return Source(number=number, path=f"note-{number}.md", text=text, provenance="authored")
+
+
+def test_when_is_answered_with_the_date_resolved_against_the_passage():
+    turn = source("1:56 pm on 8 May, 2023: Melanie: I ran a charity race for mental health last Saturday!")
+    assert lead("When did Melanie run a charity race?", [turn]).text == "6 May 2023"
+    yesterday = source("1:56 pm on 8 May, 2023: Caroline: I went to a LGBTQ support group yesterday.")
+    assert lead("When did Caroline go to the support group?", [yesterday]).text == "7 May 2023"
+    last_year = source("1:56 pm on 8 May, 2023: Melanie: Yeah, I painted that lake sunrise last year!")
+    assert lead("When did Melanie paint a sunrise?", [last_year]).text == "2022"
+
+
+def test_who_how_many_and_how_do_i_get_a_person_a_number_and_the_key():
+    assert lead("Who signs a permit to work?", [source("A permit to work is signed by Priya Shah.")]).text == (
+        "Priya Shah"
+    )
+    assert lead("How many kilns does the studio have?", [source("The studio has three kilns.")]).text == "three"
+    palette = source("# Command palette\n\nTo open it:\n\n- Press Ctrl+P to open the command palette.\n")
+    found = lead("What is the shortcut to open the command palette?", [palette])
+    assert (found.text, found.number) == ("Ctrl+P", 1)
+    code = source("## Restart\n\nRun `systemctl restart desirepath` on the host.\n")
+    assert lead("How do I restart the service?", [code]).text == "systemctl restart desirepath"
+
+
+def test_headings_table_rows_callouts_and_empty_items_are_never_the_answer():
+    debris = source(
+        "# To embed a note:\n\n| | task-todo: |\n|---|---|\n> [!Example]\n- \n- [ ] \n"
+        "Embedding a note shows its content inline with an exclamation mark before the link.\n"
+    )
+    answer = "".join(extractive("How do I embed a note?", [debris]))
+    assert answer.startswith("**Embedding a note shows its content inline with an exclamation mark before the link.")
+    for junk in ("To embed a note:", "|", "[!Example]", "- \n", "- [ ]"):
+        assert junk not in answer
+    assert answer.count("[1]") == 2  # the lead and its supporting sentence both cite the note
+
+
+def test_a_passage_of_headings_only_gives_no_lead():
+    assert lead("What is in the runbook?", [source("# Runbook\n## Steps\n")]) is None

@@ -1,0 +1,41 @@
+"""The Librarian's filed notes record conversations: an ordinary question is answered from what people wrote, and
+a filed note comes back only when the question is about past conversations."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.chat.services.chat import chat_run, chat_start
+from apps.librarian.filing import file_exchange
+from apps.notes.services.chunks import chunks_embed_pending
+from apps.vaults.models import Vault
+from tests.factories import make_note, make_user, make_vault
+
+pytestmark = pytest.mark.django_db
+
+
+def asked(user, vaults, text):
+    message = chat_start(user=user, vault_ids=[v.pk for v in vaults], text=text)
+    for _ in chat_run(message=message, user=user):
+        pass
+    message.refresh_from_db()
+    return message
+
+
+def test_a_filed_note_is_no_candidate_for_an_ordinary_question_but_is_for_one_about_past_conversations():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    filed = file_exchange(asked(user, [studio], "What cone does the glaze firing reach?").pk)
+    assert filed is not None and filed.vault == personal and filed.provenance == "summary"
+    chunks_embed_pending(vault_id=personal.pk)  # the worker's follow-up: the filed note is searchable like any
+
+    ordinary = asked(user, [studio, personal], "Which cone does the glaze firing reach in the kiln?")
+    candidates = list(ordinary.context.all())
+    assert any(item.path == "Kiln.md" and item.survived for item in candidates)  # the search worked
+    assert not [item.path for item in candidates if item.vault_id == personal.pk]
+    assert "filed from a conversation" not in ordinary.text
+
+    past = asked(user, [studio, personal], "What did we discuss about the glaze firing last time?")
+    assert filed.path in [item.path for item in past.context.all()]
