@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from apps.chat.models import Fallback, Message, Role, Status
+from apps.librarian.sources import drawn_from_messages
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -150,6 +151,7 @@ def file_exchange(message_id: int) -> Note | None:
         body=_concept_body(filing, message, drew_on),
         provenance=Provenance.SUMMARY,
         source="librarian",
+        drawn_from=drawn_from_messages([message], home=personal.pk),
     )
 
 
