@@ -48,6 +48,9 @@ class DesirePathUserAdmin(UserAdmin):
     filter_horizontal = ()
     list_filter = ("is_staff", "is_superuser", "is_active")
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # an account's usage, feedback and history stay: deactivate it instead
+
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         user_created(user=obj)
