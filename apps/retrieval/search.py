@@ -67,7 +67,8 @@ _IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
 _HYBRID = f"""
 WITH withheld AS MATERIALIZED (
     SELECT n.id FROM notes_note n
-    WHERE n.vault_id = ANY(%(vaults)s) AND n.drawn_from <> '{{{{}}}}' AND NOT n.drawn_from <@ %(readable)s::bigint[]
+    WHERE n.vault_id = ANY(%(vaults)s) AND NOT (n.drawn_from = '{{{{}}}}'::bigint[])  -- the partial index's predicate
+      AND NOT n.drawn_from <@ %(readable)s::bigint[]
 ),
 vec_raw AS MATERIALIZED (
     SELECT c.chunk_id AS id, c.note_id, c.embedding::{{cast}} <=> %(qvec)s::{{cast}} AS dist
