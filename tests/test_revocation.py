@@ -219,3 +219,35 @@ def test_a_team_role_given_by_the_owner_stays_and_what_rests_on_a_team_membershi
     team_member_remove(actor=owner, team=managers, user=manager)
     assert role_of(manager, vault) is None
     assert role_of(member, vault) is None  # the role the manager gave rested on that membership
+
+
+def test_what_was_filed_and_shared_before_records_its_sources_once_migrated():
+    """The backfills: filed notes name what they drew on (`vault:path`), summaries what their answers drew on,
+    published copies their original's; team roles get their giver from the audit log."""
+    from importlib import import_module
+
+    from django.apps import apps as registry
+
+    notes_backfill = import_module("apps.librarian.migrations.0003_drawn_from_backfill").backfill
+    grants_backfill = import_module("apps.vaults.migrations.0003_team_grants").grants_from_the_audit_log
+
+    secret = _secret_vault()
+    reader = make_user()
+    share(secret, "reader", user=reader)
+    own = make_vault(reader, "Reader's own")
+    note = _filed(reader, secret)
+    copy_id = api(reader).post(f"/api/notes/{note.pk}/publish/", {"vault": own.pk}, format="json").json()["id"]
+    assert summaries_daily()["summarised"] == 1
+    summary = SummaryNode.objects.get(owner=reader, level=0).note
+    Note.objects.filter(pk__in=[note.pk, copy_id, summary.pk]).update(drawn_from=[])
+    notes_backfill(registry, None)
+    assert {n.pk: n.drawn_from for n in Note.objects.filter(pk__in=[note.pk, copy_id, summary.pk])} == {
+        note.pk: [secret.pk],
+        copy_id: [secret.pk],
+        summary.pk: [secret.pk],
+    }
+
+    vault, manager, _ = _loophole()
+    TeamGrant.objects.all().delete()
+    grants_backfill(registry, None)
+    assert TeamGrant.objects.get(vault=vault).granted_by == manager
