@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -18,20 +19,38 @@ class MembershipInline(ReadOnlyInline):
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
-    """Teams are observed here; membership changes go through team managers (audited)."""
+class TeamAdmin(ReadOnlyAdmin):
+    """Teams are observed here; membership changes go through team managers (audited), and a team's vault roles
+    through the vault's managers."""
 
     list_display = ["id", "name", "created_by", "created_at"]
-    readonly_fields = ["group", "name", "created_by", "created_at"]
+    fields = ["group", "name", "created_by", "created_at"]
     inlines = [MembershipInline]
 
 
 User = get_user_model()
 admin.site.unregister(User)
+# A group is a team's membership list and carries its vault roles: edited only through the audited team services.
+admin.site.unregister(Group)
+
+_NO_MEMBERSHIPS = ("groups", "user_permissions")
 
 
 @admin.register(User)
 class DesirePathUserAdmin(UserAdmin):
+    """Accounts: made and deactivated here; teams, roles and permissions never (they change only through the
+    services that audit them)."""
+
+    fieldsets = tuple(
+        (name, {**options, "fields": tuple(f for f in options["fields"] if f not in _NO_MEMBERSHIPS)})
+        for name, options in UserAdmin.fieldsets or ()
+    )
+    filter_horizontal = ()
+    list_filter = ("is_staff", "is_superuser", "is_active")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # an account's usage, feedback and history stay: deactivate it instead
+
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         user_created(user=obj)

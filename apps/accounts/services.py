@@ -5,7 +5,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from apps.accounts.hooks import user_created
+from apps.accounts.hooks import team_membership_ended, user_created
 from apps.accounts.models import Team, TeamMembership, TeamRole
 from apps.accounts.usernames import validate_username
 from apps.audit.services import audit_record
@@ -109,3 +109,4 @@ def team_member_remove(*, actor: User, team: Team, user: User) -> None:
         vault_id=None,
         changes={"user": user.pk, "role": membership.role},
     )
+    team_membership_ended(user=user, actor=actor)

@@ -29,6 +29,7 @@ from apps.retrieval.context import CANDIDATES, asked
 from apps.retrieval.gate import GateResult, Rated, gate
 from apps.retrieval.search import hybrid_search_vector
 from apps.retrieval.trace import Trace
+from apps.vaults.permissions import vault_ids_for
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
 MAX_CONSTRAINTS = 3
@@ -106,7 +107,8 @@ def context_for(
     *, text: str, vector: list[float], scope: list[int], user: User, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
-    found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)
+    readable = vault_ids_for(user, "read")
+    found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope, readable=readable)
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
     desire = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
@@ -122,20 +124,21 @@ def context_for(
         local_rater=graph_rater(scope),
         among_notes=not any(is_turn(c.text) for c in candidates),
     )
-    constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
+    constraints = _constraints(found, scope, readable, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints
     result.rated += constraints
     return result
 
 
 def walked_candidates(
-    *, text: str, vector: list[float], scope: list[int]
+    *, text: str, vector: list[float], scope: list[int], readable: list[int] | None = None
 ) -> tuple[Walk, list[Candidate], list[str], str]:
     """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
     traced; the walk brings first what its paths and its last hops learned), and what the rooms above add (the
     librarian's "what changed" summaries); also
-    the walk, the question's doors and what it asks for."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits
+    the walk, the question's doors and what it asks for. `readable` (every vault the requester reads, the scope by
+    default) keeps out notes drawn from any other vault."""
+    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES, readable=readable).hits
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
@@ -149,7 +152,7 @@ def walked_candidates(
     doors, asks = doors_of(words, scope), asked_for(text)
     candidates = [
         _traced(c, found, hops.get(c.chunk), doors, asks)
-        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope)
+        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope, readable=readable)
     ]
     for extend in candidate_sources:
         candidates = extend(candidates, intent=intent, question=text, vector=vector, scope=scope)
@@ -169,7 +172,7 @@ def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, do
     return replace(candidate, trace=walked)
 
 
-def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int]) -> list[Rated]:
+def _constraints(found: Walk, scope: list[int], readable: list[int], words: list[str], shown: set[int]) -> list[Rated]:
     """Constraints of the message's own entities (things and notes: a person's "must" is conversation, not a
     rule), past the gate (at most 3) when the rule shares two content words with the message."""
     if not found.entry:
@@ -179,7 +182,7 @@ def _constraints(found: Walk, scope: list[int], words: list[str], shown: set[int
         rows = cursor.fetchall()
     wanted = set(words)
     picked = [(e, c, t) for _, e, c, t in rows if c not in shown and len(wanted & set(_words(t))) >= 2]
-    chunks = load_chunks(chunks=[c for _, c, _ in picked], query_vector=None, vault_ids=scope)
+    chunks = load_chunks(chunks=[c for _, c, _ in picked], query_vector=None, vault_ids=scope, readable=readable)
     by_chunk = {c.chunk: c for c in chunks}
     out: list[Rated] = []
     for entity, chunk, text in picked:

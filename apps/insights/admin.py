@@ -9,21 +9,26 @@ from apps.insights.models import Answer, Evidence, Notification, Principle
 
 @admin.register(Principle)
 class PrincipleAdmin(ReadOnlyAdmin):
-    list_display = ["statement", "vault", "status", "created_at", "answered_at"]
+    """What was proposed and how it was answered; the lesson itself is the vault's words, not shown."""
+
+    content_fields = ("statement", "previous")
+    list_display = ["id", "vault", "entity", "status", "created_at", "answered_at"]
     list_filter = ["status"]
-    search_fields = ["statement", "signature"]
 
 
 @admin.register(Evidence)
 class EvidenceAdmin(ReadOnlyAdmin):
-    list_display = ["principle", "note", "sentence"]
+    content_fields = ("sentence",)
+    list_display = ["principle", "note"]
 
 
 @admin.register(Answer)
 class AnswerAdmin(ReadOnlyAdmin):
+    content_fields = ("text",)
     list_display = ["principle", "user", "signal", "created_at"]
 
 
 @admin.register(Notification)
 class NotificationAdmin(ReadOnlyAdmin):
-    list_display = ["title", "user", "vault", "created_at", "read_at"]
+    content_fields = ("title", "text")
+    list_display = ["id", "user", "vault", "created_at", "read_at"]

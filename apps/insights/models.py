@@ -35,7 +35,7 @@ class Principle(models.Model):
         constraints = [models.UniqueConstraint(fields=["vault", "signature"], name="insights_principle_once")]
 
     def __str__(self) -> str:
-        return f"{self.statement[:60]} ({self.status})"
+        return f"principle {self.pk} ({self.status})"  # its statement is the vault's words
 
 
 class Evidence(models.Model):
@@ -52,7 +52,7 @@ class Evidence(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return self.sentence[:60]
+        return f"evidence {self.pk} of principle {self.principle_id}"
 
 
 class Answer(models.Model):
@@ -88,4 +88,4 @@ class Notification(models.Model):
         indexes = [models.Index(fields=["user", "read_at"])]
 
     def __str__(self) -> str:
-        return f"{self.title} for {self.user_id}"
+        return f"notification {self.pk} for {self.user_id}"

@@ -6,6 +6,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from apps.core.admin import ReadOnlyAdmin
 from apps.librarian.models import NoteMetadata
 from apps.librarian.tasks import reenrich_vaults
 from apps.vaults.admin import VaultAdmin
@@ -22,13 +23,10 @@ VaultAdmin.actions = [*(VaultAdmin.actions or []), reenrich_all]  # type: ignore
 
 
 @admin.register(NoteMetadata)
-class NoteMetadataAdmin(admin.ModelAdmin):
-    list_display = ["note", "vault", "model", "written_at"]
+class NoteMetadataAdmin(ReadOnlyAdmin):
+    """Who wrote a note's metadata, with which model, for which version; its claim and tensions restate the note,
+    so they are not shown."""
+
+    content_fields = ("core_claim", "tensions")
+    list_display = ["note", "vault", "model", "bridging_domains", "written_at"]
     list_filter = ["model"]
-    readonly_fields = [f.name for f in NoteMetadata._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

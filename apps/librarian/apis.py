@@ -36,7 +36,7 @@ class NotePublishApi(APIView):
         note = note_get(user=user, note_id=note_id)
         vault = vault_get(user=user, vault_id=data.validated_data["vault"])
         copy = note_publish(actor=user, note=note, vault=vault)
-        return Response(note_out(copy), status=status.HTTP_201_CREATED)
+        return Response(note_out(copy, user=user), status=status.HTTP_201_CREATED)
 
 
 def _id_param(request: Request, name: str) -> int | None:

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.chat.models import ContextItem, Fallback, Message, Role, Status
 from apps.chat.services.answering import LEAD_IN
+from apps.librarian.sources import drawn_from_messages
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -160,6 +161,7 @@ def file_exchange(message_id: int) -> Note | None:
         body=_concept_body(filing, message, drew_on),
         provenance=Provenance.SUMMARY,
         source="librarian",
+        drawn_from=drawn_from_messages([message], home=personal.pk),
     )
 
 

@@ -1,26 +1,18 @@
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
 from apps.notes.models import Attachment, Correction, ImportFileResult, ImportJob, Note
 
 
 @admin.register(Note)
-class NoteAdmin(admin.ModelAdmin):
-    """Notes with their provenance. Content changes go through the API so they are audited."""
+class NoteAdmin(ReadOnlyAdmin):
+    """Notes by their provenance, never their text: an administrator observes, and has no access to what a vault
+    holds. Content changes go through the API so they are audited."""
 
+    content_fields = ("body", "frontmatter", "link_keys", "block_ids")
     list_display = ["id", "title", "vault", "path", "provenance", "tier", "source", "content_modified_at"]
     list_filter = ["provenance", "tier", "vault"]
     search_fields = ["title", "path"]
-    readonly_fields = [f.name for f in Note._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class FileResultInline(ReadOnlyInline):
@@ -29,10 +21,12 @@ class FileResultInline(ReadOnlyInline):
 
 
 @admin.register(ImportJob)
-class ImportJobAdmin(admin.ModelAdmin):
+class ImportJobAdmin(ReadOnlyAdmin):
+    """Imports and every file's outcome, kept: nobody deletes or edits them here."""
+
     list_display = ["id", "vault", "source", "status", "processed", "total", "created_at", "finished_at"]
     list_filter = ["status"]
-    readonly_fields = [
+    fields = [
         "vault",
         "created_by",
         "source",
@@ -46,16 +40,15 @@ class ImportJobAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
     ]
-    exclude = ["archive"]
-    inlines = [FileResultInline]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+    inlines = [FileResultInline]  # the uploaded archive itself is not shown
 
 
 @admin.register(Correction)
 class CorrectionAdmin(ReadOnlyAdmin):
-    """Corrections are applied or declined by a vault's contributors (vault page or API), never here."""
+    """Corrections are applied or declined by a vault's contributors (vault page or API), never here; the passage
+    and the proposed text are the vault's, not shown."""
+
+    content_fields = ("passage", "text")
 
     list_display = ["created_at", "vault", "note", "status", "proposed_by", "decided_by", "successor"]
     list_filter = ["status"]

@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.auth import actor
+from apps.core.auth import Requester, actor
 from apps.core.serializers import ErrorOut, errors
 from apps.llm.local_models import ModelConfigurationError, WeightsMismatchError
 from apps.notes import selectors
@@ -49,16 +49,18 @@ from apps.notes.services.recovery import import_job_retry
 from apps.vaults.selectors import vault_get
 
 
-def note_out(note: Note) -> dict:
+def note_out(note: Note, *, user: Requester) -> dict:
     note.link_rows = list(selectors.note_links(note=note))  # type: ignore[attr-defined]
-    note.backlink_rows = list(selectors.note_backlinks(note=note))  # type: ignore[attr-defined]
+    note.backlink_rows = list(selectors.note_backlinks(user=user, note=note))  # type: ignore[attr-defined]
     note.metadata_row = selectors.note_metadata(note=note)  # type: ignore[attr-defined]
     note.superseded_rows = selectors.note_superseded(note=note)  # type: ignore[attr-defined]
     return dict(NoteOut(note).data)
 
 
-def note_response(note: Note, *, status_code: int = status.HTTP_200_OK) -> Response:
-    return Response(note_out(note), status=status_code, headers={"ETag": f'"{note_services.note_version(note)}"'})
+def note_response(note: Note, *, user: Requester, status_code: int = status.HTTP_200_OK) -> Response:
+    return Response(
+        note_out(note, user=user), status=status_code, headers={"ETag": f'"{note_services.note_version(note)}"'}
+    )
 
 
 def if_match(request: Request) -> set[str] | None:
@@ -83,7 +85,7 @@ class VaultNotesApi(APIView):
         query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            selectors.note_list(vault=vault, tier=query.validated_data["tier"]), request, view=self
+            selectors.note_list(user=actor(request), vault=vault, tier=query.validated_data["tier"]), request, view=self
         )
         return paginator.get_paginated_response(NoteListOut(page, many=True).data)
 
@@ -95,7 +97,7 @@ class VaultNotesApi(APIView):
         data = NoteCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         note = note_services.note_create(actor=actor(request), vault=vault, **data.validated_data)
-        return note_response(note, status_code=status.HTTP_201_CREATED)
+        return note_response(note, user=actor(request), status_code=status.HTTP_201_CREATED)
 
 
 class VaultAttachmentsApi(APIView):
@@ -123,7 +125,7 @@ class NoteDetailApi(APIView):
         summary="A note with its links and backlinks; the ETag header is its version, for If-Match on a write",
     )
     def get(self, request: Request, note_id: int) -> Response:
-        return note_response(selectors.note_get(user=actor(request), note_id=note_id))
+        return note_response(selectors.note_get(user=actor(request), note_id=note_id), user=actor(request))
 
     @extend_schema(
         request=NoteUpdateIn,
@@ -151,10 +153,14 @@ class NoteDetailApi(APIView):
             )
         except note_services.NoteChanged as conflict:
             # The writer's text comes back beside the current version, so nothing typed is lost to the refusal.
-            body = {"detail": str(conflict), "current": note_out(conflict.current), "yours": data.validated_data}
+            body = {
+                "detail": str(conflict),
+                "current": note_out(conflict.current, user=actor(request)),
+                "yours": data.validated_data,
+            }
             version = note_services.note_version(conflict.current)
             return Response(body, status=status.HTTP_409_CONFLICT, headers={"ETag": f'"{version}"'})
-        return note_response(note)
+        return note_response(note, user=actor(request))
 
     @extend_schema(
         responses={200: NoteOut, **errors(403, 404)},
@@ -162,7 +168,7 @@ class NoteDetailApi(APIView):
     )
     def delete(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
-        return note_response(note_services.note_delete(actor=actor(request), note=note))
+        return note_response(note_services.note_delete(actor=actor(request), note=note), user=actor(request))
 
 
 class NoteRestoreApi(APIView):
@@ -171,7 +177,7 @@ class NoteRestoreApi(APIView):
     )
     def post(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
-        return note_response(note_services.note_restore(actor=actor(request), note=note))
+        return note_response(note_services.note_restore(actor=actor(request), note=note), user=actor(request))
 
 
 class NotePurgeApi(APIView):

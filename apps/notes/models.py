@@ -71,13 +71,21 @@ class Note(models.Model):
     cold_reason = models.CharField(max_length=64, blank=True)
     # Import source label; "" for notes written through the API (re-imports never touch them).
     source = models.CharField(max_length=200, blank=True)
+    # Other vaults whose content this note carries (what the Librarian filed, summarised or published from them):
+    # it is read only by those who read every one of them, now. Empty for notes people write.
+    drawn_from = ArrayField(models.BigIntegerField(), default=list, db_default=[], blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["vault", "path"], name="note_unique_path")]
-        indexes = [models.Index(fields=["vault", "tier"]), GinIndex(fields=["link_keys"], name="note_link_keys")]
+        indexes = [
+            models.Index(fields=["vault", "tier"]),
+            GinIndex(fields=["link_keys"], name="note_link_keys"),
+            # search finds the few derived notes of its scope without reading the others
+            models.Index(fields=["vault"], condition=~models.Q(drawn_from=[]), name="note_drawn_from"),
+        ]
         triggers = [
             pgtrigger.Trigger(
                 name="note_content_modified",

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from urllib.parse import unquote
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length
 from django.http import Http404
 from django.urls import reverse
@@ -24,18 +24,25 @@ from apps.notes.models import (
     Tier,
 )
 from apps.vaults.models import Vault
-from apps.vaults.permissions import vaults_for
+from apps.vaults.permissions import vault_ids_for, vaults_for
 
 
-def note_list(*, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:
-    """Notes of a vault the caller has already resolved with `vault_get` (permission checked)."""
-    return Note.objects.filter(vault=vault, tier=tier).order_by("path")
+def readable_notes(user: Requester) -> Q:
+    """Notes in a vault the user reads that carry nothing from a vault they do not (`drawn_from`)."""
+    readable = vault_ids_for(user, "read")
+    return Q(vault_id__in=readable, drawn_from__contained_by=readable)
+
+
+def note_list(*, user: Requester, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:
+    """Notes of a vault the caller has already resolved with `vault_get`, without those drawn from a vault the
+    user cannot read."""
+    return Note.objects.filter(readable_notes(user), vault=vault, tier=tier).order_by("path")
 
 
 def note_get(*, user: Requester, note_id: object) -> Note:
-    """A note in a vault the user may read; 404 for missing and forbidden alike."""
+    """A note in a vault the user may read, drawn from none they cannot; 404 for missing and forbidden alike."""
     try:
-        return Note.objects.select_related("vault").get(pk=int(str(note_id)), vault__in=vaults_for(user, "read"))
+        return Note.objects.select_related("vault").get(readable_notes(user), pk=int(str(note_id)))
     except (Note.DoesNotExist, ValueError) as exc:
         raise Http404("No note matches the given query.") from exc
 
@@ -47,17 +54,17 @@ def note_links(*, note: Note) -> QuerySet[NoteLink]:
 def notes_for_embedding(*, user: Requester, note_ids: Iterable[int]) -> dict[int, tuple[Note, list[NoteLink]]]:
     """Notes among `note_ids` in vaults the user may read, each with its own links (the ones its embeds follow);
     the others are simply absent."""
-    notes = Note.objects.filter(pk__in=list(note_ids), vault__in=vaults_for(user, "read"))
+    notes = Note.objects.filter(readable_notes(user), pk__in=list(note_ids))
     found: dict[int, tuple[Note, list[NoteLink]]] = {note.pk: (note, []) for note in notes}
     for link in NoteLink.objects.filter(source_id__in=list(found), vault_id=F("source__vault_id")):
         found[link.source_id][1].append(link)
     return found
 
 
-def note_backlinks(*, note: Note) -> QuerySet[Note]:
-    """Live notes of the same vault that link here."""
+def note_backlinks(*, user: Requester, note: Note) -> QuerySet[Note]:
+    """Live notes of the same vault that link here (those the user may read)."""
     return (
-        Note.objects.filter(vault_id=note.vault_id, tier=Tier.HOT, outgoing_links__target=note)
+        Note.objects.filter(readable_notes(user), vault_id=note.vault_id, tier=Tier.HOT, outgoing_links__target=note)
         .exclude(pk=note.pk)
         .distinct()
         .order_by("path")

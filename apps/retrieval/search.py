@@ -1,6 +1,8 @@
 """Hybrid search: pgvector meaning search + BM25 over PostgreSQL postings, fused by score, in one statement.
 
-The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL. For small scopes an
+The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL, and so does its
+note-level twin: a note drawn from a vault the requester cannot read (`drawn_from`, what the Librarian filed,
+summarised or published) is left out of both halves and of the final join. For small scopes an
 exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
 requester reads 1% of all chunks (see shared/notes/search-in-postgres.md).
 """
@@ -63,10 +65,15 @@ _IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
         ) AS p"""
 
 _HALVES_CTES = f"""
-WITH vec_raw AS MATERIALIZED (
+WITH withheld AS MATERIALIZED (
+    SELECT n.id FROM notes_note n
+    WHERE n.vault_id = ANY(%(vaults)s) AND NOT (n.drawn_from = '{{{{}}}}'::bigint[])  -- the partial index's predicate
+      AND NOT n.drawn_from <@ %(readable)s::bigint[]
+),
+vec_raw AS MATERIALIZED (
     SELECT c.chunk_id AS id, c.note_id, c.embedding::{{cast}} <=> %(qvec)s::{{cast}} AS dist
     FROM notes_chunkvector c
-    WHERE {{vector_filter}} AND %(use_vector)s
+    WHERE {{vector_filter}} AND %(use_vector)s AND c.note_id NOT IN (SELECT id FROM withheld)
     ORDER BY {{vector_order}}
     LIMIT %(candidates)s
 ),
@@ -114,6 +121,7 @@ kw_reached AS (
            AND p.tier = ANY(%(tiers)s)
          ORDER BY p.impact DESC LIMIT %(term_postings)s)
     ) AS p
+    WHERE p.note_id NOT IN (SELECT id FROM withheld)
     GROUP BY p.chunk_id, p.note_id
     ORDER BY score DESC, p.chunk_id
     LIMIT %(rescore)s
@@ -173,7 +181,7 @@ SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
                              'MaxWords=40, MinWords=15, MaxFragments=2, StartSel=«, StopSel=»')
             ELSE left(c.text, 280) END AS snippet
 FROM fused f
-JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s)
+JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s) AND n.drawn_from <@ %(readable)s::bigint[]
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(vaults)s)
 ORDER BY f.score DESC, f.note_id
 """  # noqa: S608 - built from the constants above; user input travels only as parameters
@@ -235,9 +243,12 @@ def hybrid_search_vector(
     strategy: str | None = None,
     use_keyword: bool = True,
     model: str | None = None,
+    readable: list[int] | None = None,
 ) -> SearchResult:
     """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions).
 
+    `readable` is every vault the requester reads (the scope by default): a note drawn from a vault outside it is
+    never returned.
     Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half. `model` is the
     model that embedded the query (the active one by default); a vector of another size (the active model changed
     since it was embedded) is embedded again with the active model."""
@@ -258,6 +269,7 @@ def hybrid_search_vector(
         strategy=strategy,
         use_keyword=use_keyword,
         model=model,
+        readable=readable,
     )
     with transaction.atomic(), connection.cursor() as cursor:
         apply_session_settings(cursor, strategy)
@@ -291,6 +303,7 @@ def hybrid_statement(
     use_keyword: bool = True,
     model: str | None = None,
     halves: bool = False,
+    readable: list[int] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order); with `halves`, the
     statement that returns each half's note ranking and unscaled scores instead of fusing them."""
@@ -311,6 +324,7 @@ def hybrid_statement(
         "use_vector": query_vector is not None,
         "use_keyword": use_keyword,
         "vaults": vault_ids,
+        "readable": vault_ids if readable is None else readable,
         "tiers": tiers,
         "model": model,
         "candidates": int(settings.SEARCH_CANDIDATES),
@@ -361,6 +375,7 @@ def hybrid_search(
     text = validate_query(query)
     if not 1 <= k <= int(settings.SEARCH_MAX_K):
         raise ValidationError({"k": [f"k must be between 1 and {settings.SEARCH_MAX_K}"]})
+    readable = vault_ids_for(user, "read")
     scope = search_scope(user=user, vault_ids=vault_ids)
     if not scope:
         return SearchResult(hits=[], strategy="empty")
@@ -376,6 +391,7 @@ def hybrid_search(
         include_cold=include_cold,
         use_keyword=mode != "vector",
         model=model,
+        readable=readable,
     )
     result.timings_ms["embed"] = embed_ms
     return result

@@ -26,5 +26,8 @@ class VaultAdmin(admin.ModelAdmin):
         )
         return ", ".join(names)
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a vault is made through `vault_create`, which makes its owner its manager (audited)
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

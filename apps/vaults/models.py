@@ -33,3 +33,21 @@ class Vault(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class TeamGrant(models.Model):
+    """Who gave a team its role on a vault. A team's role lasts only while whoever gave it still manages the vault
+    by a role that does not rest on that grant (`team_grants_settle`), so it never outlives the owner's revocation
+    of the person who gave it. A team role with no row here was given by the owner."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    # null once the giver's account is gone: nothing holds the role up any more
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vault", "team"], name="team_grant_once")]
+
+    def __str__(self) -> str:
+        return f"team {self.team_id} on vault {self.vault_id} by {self.granted_by_id}"

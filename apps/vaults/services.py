@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from guardian.shortcuts import assign_perm, remove_perm
+from django.db.models import QuerySet
+from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
 from apps.vaults.chat_settings import parse
-from apps.vaults.models import Vault, VaultRole
+from apps.vaults.models import TeamGrant, Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may
 
 
@@ -77,6 +80,8 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
     _check_share_allowed(actor=actor, vault=vault, user=user, team=team)
     principal, label = _principal(user=user, team=team)
     _grant(principal, vault, role)
+    if team is not None:
+        TeamGrant.objects.update_or_create(vault=vault, team=team, defaults={"granted_by": actor})
     audit_record(
         actor=actor,
         action="vault.share",
@@ -85,6 +90,7 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
         vault_id=vault.pk,
         changes={"principal": label, "role": role},
     )
+    team_grants_settle(vault=vault, actor=actor)
 
 
 @transaction.atomic
@@ -113,6 +119,8 @@ def vault_unshare(*, actor: User, vault: Vault, user: User | None = None, team: 
     principal, label = _principal(user=user, team=team)
     for codename in ALL_PERMISSIONS:
         remove_perm(f"vaults.{codename}", principal, vault)
+    if team is not None:
+        TeamGrant.objects.filter(vault=vault, team=team).delete()
     audit_record(
         actor=actor,
         action="vault.revoke",
@@ -121,3 +129,60 @@ def vault_unshare(*, actor: User, vault: Vault, user: User | None = None, team: 
         vault_id=vault.pk,
         changes={"principal": label},
     )
+    team_grants_settle(vault=vault, actor=actor)
+
+
+def _managers_rooted(vault: Vault, grants: list[TeamGrant]) -> set[int]:
+    """Who manages `vault` by a role that rests on the owner: the owner, direct managers, then (repeatedly) the
+    members of a managing team whose grant was given by someone already here. A grant never props up its giver."""
+    users = cast(
+        "QuerySet[User]",
+        get_users_with_perms(vault, only_with_perms_in=["manage_vault"], with_group_users=False, with_superusers=False),
+    )
+    direct = set(users.values_list("pk", flat=True))
+    groups = cast("dict[Group, list[str]]", get_groups_with_perms(vault, attach_perms=True))
+    managing = {group.pk for group, perms in groups.items() if "manage_vault" in perms}
+    members = {g.team_id: set(g.team.group.user_set.values_list("pk", flat=True)) for g in grants}
+    rooted = direct | {vault.owner_id}
+    grown = True
+    while grown:
+        grown = False
+        for grant in grants:
+            if grant.granted_by_id in rooted and grant.team.group_id in managing and members[grant.team_id] - rooted:
+                rooted |= members[grant.team_id]
+                grown = True
+    return rooted
+
+
+def team_grants_settle(*, vault: Vault, actor: User | None) -> list[int]:
+    """Revoke the team roles on `vault` whose giver no longer manages it (their role revoked or lowered, or the
+    team that made them a manager gone), audited; the ids of the teams that lost their role."""
+    grants = list(TeamGrant.objects.filter(vault=vault).select_related("team__group"))
+    if not grants:
+        return []
+    rooted = _managers_rooted(vault, grants)
+    cut = [grant for grant in grants if grant.granted_by_id not in rooted]
+    for grant in cut:
+        for codename in ALL_PERMISSIONS:
+            remove_perm(f"vaults.{codename}", grant.team.group, vault)
+        grant.delete()
+        audit_record(
+            actor=actor,
+            action="vault.revoke",
+            object_type="vault",
+            object_id=vault.pk,
+            vault_id=vault.pk,
+            changes={
+                "principal": f"team:{grant.team_id}",
+                "reason": "the person who gave it no longer manages the vault",
+                "given_by": grant.granted_by_id,
+            },
+        )
+    return [grant.team_id for grant in cut]
+
+
+def team_grants_settle_for(*, user: User, actor: User | None) -> None:
+    """After `user` left a team: settle every vault where they gave a team its role."""
+    vault_ids = TeamGrant.objects.filter(granted_by=user).values_list("vault_id", flat=True).distinct()
+    for vault in Vault.objects.filter(pk__in=list(vault_ids)).order_by("pk"):
+        team_grants_settle(vault=vault, actor=actor)

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from apps.core.sweep import sweep
 from apps.librarian.models import SummaryLink, SummaryNode
+from apps.librarian.sources import drawn_from_notes
 from apps.librarian.summaries.notes import NOTICE, frontmatter, link_to, summary_lock, summary_note_write, when
 
 Span = tuple[datetime, datetime]
@@ -98,7 +99,16 @@ def _parent(vault_id: int, level: int, key: str, spans: dict[int, Span]) -> str:
         known = set(node.child_links.values_list("child_id", flat=True)) if node else set()
         title, gist, body = _text(level, key, children, spans)
         owner, vault = children[0].owner, children[0].vault
-        note = summary_note_write(owner=owner, vault=vault, note=node.note if node else None, name=title, body=body)
+        # a period carries what every summary it condenses carries, those it already held included
+        held = [link.child.note for link in node.child_links.select_related("child__note")] if node else []
+        note = summary_note_write(
+            owner=owner,
+            vault=vault,
+            note=node.note if node else None,
+            name=title,
+            body=body,
+            drawn_from=drawn_from_notes([*(c.note for c in children), *held], home=vault.pk),
+        )
         period = {"period_start": min(s for s, _ in spans.values()), "period_end": max(e for _, e in spans.values())}
         node, created = SummaryNode.objects.update_or_create(
             vault_id=vault_id,

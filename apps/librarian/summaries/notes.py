@@ -11,6 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.librarian.filing import safe_name, unique_path
+from apps.librarian.sources import note_sources_set
 from apps.notes.markdown import frontmatter_block, parse_note
 from apps.notes.models import Note, Provenance, Tier
 from apps.notes.services.notes import note_create, note_update
@@ -36,14 +37,24 @@ def frontmatter(fields: dict[str, Any]) -> str:
     return frontmatter_block(fields)
 
 
-def summary_note_write(*, owner: User, vault: Vault, note: Note | None, name: str, body: str) -> Note:
+def summary_note_write(
+    *, owner: User, vault: Vault, note: Note | None, name: str, body: str, drawn_from: list[int]
+) -> Note:
     """The node's note, created under a free path or rewritten when its text changed. A note its owner moved to
-    the cold tier stays there as they left it: the node and its pointers still grow."""
+    the cold tier stays there as they left it: the node and its pointers still grow. `drawn_from`: the vaults
+    whose content the summary carries (kept current whatever happens to the text)."""
     if note is None:
         path = free_path(vault, name)
         return note_create(
-            actor=owner, vault=vault, path=path, body=body, provenance=Provenance.SUMMARY, source="librarian"
+            actor=owner,
+            vault=vault,
+            path=path,
+            body=body,
+            provenance=Provenance.SUMMARY,
+            source="librarian",
+            drawn_from=drawn_from,
         )
+    note_sources_set(note, sorted(set(drawn_from) - {vault.pk}))
     if note.tier == Tier.COLD or parse_note(note.path, body).content_hash == note.content_hash:
         return note
     return note_update(actor=owner, note=note, body=body)

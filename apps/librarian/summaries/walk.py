@@ -35,6 +35,7 @@ SELECT s.id, s.level, s.period_start, s.period_end,
         ORDER BY ts_rank_cd(c.search_vector, to_tsquery('english', %(any)s)) DESC, c.id LIMIT 1) AS chunk
 FROM librarian_summarynode s
 JOIN notes_note n ON n.id = s.note_id AND n.vault_id = ANY(%(scope)s) AND n.tier = 'hot'
+    AND n.drawn_from <@ %(scope)s::bigint[]  -- a summary carrying a vault outside the scope stays out of the walk
 WHERE s.vault_id = ANY(%(scope)s) AND EXISTS (SELECT 1 FROM subject)
   AND (SELECT count(*) FROM subject WHERE to_tsvector('english', n.body) @@ subject.query)
       >= (SELECT ceil(count(*) / 2.0) FROM subject)

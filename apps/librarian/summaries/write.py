@@ -16,6 +16,7 @@ from django.db import transaction
 from apps.chat.models import Conversation, Message, Role, Status
 from apps.librarian.filing import model_free, parse_filing
 from apps.librarian.models import SummaryMessage, SummaryNode
+from apps.librarian.sources import drawn_from_messages
 from apps.librarian.summaries.notes import NOTICE, frontmatter, summary_lock, summary_note_write, when
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
@@ -139,6 +140,7 @@ def summarise_conversation(conversation_id: int) -> SummaryNode | None:
             note=node.note if node else None,
             name=f"{when(messages[0].created_at, '%Y-%m-%d')} {conversation.title or conversation.pk}",
             body=_body(conversation, messages, summary),
+            drawn_from=drawn_from_messages(messages, home=personal.pk),
         )
         node, _ = SummaryNode.objects.update_or_create(
             vault=personal,

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from apps.audit.services import audit_record
 from apps.notes.models import Attachment, ExportJob, ImportStatus, Note, Tier
+from apps.notes.selectors import readable_notes
 from apps.notes.services.ingest import MAX_COMPRESSION_RATIO
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
@@ -60,12 +61,13 @@ def _entry(name: str, data: bytes, modified: datetime | None) -> tuple[zipfile.Z
     return info, data
 
 
-def vault_export_write(*, vault: Vault, out: BinaryIO) -> tuple[int, int]:
-    """Write the vault's zip to `out`; (notes, attachments) written. Reads a batch of notes at a time."""
+def vault_export_write(*, vault: Vault, out: BinaryIO, reader: User) -> tuple[int, int]:
+    """Write the vault's zip to `out`; (notes, attachments) written. Reads a batch of notes at a time. A note drawn
+    from a vault `reader` cannot read (a filed copy of a revoked share) stays out, as everywhere else."""
     top = export_folder_name(vault)
     notes = attachments = 0
     with zipfile.ZipFile(out, "w") as zf:
-        rows = Note.objects.filter(vault=vault, tier=Tier.HOT).order_by("path")
+        rows = Note.objects.filter(readable_notes(reader), vault=vault, tier=Tier.HOT).order_by("path")
         for note in rows.only("path", "body", "content_modified_at").iterator(chunk_size=NOTES_PER_READ):
             zf.writestr(*_entry(f"{top}/{note.path}", note.body.encode("utf-8"), note.content_modified_at))
             notes += 1
@@ -81,7 +83,7 @@ def vault_export_inline(*, actor: User, vault: Vault) -> bytes:
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("your role on this vault does not allow exporting it (managers)")
     buffer = io.BytesIO()
-    notes, attachments = vault_export_write(vault=vault, out=buffer)
+    notes, attachments = vault_export_write(vault=vault, out=buffer, reader=actor)
     audit_record(
         actor=actor,
         action="vault.export",
@@ -129,7 +131,7 @@ def export_job_run(*, job_id: int) -> ExportJob:
     else:
         buffer = io.BytesIO()
         try:
-            job.notes, job.attachments = vault_export_write(vault=job.vault, out=buffer)
+            job.notes, job.attachments = vault_export_write(vault=job.vault, out=buffer, reader=job.created_by)
         except Exception as exc:
             job.status, job.error, job.finished_at = ImportStatus.FAILED, f"{type(exc).__name__}: {exc}", timezone.now()
             job.save(update_fields=["status", "error", "finished_at"])

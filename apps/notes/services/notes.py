@@ -96,9 +96,17 @@ def require(actor: User, action: str, vault: Vault) -> None:
 
 @transaction.atomic
 def note_create(
-    *, actor: User, vault: Vault, path: str, body: str, provenance: str = Provenance.AUTHORED, source: str = ""
+    *,
+    actor: User,
+    vault: Vault,
+    path: str,
+    body: str,
+    provenance: str = Provenance.AUTHORED,
+    source: str = "",
+    drawn_from: list[int] | None = None,
 ) -> Note:
-    """Write a new note (contributors); its chunks are embedded by a Celery task after commit."""
+    """Write a new note (contributors); its chunks are embedded by a Celery task after commit. `drawn_from`: the
+    other vaults whose content it carries (it is withheld from anyone who cannot read them all)."""
     require(actor, "contribute", vault)
     clean = normalize_path(path)
     existing = Note.objects.filter(vault=vault, path=clean).first()
@@ -107,6 +115,7 @@ def note_create(
         raise ValidationError({"path": [f"a note with this path exists {where}"]})
     parsed = parse_or_400(clean, body)
     note = Note(vault=vault, created_by=actor, source=source, provenance=provenance)
+    note.drawn_from = sorted(set(drawn_from or []) - {vault.pk})
     apply_parsed(note, parsed)
     note.save()
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
