@@ -127,14 +127,20 @@ def _start_worker(log_dir: Path, models: Script, queues: list[str] | None = None
     log.close()  # the child holds its own descriptor
     deadline = time.time() + 60
     while not app.control.ping(timeout=0.5):
-        assert process.poll() is None and time.time() < deadline, "the Celery worker did not start"
+        if process.poll() is not None or time.time() > deadline:
+            _stop_worker(process)  # a worker left running would take later tests' tasks with this run's code
+            raise AssertionError("the Celery worker did not start")
     return process
 
 
 def _stop_worker(process: subprocess.Popen) -> None:
     if process.poll() is None:
         process.terminate()
-    process.wait(timeout=30)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 def _purge_test_queues() -> None:
