@@ -35,11 +35,19 @@ def backfill(apps, schema_editor):
             Note.objects.filter(pk=note.pk).update(drawn_from=drawn)
             note.drawn_from = drawn
 
-    # filed exchanges (and copies published from them) name what they drew on as `vault:path`
+    # filed exchanges name what they drew on as `vault:path`, or by title with the conversation they came from (then
+    # every vault that conversation's answers drew on counts: more may be withheld, never less)
+    Message = apps.get_model("chat", "Message")
     for note in Note.objects.filter(source="librarian").iterator():
-        drew_on = (note.frontmatter or {}).get("drew_on")
-        if isinstance(drew_on, list) and drew_on:
-            keep(note, {_vault_of(entry) for entry in drew_on})
+        matter = note.frontmatter or {}
+        drew_on = matter.get("drew_on")
+        if not isinstance(drew_on, list) or not drew_on:
+            continue
+        vaults = {_vault_of(entry) for entry in drew_on} - {None}
+        if not vaults and str(matter.get("conversation", "")).isdigit():
+            messages = Message.objects.filter(conversation_id=int(matter["conversation"])).values_list("pk", flat=True)
+            vaults = _from_messages(ContextItem, Note, list(messages))
+        keep(note, vaults)
     # summaries: a conversation's carries what its answers drew on, a period's what its parts carry
     for level in range(0, 3):
         for node in SummaryNode.objects.filter(level=level).select_related("note").order_by("pk"):
