@@ -147,9 +147,9 @@ def measure(model: str, corpora: Path, runs_wanted: int) -> dict[str, Any]:
     """The import benchmark with `model` as the deployment's embedding model."""
     settings.EMBEDDING_MODEL = model
     load = os.getloadavg()
-    embed_texts(["warm-up: the model loads and runs one full batch " * 20] * 128)
     try:
         fresh_database()
+        embed_texts(["warm-up: the model loads and runs one full batch " * 20] * 128, model=model)
         owner = make_user("bench-importer")
         with tempfile.TemporaryDirectory(prefix="desirepath-bench-") as tmp:
             folder = corpora_folder(corpora, Path(tmp))
