@@ -75,20 +75,7 @@ class BeatEntryForm(forms.ModelForm):
 class BeatEntryAdmin(PeriodicTaskAdmin):
     form = BeatEntryForm
     fieldsets = None  # type: ignore[assignment]
-    fields = [
-        "name",
-        "task",
-        "description",
-        "enabled",
-        "interval",
-        "crontab",
-        "solar",
-        "start_time",
-        "expires",
-        "expire_seconds",
-        "last_run_at",
-        "total_run_count",
-    ]
+    fields = ["name", "task", "description", *BeatEntryForm.Meta.fields, "last_run_at", "total_run_count"]
     readonly_fields = ["name", "task", "description", "last_run_at", "total_run_count"]
     actions = ("enable_tasks", "disable_tasks", "toggle_tasks")
     change_form_template = None

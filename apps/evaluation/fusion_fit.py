@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
 from django.test import override_settings
 
 from apps.evaluation import corpus
+from apps.evaluation.metrics import Item, recall_at, reciprocal_rank
 from apps.evaluation.runner import read_jsonl
 from apps.llm.embeddings import current_model, embed_query
 from apps.notes.models import Note
-from apps.retrieval.search import RRF_K, apply_session_settings, hybrid_statement, vector_strategy
+from apps.retrieval.search import RRF_K, hybrid_statement, run_statement, vector_strategy
 
 DATA = Path(__file__).resolve().parent / "data" / "vaults"
 REAL_VAULTS = ("kepano-obsidian", "logseq-docs", "foam-docs")
@@ -91,10 +91,7 @@ def _halves(*, text: str, vector: list[float] | None, vault_id: int) -> dict[str
         model=model,
         halves=True,
     )
-    with transaction.atomic(), connection.cursor() as cursor:
-        apply_session_settings(cursor, strategy)
-        cursor.execute(sql, params)
-        rows = sorted(cursor.fetchall(), key=lambda r: (r[0], r[3]))
+    rows = sorted(run_statement(sql, params, strategy), key=lambda r: (r[0], r[3]))
     paths = dict(Note.objects.filter(pk__in={r[1] for r in rows}).values_list("pk", "path"))
     found: dict[str, Half] = {"vector": Half(notes=[]), "keyword": Half(notes=[])}
     for src, note, score, _ in rows:
@@ -157,12 +154,11 @@ def fuse(vector: Half, keyword: Half, fusion: tuple[str, float]) -> list[str]:
 
 
 def figures(rankings: list[list[str]], relevant: list[set[str]]) -> dict[str, float]:
-    recall, mrr = 0.0, 0.0
-    for ranking, wanted in zip(rankings, relevant, strict=True):
-        recall += len(set(ranking[:5]) & wanted) / len(wanted)
-        mrr += next((1.0 / rank for rank, path in enumerate(ranking[:DEPTH], 1) if path in wanted), 0.0)
-    n = max(len(relevant), 1)
-    return {"recall@5": round(recall / n, 4), "mrr": round(mrr / n, 4)}
+    """recall@5 and MRR at note level, scored by the harness's own metrics."""
+    items = [[Item(turns=(path,), tokens=0) for path in ranking] for ranking in rankings]
+    scored = zip(items, relevant, strict=True)
+    rows = [{"recall@5": recall_at(r, wanted, 5), "mrr": reciprocal_rank(r, wanted, DEPTH)} for r, wanted in scored]
+    return {name: round(sum(row[name] for row in rows) / max(len(rows), 1), 4) for name in ("recall@5", "mrr")}
 
 
 def _paths(half: Half) -> list[str]:

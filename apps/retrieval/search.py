@@ -271,10 +271,7 @@ def hybrid_search_vector(
         model=model,
         readable=readable,
     )
-    with transaction.atomic(), connection.cursor() as cursor:
-        apply_session_settings(cursor, strategy)
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    rows = run_statement(sql, params, strategy)
     hits = [
         SearchHit(
             note=r[0],
@@ -340,6 +337,14 @@ def hybrid_statement(
     }
     template = _HALVES if halves else _HYBRID
     return template.format(vector_order=order, vector_filter=vector_filter, cast=cast), params
+
+
+def run_statement(sql: str, params: dict[str, Any], strategy: str) -> list[tuple[Any, ...]]:
+    """Run a statement from `hybrid_statement` with the session settings its strategy needs."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        apply_session_settings(cursor, strategy)
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
 
 
 def apply_session_settings(cursor: Any, strategy: str) -> None:
