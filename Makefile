@@ -45,8 +45,9 @@ lint: install
 typecheck: install
 	DJANGO_SETTINGS_MODULE=desirepath.settings.test $(BIN)/mypy
 
+# Two test processes, each with its own test database, queues and Redis database (desirepath/settings/test.py).
 pytest: install chromium
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist worksteal
 
 test: lint typecheck pytest
 

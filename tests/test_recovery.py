@@ -93,7 +93,7 @@ def test_a_model_switch_whose_worker_was_killed_goes_on_and_swaps_once(worker, a
     def progress():  # type: ignore[no-untyped-def]
         return embedding_switch_progress(model=mpnet, vault_id=vault.pk)
 
-    _wait_for(lambda: progress().embedded >= BUILD_BATCH, seconds=180, what="the first batch of new vectors")
+    _wait_for(lambda: progress().embedded >= BUILD_BATCH, seconds=600, what="the first batch of new vectors")
     _kill(worker)
     stopped = progress()
     assert stopped.state == "building" and BUILD_BATCH <= stopped.embedded < stopped.total
@@ -103,7 +103,7 @@ def test_a_model_switch_whose_worker_was_killed_goes_on_and_swaps_once(worker, a
     assert embedding_switches_recover() == 0  # its last batch is recent: it may still be running
     assert embedding_switches_recover(stale_after=0) == 1
     another_worker()
-    _wait_for(lambda: progress().state == "active", seconds=300, what="the switch to finish")
+    _wait_for(lambda: progress().state == "active", seconds=600, what="the switch to finish")
 
     done = progress()
     assert done.embedded == done.total == notes + 1

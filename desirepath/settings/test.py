@@ -4,7 +4,14 @@ import os
 from pathlib import Path
 
 os.environ.setdefault("DESIREPATH_DATA_DIR", str(Path(__file__).resolve().parents[2] / ".data-test"))
-os.environ.setdefault("DESIREPATH_TASK_QUEUE", "desirepath-test")
+# Under pytest-xdist every test process (gw0, gw1, ...) has its own queues and Redis database: a Celery worker one
+# process starts never takes another's tasks, and answer streams keyed by conversation id never cross. The
+# processes a test starts inherit the environment and so land on the same ones.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_queue = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath-test")
+if XDIST_WORKER and not _queue.endswith(f"-{XDIST_WORKER}"):
+    _queue = f"{_queue}-{XDIST_WORKER}"
+os.environ["DESIREPATH_TASK_QUEUE"] = _queue
 
 from desirepath import embedded
 
@@ -14,7 +21,10 @@ from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, datab
 if not DATABASE_URL:
     DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
 if not REDIS_URL:
-    REDIS_URL = CELERY_BROKER_URL = embedded.ensure_redis(DATA_DIR)
+    REDIS_URL = embedded.ensure_redis(DATA_DIR)
+    if XDIST_WORKER:
+        REDIS_URL = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + int(XDIST_WORKER.removeprefix('gw'))}"
+    CELERY_BROKER_URL = REDIS_URL
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
