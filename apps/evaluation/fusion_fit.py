@@ -5,15 +5,17 @@ dev questions (`data/vaults/`). The readers' sets in `../shared/eval/vaults/` ar
 reported on them.
 
 Each vault is ingested once and every question embedded once. The meaning half is searched once per question; the
-keyword half once per (k1, b, note aggregation) point. Fusion is then replayed on the two halves' note scores exactly
-as the statement fuses them (each half's scores scaled to 0–1 over its candidates, weighted and summed; or weighted
-reciprocal ranks), so the whole grid costs a few thousand keyword searches.
+keyword half once per (k1, b, note aggregation) point. Fusion is then replayed on the two halves' note scores: the
+fixed-weight fusions exactly as the statement fuses them (each half's scores scaled to 0–1 over its candidates,
+weighted and summed; or weighted reciprocal ranks), the query-adaptive ones (which the statement does not run) on
+the same scores, so the whole grid costs a few thousand keyword searches.
 
 Choice, leaving one vault out: the BM25 point with the best mean (recall@5 + MRR) of `keyword` over the other vaults,
 then the fusion point with the best mean (recall@5 + MRR) of the fused ranking over them, counting a fused ranking
 that falls below the better of its halves by more than `LOSS_TOLERANCE` on either figure as that shortfall again
 (the fusion is meant never to lose to a half). The held-out vault is then scored with the points its folds chose; the
-values reported for the product are chosen on all four.
+values reported for the product are chosen on all four. The fusion alone is also chosen that way with the keyword
+half held at the current BM25 point, so a fusion's held-out figures are not mixed with a BM25 choice's.
 """
 
 from __future__ import annotations
@@ -41,7 +43,21 @@ GRID_K1 = (0.9, 1.2, 1.5, 2.0)
 GRID_B = (0.4, 0.6, 0.75, 0.9)
 GRID_MORE_CHUNKS = (0.0, 0.1, 0.3)
 BM25_POINTS = tuple(itertools.product(GRID_K1, GRID_B, GRID_MORE_CHUNKS))
-GRID_FUSION = tuple((scaling, w) for scaling in ("score", "max", "zscore", "rrf") for w in (0.3, 0.4, 0.5, 0.6, 0.7))
+FIXED_FUSION = tuple((scaling, w) for scaling in ("score", "max", "zscore", "rrf") for w in (0.3, 0.4, 0.5, 0.6, 0.7))
+# Query-adaptive fusions (min-max scaling as the statement's): each question weighs its halves by how clearly each
+# one's best note stands out of its own candidates (`separation`: the best score's z-score over the half's top 10 or
+# all its candidates, raised to a power; `gap`: best minus second over the half's range, smoothed), or rewards the
+# notes both halves rank high (`mnz`: CombMNZ, the weighted sum times the number of halves ranking the note within
+# their top 10 or all candidates).
+ADAPTIVE_FUSION = (
+    tuple(("separation@10", power) for power in (0.5, 1.0, 2.0))
+    + tuple(("separation", power) for power in (0.5, 1.0, 2.0))
+    + tuple(("gap", smoothing) for smoothing in (0.05, 0.1, 0.25, 0.5))
+    + tuple((mnz, w) for mnz in ("mnz@10", "mnz") for w in (0.4, 0.5, 0.6))
+)
+ADAPTIVE_FAMILIES = frozenset(family for family, _ in ADAPTIVE_FUSION)
+GRID_FUSION = FIXED_FUSION + ADAPTIVE_FUSION
+ADAPTIVE_TOP = 10
 LOSS_TOLERANCE = 0.01
 
 Tick = Callable[[int], None]
@@ -141,15 +157,58 @@ def _scaled(half: Half, scaling: str) -> tuple[dict[int, float], float]:
     return {note: (score - low) / (high - low) if high > low else 1.0 for _, note, score in half.notes}, 0.0
 
 
+def separation(half: Half, top: int | None) -> float | None:
+    """How far the half's best score stands above its `top` best (all candidates if None), in standard deviations."""
+    scores = [score for _, _, score in half.notes][:top]
+    if len(scores) < 2:
+        return None
+    mean = sum(scores) / len(scores)
+    spread = (sum((s - mean) ** 2 for s in scores) / len(scores)) ** 0.5
+    return (scores[0] - mean) / spread if spread > 0 else None
+
+
+def top_gap(half: Half) -> float | None:
+    """The half's best score minus its second, over the range of its candidates' scores."""
+    scores = [score for _, _, score in half.notes]
+    if len(scores) < 2 or scores[0] == scores[-1]:
+        return None
+    return (scores[0] - scores[1]) / (scores[0] - scores[-1])
+
+
+def vector_weight(vector: Half, keyword: Half, fusion: tuple[str, float]) -> float:
+    """The meaning half's weight for this question; the fixed weight when a half's signal is undefined."""
+    family, parameter = fusion
+    fixed = 0.5
+    if family.startswith("separation"):
+        top = ADAPTIVE_TOP if family.endswith("@10") else None
+        v, k = separation(vector, top), separation(keyword, top)
+        if v is None or k is None or v + k <= 0:
+            return fixed
+        return v**parameter / (v**parameter + k**parameter)
+    if family == "gap":
+        gv, gk = top_gap(vector), top_gap(keyword)
+        if gv is None or gk is None:
+            return fixed
+        return (gv + parameter) / (gv + gk + 2 * parameter)
+    return parameter
+
+
 def fuse(vector: Half, keyword: Half, fusion: tuple[str, float]) -> list[str]:
     """A fused note ranking: each half's scaled scores, weighted and summed (ties by note id, as the statement)."""
-    scaling, weight = fusion
+    family, _ = fusion
+    scaling = "score" if family in ADAPTIVE_FAMILIES else family
+    weight = vector_weight(vector, keyword, fusion)
     paths = {note: path for half in (vector, keyword) for path, note, _ in half.notes}
     total: dict[int, float] = dict.fromkeys(paths, 0.0)
     for half, w in ((vector, weight), (keyword, 1 - weight)):
         scaled, absent = _scaled(half, scaling)
         for note in total:
             total[note] += w * scaled.get(note, absent)
+    if family.startswith("mnz"):
+        top = ADAPTIVE_TOP if family.endswith("@10") else None
+        ranked = [{note for _, note, _ in half.notes[:top]} for half in (vector, keyword)]
+        for note in total:
+            total[note] *= max(1, sum(note in notes for notes in ranked))
     return [paths[note] for note in sorted(total, key=lambda note: (-total[note], note))]
 
 
@@ -196,7 +255,9 @@ def choose(measured: list[Measured]) -> tuple[tuple[float, float, float], tuple[
 
 def _point(bm25: tuple[float, float, float], fusion: tuple[str, float]) -> dict[str, Any]:
     k1, b, more = bm25
-    return {"k1": k1, "b": b, "more_chunks": more, "fusion": fusion[0], "vector_weight": fusion[1]}
+    family, parameter = fusion
+    key = "parameter" if family in ADAPTIVE_FAMILIES else "vector_weight"
+    return {"k1": k1, "b": b, "more_chunks": more, "fusion": family, key: parameter}
 
 
 def calibrate_fusion(
@@ -215,6 +276,18 @@ def calibrate_fusion(
                 "current_figures": pipelines(held_out, *current),
             }
         )
+    # the fusion alone, chosen leaving one vault out with the keyword half at the current BM25 point
+    fusion_folds = []
+    for held_out in measured:
+        others = [m for m in measured if m is not held_out]
+        fusion = max(GRID_FUSION, key=lambda f: sum(_fusion_value(pipelines(m, current[0], f)) for m in others))
+        fusion_folds.append(
+            {
+                "measured_on": held_out.name,
+                "chosen": _point(current[0], fusion),
+                "chosen_figures": pipelines(held_out, current[0], fusion),
+            }
+        )
     bm25, fusion = choose(measured)
     grid = {
         f"{scaling} {weight}": {m.name: pipelines(m, current[0], (scaling, weight))["hybrid"] for m in measured}
@@ -222,6 +295,7 @@ def calibrate_fusion(
     }
     return {
         "folds": folds,
+        "fusion_folds_at_current_bm25": fusion_folds,
         "current": _point(*current),
         "chosen_on_all": _point(bm25, fusion),
         "fusion_at_current_bm25": grid,

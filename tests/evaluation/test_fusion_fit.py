@@ -7,7 +7,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from apps.evaluation import corpus
-from apps.evaluation.fusion_fit import DevVault, calibrate_fusion, fuse, measure
+from apps.evaluation.fusion_fit import DevVault, Half, calibrate_fusion, fuse, measure
 from apps.evaluation.runner import eval_user, read_jsonl
 from apps.retrieval.search import hybrid_search
 from tests.factories import SAMPLE_VAULT
@@ -41,3 +41,13 @@ def test_the_replayed_fusion_ranks_notes_as_the_search_does_and_every_vault_is_h
         assert 0.9 <= hybrid["recall@5"] <= 1.0  # the sample vault's own questions find their notes
     finally:
         corpus.teardown(user)
+
+
+def test_an_adaptive_fusion_trusts_the_half_whose_best_note_stands_out():
+    # meaning scores all alike, one keyword match far ahead of the rest: a fixed half-half fusion still ranks the
+    # meaning half's best note first, the adaptive ones the keyword match
+    vector = Half(notes=[("a.md", 1, 0.50), ("b.md", 2, 0.49), ("c.md", 3, 0.48), ("d.md", 4, 0.47), ("e.md", 5, 0.46)])
+    keyword = Half(notes=[("e.md", 5, 10.0), ("a.md", 1, 3.0), ("b.md", 2, 2.0), ("c.md", 3, 1.0), ("d.md", 4, 0.5)])
+    assert fuse(vector, keyword, ("score", 0.5))[0] == "a.md"
+    for fusion in (("separation", 1.0), ("separation", 2.0), ("gap", 0.1)):
+        assert fuse(vector, keyword, fusion)[0] == "e.md", fusion
