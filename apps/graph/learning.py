@@ -29,9 +29,10 @@ NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 MOST_LIFT = 2.0
 DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 # A past rated question this close in meaning (cosine) passes on what its rated units taught (`apps.graph.questions`)
-# as odds raised to QUESTION_PRIOR: 0 turns the transfer off.
+# as odds raised to QUESTION_PRIOR (0 turns the transfer off). Stronger priors cost MRR on LoCoMo dev, where most
+# near questions share no evidence; at half strength the transfer neither helped nor hurt (docs/evaluation.md).
 QUESTION_SIMILARITY = 0.75
-QUESTION_PRIOR = 1.0
+QUESTION_PRIOR = 0.5
 
 
 @dataclass(frozen=True)

