@@ -433,6 +433,47 @@ def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into
     assert entry_entities(stolen, [mine.pk]) == ([], {})  # chunk ids from elsewhere open no door
 
 
+def test_a_confirm_in_a_vault_the_asker_cannot_read_never_changes_the_asker_s_candidates():
+    """What a question taught in one vault reaches near questions only for those who read that vault: the same
+    passage, word for word, confirmed in a vault the asker cannot read moves nothing in the asker's context."""
+    from apps.graph.questions import question_priors
+    from apps.graph.services import graph_extract_pending
+    from apps.llm.embeddings import embed_query
+
+    reader, stranger = make_user("transfer-reader"), make_user("transfer-stranger")
+    mine, theirs = make_vault(reader, "Mine"), make_vault(stranger, "Theirs")
+    for vault in (mine, theirs):
+        for i, topic in enumerate(["parking permits", "the coffee machine", "fire drills", "desk booking"]):
+            make_note(vault, f"office/{i:02d}.md", f"# Office {i}\n\nThe team handles {topic} every week.\n")
+        make_note(vault, "form-7.md", "# Form 7\n\nFill in form 7 at the front desk; reception processes it.\n")
+        graph_extract_pending(vault_id=vault.pk)
+    paraphrase = "What is the way to obtain a car parking permit for the office?"
+
+    def asked(user: User, vault_ids: list[int] | None, question: str) -> dict[str, tuple[int, float | None, bool]]:
+        body = {"message": question, **({"vaults": vault_ids} if vault_ids else {})}
+        reply = api(user).post("/api/chat/", body, format="json").json()
+        items = ContextItem.objects.filter(message_id=reply["message"])
+        return {f"{i.vault_id}/{i.path}": (i.position, i.probability, i.survived) for i in items}
+
+    before = asked(reader, None, paraphrase)
+    theirs_before = asked(stranger, [theirs.pk], paraphrase)
+    reply = api(stranger).post(
+        "/api/chat/",
+        {"vaults": [theirs.pk], "message": "How do I get a permit to park my car at the office?"},
+        format="json",
+    )
+    form = ContextItem.objects.get(message_id=reply.json()["message"], path="form-7.md")
+    for signal in ("confirm", "used"):
+        vote = api(stranger).post("/api/feedback/", {"context_item": form.pk, "signal": signal}, format="json")
+        assert vote.status_code == 201
+
+    vector = embed_query(paraphrase)
+    assert question_priors(vector=vector, scope=[theirs.pk])  # the stranger's near questions inherit it
+    assert asked(stranger, [theirs.pk], paraphrase) != theirs_before
+    assert question_priors(vector=vector, scope=[mine.pk]) == {}
+    assert asked(reader, None, paraphrase) == before  # the reader's candidates, order and estimates: untouched
+
+
 def test_explorers_only_ever_scout_readable_vaults():
     """An explorer's speculative unit comes from the requester's vaults, however close in meaning and far in the
     graph an unreadable vault's passages are; its bridge stays in the readable vault too."""

@@ -4,8 +4,9 @@ on some conversations and measured on the ones held back, each conversation held
 Per conversation the protocol is the learning replay's (`learning.py`): the questions at even positions are asked
 and rated, those at odd positions measured before and after. Each grid point's replay runs inside a transaction
 that is rolled back, so every point starts from the same freshly imported vault and the import is paid once; the
-points that differ only in what is read (the lift cap) share one replay. A fold's parameters are the point with the
-best pooled MRR change on its choosing conversations (the product's defaults win ties)."""
+points that differ only in what is read (the lift cap, the transfer through similar questions) share one replay.
+A fold's parameters are the point with the best pooled MRR change on its choosing conversations (the grid's first
+point wins ties)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,27 @@ from apps.evaluation.learning import paired_bootstrap, replay_rated, scores_of
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.graph.learning import Rates, rates_applied
 
-# What the replay writes: the product's rates, then one parameter moved at a time (the deliberate rate stays within
-# its tier: never above a person's 0.01). What is read: the cap on a desire path's lift.
-WRITTEN = (Rates(), Rates(deliberate=0.005), Rates(miss_weight=1.0), Rates(neighbour=0.0))
+# What the replay writes: the product's rates and a miss weighing a whole hit (the only written parameter folds
+# ever chose over the product's). What is read: the cap on a desire path's lift and, for the transfer through
+# similar questions, how near a past question must be and how strongly what it taught counts. The replays run with
+# the transfer off, so every point rates the same units and the points differ only in what they read.
+TRANSFER_OFF = {"question_prior": 0.0, "question_similarity": Rates().question_similarity}
+WRITTEN = (Rates(**TRANSFER_OFF), Rates(miss_weight=1.0, **TRANSFER_OFF))
 LIFT_CAPS = (2.0, 1.5, 3.0)
-GRID = tuple(replace(written, most_lift=cap) for written in WRITTEN for cap in LIFT_CAPS)
+DESIRE_PATHS = tuple(replace(written, most_lift=cap) for written in WRITTEN for cap in LIFT_CAPS)
+QUESTION_SIMILARITIES = (0.55, 0.65, 0.75)
+QUESTION_PRIORS = (0.5, 1.0, 2.0)
+TRANSFER = tuple(
+    replace(WRITTEN[0], question_similarity=near, question_prior=prior)
+    for near in QUESTION_SIMILARITIES
+    for prior in QUESTION_PRIORS
+)
+GRID = DESIRE_PATHS + TRANSFER
+
+
+def _written(point: Rates) -> Rates:
+    """The replay a grid point reads from: its written parameters, with what is only read at the defaults."""
+    return replace(point, most_lift=Rates().most_lift, **TRANSFER_OFF)
 
 
 def conversation_folds(count: int, k: int) -> list[tuple[list[int], list[int]]]:
@@ -62,12 +79,12 @@ def conversation_measure(
         before=scores_of(user, vault_id, measured, vault.items),
         unshared=[not (set(q.evidence) & seen) for q in measured],
     )
-    written = list(dict.fromkeys(replace(point, most_lift=Rates().most_lift) for point in grid))
+    written = list(dict.fromkeys(_written(point) for point in grid))
     for writes in written:
         with transaction.atomic():
             with rates_applied(writes):
                 replay_rated(user, vault_id, replayed, vault.items)
-            for point in (p for p in grid if replace(p, most_lift=Rates().most_lift) == writes):
+            for point in (p for p in grid if _written(p) == writes):
                 with rates_applied(point):
                     result.after[point] = scores_of(user, vault_id, measured, vault.items)
                 if tick:

@@ -1,6 +1,6 @@
 """Admin observability for the graph, read-only for every weight: entities, edges (with the ones pulled both
 ways), communities and their runs, learned values (paths, last hops, desire paths from doors, rhythm by hour and
-weekday), and the weight ledger."""
+weekday, what rated questions taught), and the weight ledger."""
 
 from typing import Any
 
@@ -18,6 +18,8 @@ from apps.graph.models import (
     Extraction,
     FactValue,
     PathValue,
+    QuestionValue,
+    RatedQuestion,
     RhythmValue,
     WeightChange,
 )
@@ -94,6 +96,22 @@ class DoorValueAdmin(ReadOnlyAdmin):
 
     list_display = ["door", "note", "content_hash", "vault", "value", "helped", "failed"]
     search_fields = ["door"]
+
+
+@admin.register(RatedQuestion)
+class RatedQuestionAdmin(ReadOnlyAdmin):
+    """Questions whose answers someone rated, per vault: near questions inherit what they taught."""
+
+    list_display = ["text", "vault", "model", "created_at"]
+    search_fields = ["text"]
+    exclude = ["embedding"]
+
+
+@admin.register(QuestionValue)
+class QuestionValueAdmin(ReadOnlyAdmin):
+    """What a rated question's units taught: a fact that helped or did not help it."""
+
+    list_display = ["question", "note", "content_hash", "vault", "value", "helped", "failed"]
 
 
 @admin.register(RhythmValue)

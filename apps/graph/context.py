@@ -2,7 +2,9 @@
 the walk, the walk's paths bring facts the search did not rank (their learned values pick which), the relevance
 gate rates everything with the graph's scorer (who speaks, which turn answers which: `relevance.py`), the desire
 paths from the question's doors (its specific terms) carry what feedback taught onto the order of what passed, and
-constraints on the message's own entities surface regardless (at most 3).
+constraints on the message's own entities surface regardless (at most 3). Past rated questions near this one in
+meaning pass on what they taught (`apps.graph.questions`): the facts that helped them join the candidates, and what
+every rated fact learned joins the gate's estimate as a prior.
 
 Every context unit keeps the path that produced it (`Candidate.trace`), so feedback lands on the path."""
 
@@ -22,6 +24,7 @@ from apps.graph.doors import door_lifts, doors_of
 from apps.graph.hooks import candidate_sources
 from apps.graph.intent import intent_of
 from apps.graph.models import Dependency
+from apps.graph.questions import inherited, question_priors
 from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
 from apps.retrieval.candidates import Candidate, load_chunks
@@ -109,6 +112,10 @@ def context_for(
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
     readable = vault_ids_for(user, "read")
     found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope, readable=readable)
+    priors = question_priors(vector=vector, scope=scope)
+    candidates += _inherited(
+        priors, candidates, vector, scope, readable, Trace(found.intent, doors=tuple(doors), asks=asks)
+    )
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
     desire = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
@@ -123,6 +130,7 @@ def context_for(
         boosts=desire,
         local_rater=graph_rater(scope),
         among_notes=not any(is_turn(c.text) for c in candidates),
+        priors=priors,
     )
     constraints = _constraints(found, scope, readable, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints
@@ -157,6 +165,21 @@ def walked_candidates(
     for extend in candidate_sources:
         candidates = extend(candidates, intent=intent, question=text, vector=vector, scope=scope)
     return found, candidates, doors, asks
+
+
+def _inherited(
+    priors: dict[int, float],
+    candidates: list[Candidate],
+    vector: list[float],
+    scope: list[int],
+    readable: list[int],
+    trace: Trace,
+) -> list[Candidate]:
+    """The facts that helped questions near this one that neither search nor walk brought, ranked after them, read
+    under the same permission filter as every candidate."""
+    chunks = inherited(priors, {c.chunk for c in candidates})
+    loaded = load_chunks(chunks=chunks, query_vector=vector, vault_ids=scope, readable=readable)
+    return [replace(c, rank=len(candidates) + c.rank, trace=trace) for c in loaded]
 
 
 def _path_of(found: Walk, chunk: int) -> Path | None:

@@ -8,7 +8,8 @@
   learn which of its entity's facts help; so does the desire path from each of the question's doors (its
   specific terms, `apps.graph.doors`) straight to the fact, and so does each edge at the hour and weekday the
   question was asked (`apps.graph.rhythm`); a fact that helped also opens the doors' paths, at half a hit, to the
-  turns next to it in its conversation (the answer to a question is often the turn after the one confirmed);
+  turns next to it in its conversation (the answer to a question is often the turn after the one confirmed); and
+  so does the fact for the question itself, which questions near it in meaning inherit (`apps.graph.questions`);
 - `reject` / `correct`: the path weakens, one step down the ladder.
 Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
 
@@ -32,6 +33,7 @@ from apps.graph.learning import (
     weight_adjust,
 )
 from apps.graph.models import Dependency, Entity, Mention
+from apps.graph.questions import question_learn
 from apps.graph.rhythm import rhythm_values_record
 from apps.notes.models import Chunk
 from apps.retrieval.trace import Trace
@@ -43,7 +45,8 @@ DOWN = {"not_relevant", "reject", "correct"}
 @dataclass(frozen=True)
 class Vote:
     """A signal on a context unit, its weight (1.0 for a person's; automatic signals pass a smaller one), who gave
-    it, and when the path was walked (the question's time, for the rhythm values; now if not given)."""
+    it, when the path was walked (the question's time, for the rhythm values; now if not given) and the question
+    as it was searched (for the questions near it; none for a signal no question carries)."""
 
     signal: str
     feedback_id: int | None = None
@@ -51,6 +54,7 @@ class Vote:
     source: str = "feedback"
     reason: str | None = None
     at: datetime | None = None
+    question: str = ""
 
 
 def paths_learn(*, vault_id: int, trace: Trace, chunk_id: int | None, vote: Vote) -> list[Moved]:
@@ -63,6 +67,7 @@ def paths_learn(*, vault_id: int, trace: Trace, chunk_id: int | None, vote: Vote
         moved += _edges_learn(vault_id, trace, intent, outcome, vote)
         moved += _last_hop_learn(vault_id, trace, intent, outcome)
         moved += _doors_learn(vault_id, trace, chunk_id, outcome)
+        moved.append(question_learn(vault_id=vault_id, question=vote.question, chunk_id=chunk_id, outcome=outcome))
     elif vote.signal == "not_useful":
         moved.append(_node_weaken(vault_id, trace, vote, reason))
     return [m for m in moved if m is not None]

@@ -28,6 +28,11 @@ NEIGHBOUR = 0.5  # a hit on a turn counts half a hit for the turns beside it
 # "this answers now" (the cap was chosen leave-one-conversation-out; docs/evaluation.md).
 MOST_LIFT = 2.0
 DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
+# A past rated question this close in meaning (cosine) passes on what its rated units taught (`apps.graph.questions`)
+# as odds raised to QUESTION_PRIOR (0 turns the transfer off). Stronger priors cost MRR on LoCoMo dev, where most
+# near questions share no evidence; at half strength the transfer neither helped nor hurt (docs/evaluation.md).
+QUESTION_SIMILARITY = 0.75
+QUESTION_PRIOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class Rates:
     neighbour: float = NEIGHBOUR
     most_lift: float = MOST_LIFT
     decay_step: float = DECAY_STEP
+    question_similarity: float = QUESTION_SIMILARITY
+    question_prior: float = QUESTION_PRIOR
 
 
 PRODUCT_RATES = Rates()
@@ -117,6 +124,7 @@ _VALUES = {
     "fact_value": ("graph_factvalue", ("mention_id",)),
     "door_value": ("graph_doorvalue", ("door", "note_id", "content_hash")),
     "rhythm_value": ("graph_rhythmvalue", ("edge_id", "slot")),  # written through `apps.graph.rhythm`
+    "question_value": ("graph_questionvalue", ("question_id", "note_id", "content_hash")),
 }
 
 
@@ -152,6 +160,11 @@ def door_value_record(*, vault_id: int, asks: str, door: str, fact: tuple[int, s
 def rhythm_value_record(*, vault_id: int, edge_id: int, slot: str, outcome: Outcome) -> Moved:
     """The same for an edge at an hour of the day or a day of the week (`apps.graph.rhythm`)."""
     return _value_record("rhythm_value", vault_id, ANY_INTENT, (edge_id, slot), outcome)
+
+
+def question_value_record(*, vault_id: int, question_id: int, fact: tuple[int, str], outcome: Outcome) -> Moved:
+    """The same for a fact (its note and content hash) shown for a rated question (`apps.graph.questions`)."""
+    return _value_record("question_value", vault_id, ANY_INTENT, (question_id, *fact), outcome)
 
 
 def _value_record(target: str, vault_id: int, intent: str, key: tuple[object, ...], outcome: Outcome) -> Moved:

@@ -7,6 +7,7 @@ in SQL, and feedback in one vault never moves another vault's weights. Nothing h
 change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
 
 from django.db import models
+from pgvector.django import VectorField
 
 from apps.core.triggers import append_only
 from apps.notes.models import Chunk, Note
@@ -286,6 +287,48 @@ class DoorValue(LearnedValue):
 
     def __str__(self) -> str:
         return f"door {self.door!r} → note {self.note_id} passage {self.content_hash[:8]}: {self.value:.3f}"
+
+
+class RatedQuestion(models.Model):
+    """A question whose answer someone rated, in one vault of its scope, with the vector search embedded it as:
+    a later question near it in meaning inherits what its rated units taught (`QuestionValue`,
+    `apps.graph.questions`). Nearest past questions are an exact scan of the vault's rows (a vault rates hundreds,
+    not millions); the column has no fixed size, so each row names the model that embedded it."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField()
+    text_hash = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    embedding = VectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "model", "text_hash"], name="graph_rated_question_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class QuestionValue(LearnedValue):
+    """What a rated unit taught for the question it was shown for: the fact (a passage of a note, by content, as
+    for `DoorValue`) helped or did not help that question. `intent` is "any"."""
+
+    question = models.ForeignKey(RatedQuestion, on_delete=models.CASCADE, related_name="values")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["vault", "intent", "question", "note", "content_hash"], name="graph_question_value_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["vault", "note", "content_hash"])]
+
+    def __str__(self) -> str:
+        return f"question {self.question_id} → note {self.note_id} passage {self.content_hash[:8]}: {self.value:.3f}"
 
 
 class RhythmValue(LearnedValue):

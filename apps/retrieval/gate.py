@@ -108,6 +108,18 @@ def lifted(rated: Rated, factor: float) -> Rated:
     return Rated(rated.candidate, rated.score, with_odds_times(rated.probability, factor))
 
 
+def with_prior(rated: Rated, factor: float) -> Rated:
+    """The local estimate with its odds multiplied by a prior that joins it before the cut (a fact that helped a
+    question near this one may pass where the estimate alone would not; one rejected there may fall out). The
+    rating moves with the estimate, in the prior's direction only. A model's 1–5 stands."""
+    if factor == 1.0 or rated.probability is None:
+        return rated
+    probability = with_odds_times(rated.probability, factor)
+    score = score_of(probability)
+    score = max(score, rated.score) if factor > 1.0 else min(score, rated.score)
+    return Rated(rated.candidate, score, probability)
+
+
 def order_probability(rated: Rated) -> float | None:
     """The local estimate for putting what passed in order: the search's rank counts RANK_IN_ORDER of what it
     counts for passing: the rest of its log-odds term comes off the estimate (None when a model rated it)."""
@@ -187,6 +199,7 @@ def gate(
     boosts: dict[int, float] | None = None,
     local_rater: Rater = local_ratings,
     among_notes: bool = False,
+    priors: dict[int, float] | None = None,
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
     What passed is put in order by the local estimate with less of the search's rank in it (`order_probability`),
@@ -195,19 +208,33 @@ def gate(
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
     anything passes (`_speaks_to`), the search's order what (`_in_search_order`).
+    `priors` (chunk → factor, from questions near this one) join the local estimate before the cut (`with_prior`);
+    where no estimate decides what passes (among notes, or a model's ratings) they order what passed, as `boosts` do.
     The Librarian's own notes are no candidates unless the question calls for them (`apps.retrieval.filed`)."""
     model = model or slot_model("scoring")
     candidates = without_filed_notes(question, candidates)
     if not candidates:
         return GateResult(rated=[], survivors=[], threshold=threshold, model=model)
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
+    priors = priors or {}
+    boosts = boosts or {}
     if among_notes and all(r.probability is not None for r in rated) and _speaks_to(rated, threshold):
-        survivors, ordered = _in_search_order(rated, budget=_budget(candidates, budget_top), lift=boosts or {})
+        survivors, ordered = _in_search_order(
+            rated, budget=_budget(candidates, budget_top), lift=_times(boosts, priors)
+        )
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
+    rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
     survivors = _passed(ordered, threshold=threshold, budget=_budget(candidates, budget_top))
-    survivors, ordered = _in_order(survivors, ordered, boosts or {})
+    modelled = {r.candidate.chunk for r in rated if r.probability is None}
+    lift = _times(boosts, {chunk: f for chunk, f in priors.items() if chunk in modelled})
+    survivors, ordered = _in_order(survivors, ordered, lift)
     return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
+
+
+def _times(first: dict[int, float], second: dict[int, float]) -> dict[int, float]:
+    """Two sets of odds factors as one."""
+    return {chunk: first.get(chunk, 1.0) * second.get(chunk, 1.0) for chunk in first.keys() | second.keys()}
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:

@@ -49,7 +49,7 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
                 vault_id=item.vault_id,
                 trace=Trace.parse(item.trace),
                 chunk_id=item.chunk_id,
-                vote=Vote(signal, feedback_id=vote.pk, at=asked.created_at),
+                vote=Vote(signal, feedback_id=vote.pk, at=asked.created_at, question=asked.resolved_query),
             )
             if signal in (Signal.CONFIRM, Signal.USED):  # the question helped at this hour: burn-in evidence
                 question_rhythm_record(

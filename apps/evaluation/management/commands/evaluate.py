@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from apps.evaluation import corpus, locomo
 from apps.evaluation.calibration import calibrate, collect
-from apps.evaluation.folds import GRID, conversation_measure, folds_report
+from apps.evaluation.folds import DESIRE_PATHS, GRID, conversation_measure, folds_report
 from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
@@ -166,9 +166,13 @@ class Command(BaseCommand):
         finally:
             corpus.teardown(user)
         report = folds_report(measured, k)
-        for fold in report["folds"]:
-            self.stdout.write(f"fold {fold['measured_on']}: rates {fold['rates']}\n  {_line(fold)}")
-        self.stdout.write(f"pooled: {_line(report['pooled'])}\ndefaults: {_line(report['defaults'])}")
+        # the same replays read without the transfer through similar questions: the learning the product had before
+        report["desire_paths_only"] = folds_report(measured, k, DESIRE_PATHS)
+        for label, figures in (("with similar questions", report), ("desire paths only", report["desire_paths_only"])):
+            self.stdout.write(label)
+            for fold in figures["folds"]:
+                self.stdout.write(f"fold {fold['measured_on']}: rates {fold['rates']}\n  {_line(fold)}")
+            self.stdout.write(f"pooled: {_line(figures['pooled'])}\ndefaults: {_line(figures['defaults'])}")
         return report
 
     def _replay(self, conversations: list[locomo.Conversation], unit: str, window: int) -> dict[str, Any]:

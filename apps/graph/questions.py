@@ -1,0 +1,95 @@
+"""Desire paths keyed by the question (DESIGN, "Learning"): a rated answer's units are also kept under the question
+that was asked (`RatedQuestion`, with the vector search embedded it as) and what each unit taught for it
+(`QuestionValue`). A later question near past rated ones in meaning (cosine at least `Rates.question_similarity`)
+inherits what they taught: the facts that helped come in as candidates even where search would not find them, and
+every fact they rated joins the gate's estimate as a prior (odds of its Beta(1, 1) mean, within the lift cap,
+raised to `Rates.question_prior`). A fact rejected for a question is demoted for questions near it only.
+
+The nearest past questions are an exact scan over the rated questions of the asker's scope (a vault rates hundreds
+of questions, not millions: no index pays for itself, and the column has no fixed size). Every read filters by the
+requester's vaults in SQL."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.db import connection, transaction
+
+from apps.graph.learning import Moved, Outcome, question_value_record, rates
+from apps.graph.models import RatedQuestion
+from apps.llm.embeddings import current_model, embed_query
+from apps.notes.models import Chunk
+from apps.retrieval.search import vector_literal
+
+NEAREST = 20  # past questions a question reads
+MOST_INHERITED = 5  # facts that helped near questions, beyond the search's and the walk's candidates
+
+_PRIORS = """
+WITH near AS (
+    SELECT q.id, q.vault_id, 1 - (q.embedding <=> %(qvec)s::vector) AS similarity
+    FROM graph_ratedquestion q
+    WHERE q.vault_id = ANY(%(scope)s) AND q.model = %(model)s AND vector_dims(q.embedding) = %(dims)s
+    ORDER BY q.embedding <=> %(qvec)s::vector
+    LIMIT %(nearest)s
+)
+SELECT c.id, sum(n.similarity * v.helped), sum(n.similarity * v.failed)
+FROM near n
+JOIN graph_questionvalue v ON v.question_id = n.id AND v.vault_id = n.vault_id AND v.vault_id = ANY(%(scope)s)
+JOIN notes_chunk c ON c.note_id = v.note_id AND c.content_hash = v.content_hash AND c.vault_id = v.vault_id
+     AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
+WHERE n.similarity >= %(threshold)s
+GROUP BY c.id
+"""
+
+
+def question_learn(*, vault_id: int, question: str, chunk_id: int | None, outcome: Outcome) -> Moved | None:
+    """Count one outcome of the fact `chunk_id` for `question` (as searched), in the fact's vault; None when the
+    chunk is gone or the question is empty."""
+    text = question.strip()
+    fact = Chunk.objects.filter(pk=chunk_id or 0, vault_id=vault_id).values_list("note_id", "content_hash").first()
+    if not text or fact is None:
+        return None
+    model = current_model()
+    vector = embed_query(text, model=model)  # the vector search used: recent questions are kept embedded
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with transaction.atomic():
+        asked, _ = RatedQuestion.objects.get_or_create(
+            vault_id=vault_id, model=model, text_hash=digest, defaults={"text": text, "embedding": vector}
+        )
+        return question_value_record(vault_id=vault_id, question_id=asked.pk, fact=fact, outcome=outcome)
+
+
+def question_priors(*, vector: list[float], scope: list[int]) -> dict[int, float]:
+    """chunk → the odds factor past rated questions near this one (in `scope`, the requester's vaults) pass on to
+    it: above 1 for a fact that helped them, below 1 for one that did not. Empty when the transfer is off."""
+    chosen = rates()
+    if chosen.question_prior <= 0 or not scope or not vector:
+        return {}
+    params: dict[str, Any] = {
+        "qvec": vector_literal(vector),
+        "scope": scope,
+        "model": current_model(),
+        "dims": len(vector),
+        "nearest": NEAREST,
+        "threshold": chosen.question_similarity,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_PRIORS, params)
+        rows = cursor.fetchall()
+    cap = chosen.most_lift
+    priors = {}
+    for chunk, helped, failed in rows:
+        odds = (1 + float(helped)) / (1 + float(failed))
+        factor = min(max(odds, 1 / cap), cap) ** chosen.question_prior
+        if factor != 1.0:
+            priors[int(chunk)] = factor
+    return priors
+
+
+def inherited(priors: dict[int, float], known: set[int]) -> list[int]:
+    """The facts that helped near questions and are not among the candidates yet, most lifted first."""
+    helped = sorted(
+        (chunk for chunk, f in priors.items() if f > 1.0 and chunk not in known), key=lambda c: (-priors[c], c)
+    )
+    return helped[:MOST_INHERITED]
