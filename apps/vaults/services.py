@@ -41,6 +41,27 @@ def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
     return vault
 
 
+@transaction.atomic
+def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
+    """Give a vault a new name (managers); audited."""
+    if not user_may(actor, "manage", vault):
+        raise PermissionDenied("only a manager of this vault may rename it")
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": ["a vault needs a name"]})
+    before, vault.name = vault.name, name[:200]
+    vault.save(update_fields=["name"])
+    audit_record(
+        actor=actor,
+        action="vault.rename",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"before": before, "after": vault.name},
+    )
+    return vault
+
+
 def personal_vault_ensure(*, user: User) -> Vault:
     """Every user has exactly one private personal vault."""
     existing = Vault.objects.filter(owner=user, is_personal=True).first()
