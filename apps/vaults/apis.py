@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -17,7 +18,16 @@ from apps.vaults import selectors, services
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of, roles_for
-from apps.vaults.serializers import ChatSettingsIn, ChatSettingsOut, MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
+from apps.vaults.serializers import (
+    ChatSettingsIn,
+    ChatSettingsOut,
+    MeOut,
+    ShareIn,
+    ShareOut,
+    VaultCreateIn,
+    VaultOut,
+    VaultUpdateIn,
+)
 
 
 def _vault_out(vault: Vault, user: User, role: str | None = None) -> dict:
@@ -55,6 +65,23 @@ class VaultDetailApi(APIView):
     @extend_schema(responses={200: VaultOut, **errors(404)}, summary="A vault I may read")
     def get(self, request: Request, vault_id: int) -> Response:
         return Response(_vault_out(selectors.vault_get(user=actor(request), vault_id=vault_id), actor(request)))
+
+    @extend_schema(
+        request=VaultUpdateIn,
+        responses={200: VaultOut, **errors(400, 403, 404)},
+        summary="Rename a vault or archive it (managers)",
+    )
+    def patch(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        data = VaultUpdateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            if "name" in data.validated_data:
+                vault = services.vault_rename(actor=actor(request), vault=vault, name=data.validated_data["name"])
+            if "archived" in data.validated_data:
+                archived = data.validated_data["archived"]
+                vault = services.vault_archive(actor=actor(request), vault=vault, archived=archived)
+        return Response(_vault_out(vault, actor(request)))
 
 
 class VaultSettingsApi(APIView):

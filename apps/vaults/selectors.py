@@ -18,6 +18,11 @@ def vault_list(*, user: Requester) -> QuerySet[Vault]:
     return vaults_for(user, "read").order_by("-is_personal", "name", "id")
 
 
+def vault_ids_unarchived(*, user: Requester) -> list[int]:
+    """The vaults a search or chat over "every vault" reads: those the user reads, less the archived ones."""
+    return list(vaults_for(user, "read").filter(archived_at__isnull=True).values_list("id", flat=True))
+
+
 def vault_choices(*, user: Requester) -> list[tuple[int, str]]:
     """(id, name) of the shared vaults the user may read, the vaults a token may be limited to. A personal vault
     is not one of them: it holds the Librarian's copies of what its owner read in every vault, so a token limited to

@@ -11,11 +11,19 @@ class VaultOut(serializers.Serializer):
     is_personal = serializers.BooleanField()
     owner = serializers.CharField(source="owner.username")
     role = serializers.CharField(help_text="your role on this vault")
+    archived_at = serializers.DateTimeField(
+        allow_null=True, help_text="when a manager archived it: searches over every vault leave it out"
+    )
     created_at = serializers.DateTimeField()
 
 
 class VaultCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=200)
+
+
+class VaultUpdateIn(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    archived = serializers.BooleanField(required=False)
 
 
 class ShareIn(serializers.Serializer):

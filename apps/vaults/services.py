@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
 from apps.accounts.models import Team
@@ -58,6 +59,28 @@ def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
         object_id=vault.pk,
         vault_id=vault.pk,
         changes={"before": before, "after": vault.name},
+    )
+    return vault
+
+
+@transaction.atomic
+def vault_archive(*, actor: User, vault: Vault, archived: bool) -> Vault:
+    """Archive a vault or bring it back (managers); audited. An archived vault keeps its notes and members and is
+    read at its address and when chosen by name; searches and chats over "every vault" leave it out."""
+    if not user_may(actor, "manage", vault):
+        raise PermissionDenied("only a manager of this vault may archive it")
+    if vault.is_personal:
+        raise ValidationError({"detail": ["a personal vault cannot be archived"]})
+    if archived == (vault.archived_at is not None):
+        return vault
+    vault.archived_at = timezone.now() if archived else None
+    vault.save(update_fields=["archived_at"])
+    audit_record(
+        actor=actor,
+        action="vault.archive" if archived else "vault.unarchive",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
     )
     return vault
 

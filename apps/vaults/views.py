@@ -183,16 +183,23 @@ def _settings_from_form(form: QueryDict, current: ChatSettings) -> dict[str, obj
 
 @login_required
 def settings_page(request: HttpRequest, vault_id: int) -> HttpResponse:
-    """The vault's name and how it answers; managers change them, everyone else who reads the vault sees them."""
+    """The vault's name, whether it is archived and how it answers; managers change them, everyone else who reads
+    the vault sees them."""
     vault = selectors.vault_get(user=request.user, vault_id=vault_id)
     me = actor(request)
     error, status = "", 200
     form: QueryDict | dict[str, str] = {}
     if request.method == "POST":
         try:
-            if request.POST.get("action") == "rename":
+            action = request.POST.get("action")
+            if action == "rename":
                 services.vault_rename(actor=me, vault=vault, name=request.POST.get("name", ""))
                 request.session["vault_notice"] = "The vault is renamed."
+            elif action in ("archive", "unarchive"):
+                services.vault_archive(actor=me, vault=vault, archived=action == "archive")
+                request.session["vault_notice"] = (
+                    "The vault is archived." if action == "archive" else "The vault is back from the archive."
+                )
             else:
                 raw = _settings_from_form(request.POST, parse(vault.chat_settings))
                 services.vault_settings_update(actor=me, vault=vault, raw=raw)

@@ -200,3 +200,56 @@ def test_the_vault_page_is_a_folder_tree_with_counts_a_filter_and_the_cold_tier(
     assert gone.tier == "hot"
     other = make_note(make_vault(make_user()), "Elsewhere.md", "# Elsewhere\nbody", embed=False)
     assert manager.post(f"/vaults/{vault.pk}/", {"restore": other.pk}).status_code == 404
+
+
+def test_a_manager_archives_a_vault_and_every_vault_searches_leave_it_out_until_it_is_back(vault, people):
+    from apps.retrieval.search import hybrid_search
+
+    make_note(vault, "Boiler.md", "# Boiler\nThe boiler pressure is checked every Monday.")
+    reader = people["reader"]
+    url = f"/vaults/{vault.pk}/settings/"
+
+    def found(vault_ids: list[int] | None) -> bool:
+        hits = hybrid_search(user=reader, query="boiler pressure", vault_ids=vault_ids, k=5).hits
+        return any(hit.vault == vault.pk for hit in hits)
+
+    assert found(None)
+    for role in ("reader", "contributor"):
+        assert _browser(people[role]).post(url, {"action": "archive"}).status_code == 403, role
+    assert _browser(people["stranger"]).post(url, {"action": "archive"}).status_code == 404
+    archived = _browser(people["manager"]).post(url, {"action": "archive"}, follow=True)
+    assert b"The vault is archived." in archived.content
+    assert Vault.objects.get(pk=vault.pk).archived_at is not None
+    assert not found(None) and found([vault.pk])  # still read when chosen by name
+    home = _browser(reader).get("/").content.decode()
+    assert "Archived (1)" in home and "except the archived ones" in home
+    assert "This vault is archived" in _browser(reader).get(f"/vaults/{vault.pk}/").content.decode()
+
+    _browser(people["manager"]).post(url, {"action": "unarchive"})
+    assert Vault.objects.get(pk=vault.pk).archived_at is None and found(None)
+    assert [
+        e.action for e in AuditEvent.objects.filter(vault_id=vault.pk, action__contains="archive").order_by("pk")
+    ] == [
+        "vault.archive",
+        "vault.unarchive",
+    ]
+    personal = Vault.objects.get(owner=reader, is_personal=True)
+    refused = _browser(reader).post(f"/vaults/{personal.pk}/settings/", {"action": "archive"})
+    assert refused.status_code == 400 and b"cannot be archived" in refused.content
+
+
+def test_the_api_renames_and_archives_for_managers_only(vault, people):
+    from tests.factories import api
+
+    for role, expected in (("stranger", 404), ("reader", 403), ("contributor", 403)):
+        response = api(people[role]).patch(f"/api/vaults/{vault.pk}/", {"name": "Taken"}, format="json")
+        assert response.status_code == expected, role
+    response = api(people["manager"]).patch(
+        f"/api/vaults/{vault.pk}/", {"name": "Renamed", "archived": True}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["name"] == "Renamed" and response.json()["archived_at"] is not None
+    blank = api(people["manager"]).patch(f"/api/vaults/{vault.pk}/", {"name": " ", "archived": False}, format="json")
+    assert blank.status_code == 400
+    stored = Vault.objects.get(pk=vault.pk)
+    assert stored.name == "Renamed" and stored.archived_at is not None  # a refused change leaves all of it
