@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -330,7 +331,13 @@ def _no_sideways_scroll(page, where: str) -> None:  # type: ignore[no-untyped-de
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])
-def test_make_a_vault_share_it_by_username_and_the_second_person_reads_it(live_server, page, tmp_path, width, height):
+def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_reads_it(
+    live_server, page, tmp_path, worker, width, height
+):
+    import io
+    import zipfile
+
+    from apps.notes.models import ImportJob
     from apps.vaults.models import Vault
 
     maker, colleague = make_user(f"vault-maker-{width}"), make_user(f"colleague-{width}")
@@ -353,9 +360,20 @@ def test_make_a_vault_share_it_by_username_and_the_second_person_reads_it(live_s
     page.click("form.new-vault button")
     page.locator("h1", has_text="Workshop handbook").wait_for()
     vault = Vault.objects.get(owner=maker, is_personal=False)
-    for path in ("safety/Lathe.md", "safety/electrical/Isolation.md", "Welcome.md"):
-        make_note(vault, path, f"# {path.rsplit('/', 1)[-1][:-3]}\nWhat to know.\n", embed=False)
-    page.reload()
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in ("safety/Lathe.md", "safety/electrical/Isolation.md", "Welcome.md"):
+            zf.writestr(f"Handbook/{path}", f"# {path.rsplit('/', 1)[-1][:-3]}\nWhat to know.\n")
+    upload = {"name": "handbook.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}
+    page.set_input_files("input[type=file]", files=[upload])
+    page.click("button:has-text('Upload zip')")
+    page.wait_for_url("**/jobs/*/")
+    visited("import")
+    deadline = time.time() + 120
+    while ImportJob.objects.get(vault=vault).status not in ("succeeded", "failed") and time.time() < deadline:
+        time.sleep(0.5)
+    assert ImportJob.objects.get(vault=vault).status == "succeeded"
+    page.goto(f"{live_server.url}/vaults/{vault.pk}/")
     assert page.locator("summary", has_text="safety").locator(".count").inner_text() == "2"
     visited("notes")
 
