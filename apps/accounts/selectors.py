@@ -38,7 +38,7 @@ def user_find(*, text: str) -> User:
     """An active account by its username (in any case) or its e-mail address: how a person names someone to share
     with. A miss or an e-mail several accounts use is a ValidationError whose message the form shows."""
     text = (text or "").strip()
-    if not text:
+    if not text or "\x00" in text:
         raise ValidationError({"user": ["Type a username or an e-mail address."]})
     people = get_user_model().objects.filter(is_active=True)
     found = people.filter(username__iexact=text).first()
@@ -56,7 +56,7 @@ def user_find(*, text: str) -> User:
 def team_find(*, name: str) -> Team:
     """A team by its name (in any case); a miss is a ValidationError whose message the form shows."""
     name = (name or "").strip()
-    if not name:
+    if not name or "\x00" in name:
         raise ValidationError({"team": ["Type the name of a team."]})
     found = Team.objects.filter(name__iexact=name).select_related("group").first()
     if found is None:

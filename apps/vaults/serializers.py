@@ -27,13 +27,15 @@ class VaultUpdateIn(serializers.Serializer):
 
 
 class ShareIn(serializers.Serializer):
-    user = serializers.IntegerField(required=False)
-    team = serializers.IntegerField(required=False)
+    user = serializers.IntegerField(required=False, help_text="a person's id")
+    username = serializers.CharField(required=False, max_length=254, help_text="a person's username or e-mail address")
+    team = serializers.IntegerField(required=False, help_text="a team's id")
+    team_name = serializers.CharField(required=False, max_length=150, help_text="a team's name")
     role = serializers.ChoiceField(choices=VaultRole.values)
 
     def validate(self, attrs: dict) -> dict:
-        if ("user" in attrs) == ("team" in attrs):
-            raise serializers.ValidationError("give exactly one of 'user' or 'team'")
+        if sum(name in attrs for name in ("user", "username", "team", "team_name")) != 1:
+            raise serializers.ValidationError("give exactly one of 'user', 'username', 'team' or 'team_name'")
         return attrs
 
 

@@ -23,12 +23,19 @@ def _grant(principal: User | Group, vault: Vault, role: str) -> None:
         assign_perm(f"vaults.{codename}", principal, vault)
 
 
+def _vault_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": ["a vault needs a name"]})
+    if "\x00" in name:
+        raise ValidationError({"name": ["a vault's name cannot hold a NUL character"]})
+    return name
+
+
 @transaction.atomic
 def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
     """Create a vault; its creator becomes its manager."""
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": ["a vault needs a name"]})
+    name = _vault_name(name)
     vault = Vault.objects.create(name=name[:200], owner=owner, is_personal=is_personal)
     _grant(owner, vault, VaultRole.MANAGER)
     audit_record(
@@ -47,9 +54,7 @@ def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
     """Give a vault a new name (managers); audited."""
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may rename it")
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": ["a vault needs a name"]})
+    name = _vault_name(name)
     before, vault.name = vault.name, name[:200]
     vault.save(update_fields=["name"])
     audit_record(

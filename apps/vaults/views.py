@@ -119,12 +119,14 @@ def members_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     error, status = "", 200
     if request.method == "POST":
         try:
+            # Only a manager learns whether a name is an account: everyone else is refused before the look-up.
+            selectors.vault_get(user=me, vault_id=vault.pk, action="manage")
             request.session["vault_notice"] = _members_change(me=me, vault=vault, form=request.POST)
             return redirect("vault-members", vault_id=vault.pk)
         except ValidationError as exc:
             error, status = messages_of(exc), 400
-        except PermissionDenied as exc:
-            error, status = str(exc).capitalize() + ".", 403
+        except PermissionDenied:
+            error, status = "Only a manager of this vault can change who has access.", 403
     role = role_of(me, vault)
     people, teams = selectors.share_candidates(user=me) if role == VaultRole.MANAGER else ([], [])
     context = {

@@ -108,8 +108,10 @@ def test_the_role_matrix_of_the_api_holds_on_the_members_page(vault, people):
     url = f"/vaults/{vault.pk}/members/"
     target = make_user()
     for role in ("reader", "contributor"):
-        response = _browser(people[role]).post(url, {"action": "add_user", "who": target.username, "role": "reader"})
-        assert response.status_code == 403 and b"only a manager" in response.content.lower(), role
+        for who in (target.username, "no-such-account"):  # refused alike: nobody but a manager probes for names
+            response = _browser(people[role]).post(url, {"action": "add_user", "who": who, "role": "reader"})
+            assert response.status_code == 403, (role, who)
+            assert b"Only a manager of this vault can change who has access." in response.content, (role, who)
     stranger = _browser(people["stranger"]).post(url, {"action": "add_user", "who": target.username, "role": "reader"})
     assert stranger.status_code == 404
     assert role_of(target, vault) is None
@@ -253,3 +255,40 @@ def test_the_api_renames_and_archives_for_managers_only(vault, people):
     assert blank.status_code == 400
     stored = Vault.objects.get(pk=vault.pk)
     assert stored.name == "Renamed" and stored.archived_at is not None  # a refused change leaves all of it
+
+
+def test_the_api_shares_by_username_email_or_team_name_and_only_managers_learn_which_names_exist(vault, people):
+    from tests.factories import api
+
+    colleague = make_user("Dana")
+    User.objects.filter(pk=colleague.pk).update(email="dana@example.org")
+    team = make_team(make_user(), name="Day shift")
+    url = f"/api/vaults/{vault.pk}/shares/"
+    manager = api(people["manager"])
+    assert manager.post(url, {"username": "dana", "role": "reader"}, format="json").status_code == 201
+    assert role_of(colleague, vault) == "reader"
+    by_mail = manager.post(url, {"username": "DANA@example.org", "role": "contributor"}, format="json")
+    assert by_mail.status_code == 201 and role_of(colleague, vault) == "contributor"
+    assert manager.post(url, {"team_name": "day shift", "role": "reader"}, format="json").status_code == 201
+    assert role_of(team.memberships.get().user, vault) == "reader"
+    missing = manager.post(url, {"username": "nobody-at-all", "role": "reader"}, format="json")
+    assert missing.status_code == 400 and "Nobody here has the username" in missing.json()["user"][0]
+    both = manager.post(url, {"username": "dana", "team": team.pk, "role": "reader"}, format="json")
+    assert both.status_code == 400
+    for who in ("dana", "nobody-at-all"):
+        body = {"username": who, "role": "manager"}
+        assert api(people["reader"]).post(url, body, format="json").status_code == 403, who
+        assert api(people["stranger"]).post(url, body, format="json").status_code == 404, who
+    assert role_of(colleague, vault) == "contributor"
+
+
+def test_a_nul_character_in_a_form_is_refused_with_a_reason(vault, people):
+    manager = _browser(people["manager"])
+    for url, form in (
+        ("/vaults/new/", {"name": "bad\x00name"}),
+        (f"/vaults/{vault.pk}/members/", {"action": "add_user", "who": "a\x00b", "role": "reader"}),
+        (f"/vaults/{vault.pk}/members/", {"action": "add_team", "team_name": "a\x00b", "role": "reader"}),
+        (f"/vaults/{vault.pk}/settings/", {"action": "rename", "name": "a\x00b"}),
+    ):
+        response = manager.post(url, form)
+        assert response.status_code == 400 and b'class="error"' in response.content, url
