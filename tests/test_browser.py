@@ -376,6 +376,12 @@ def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_re
     page.goto(f"{live_server.url}/vaults/{vault.pk}/")
     assert page.locator("summary", has_text="safety").locator(".count").inner_text() == "2"
     visited("notes")
+    page.fill("#filter", "isolation")
+    page.click("form.filter button")
+    assert page.locator("ul.tree a").all_inner_texts() == ["Isolation"]  # its folders unfold to show it
+    page.click("a.cold-link")
+    assert "No deleted notes." in page.inner_text("main")
+    visited("cold")
 
     page.click("nav.tabs >> text=Members")
     page.fill("input[name=who]", "no-such-colleague")
