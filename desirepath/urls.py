@@ -22,6 +22,7 @@ urlpatterns = [
     path("api/", include("apps.graph.urls")),
     path("api/", include("apps.insights.urls")),
     path("", include("apps.accounts.pages")),
+    path("", include("apps.vaults.pages")),
     path("", include("apps.chat.pages")),
     path("", include("apps.retrieval.pages")),
     path("", include("apps.notes.pages")),

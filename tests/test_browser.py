@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -318,3 +319,92 @@ def test_the_api_documentation_and_the_admin_work_under_the_page_policy(live_ser
     assert page.locator(".opblock-tag-section").count() > 3  # the operations are listed, grouped
     page.goto(f"{live_server.url}/admin/login/")
     assert page.locator("input[name=username]").is_visible()
+
+
+def _no_sideways_scroll(page, where: str) -> None:  # type: ignore[no-untyped-def]
+    scroll_width, client_width = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert scroll_width <= client_width, (where, scroll_width, client_width)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])
+def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_reads_it(
+    live_server, page, tmp_path, worker, width, height
+):
+    import io
+    import zipfile
+
+    from apps.notes.models import ImportJob
+    from apps.vaults.models import Vault
+
+    maker, colleague = make_user(f"vault-maker-{width}"), make_user(f"colleague-{width}")
+    folder = _screenshots(tmp_path)
+    page.set_viewport_size({"width": width, "height": height})
+
+    def sign_in(user) -> None:  # type: ignore[no-untyped-def]
+        page.goto(f"{live_server.url}/login/")
+        page.fill("input[name=username]", user.username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+
+    def visited(name: str) -> None:
+        _no_sideways_scroll(page, name)
+        page.screenshot(path=str(folder / f"vault-{name}-{width}x{height}.png"), full_page=True)
+
+    sign_in(maker)
+    visited("home")
+    page.fill("#new-vault-name", "Workshop handbook with a rather long name for a small phone")
+    page.click("form.new-vault button")
+    page.locator("h1", has_text="Workshop handbook").wait_for()
+    vault = Vault.objects.get(owner=maker, is_personal=False)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in ("safety/Lathe.md", "safety/electrical/Isolation.md", "Welcome.md"):
+            zf.writestr(f"Handbook/{path}", f"# {path.rsplit('/', 1)[-1][:-3]}\nWhat to know.\n")
+    upload = {"name": "handbook.zip", "mimeType": "application/zip", "buffer": archive.getvalue()}
+    page.set_input_files("input[type=file]", files=[upload])
+    page.click("button:has-text('Upload zip')")
+    page.wait_for_url("**/jobs/*/")
+    visited("import")
+    deadline = time.time() + 120
+    while ImportJob.objects.get(vault=vault).status not in ("succeeded", "failed") and time.time() < deadline:
+        time.sleep(0.5)
+    assert ImportJob.objects.get(vault=vault).status == "succeeded"
+    page.goto(f"{live_server.url}/vaults/{vault.pk}/")
+    assert page.locator("summary", has_text="safety").locator(".count").inner_text() == "2"
+    visited("notes")
+    page.fill("#filter", "isolation")
+    page.click("form.filter button")
+    assert page.locator("ul.tree a").all_inner_texts() == ["Isolation"]  # its folders unfold to show it
+    page.click("a.cold-link")
+    assert "No deleted notes." in page.inner_text("main")
+    visited("cold")
+
+    page.click("nav.tabs >> text=Members")
+    page.fill("input[name=who]", "no-such-colleague")
+    page.click("button[value=add_user]")
+    assert "Nobody here has the username" in page.locator("[role=alert]").inner_text()
+    assert page.input_value("input[name=who]") == "no-such-colleague"  # what was typed stays
+    page.fill("input[name=who]", colleague.username)
+    page.click("button[value=add_user]")
+    assert f"{colleague.username} is now a reader." in page.locator("[role=status]").inner_text()
+    assert page.locator("ul.members li", has_text=colleague.username).count() == 1
+    visited("members")
+    page.click("nav.tabs >> text=Settings")
+    page.locator("button[value=answering]").wait_for()
+    visited("settings")
+
+    page.click("button:has-text('Log out')")
+    sign_in(colleague)
+    page.click("label.vault a:has-text('Workshop handbook')")
+    page.locator("h1", has_text="Workshop handbook").wait_for()
+    assert page.locator("ul.tree a", has_text="Lathe").count() == 1
+    assert page.locator("input[type=file]").count() == 0  # a reader imports nothing
+    visited("notes-as-reader")
+    page.click("nav.tabs >> text=Members")
+    assert "Only a manager can change who has access" in page.inner_text("main")
+    assert page.locator("button[value=add_user]").count() == 0
+    visited("members-as-reader")

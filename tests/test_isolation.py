@@ -38,6 +38,7 @@ from apps.notes.models import Attachment, Correction, ExportJob, ImportJob, Note
 from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
 from apps.vaults.models import Vault
+from apps.vaults.selectors import vault_shares
 from apps.vaults.services import vault_unshare
 from tests.factories import api, api_with_token, import_folder, make_note, make_team, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
@@ -204,11 +205,15 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/files/{path}" for v in world.vaults for _, path in files[:3]]  # right path, other vault
         + [f"/jobs/{j}/" for j in jobs]
         + [f"/vaults/{v.pk}/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/?tier=cold" for v in world.vaults]
+        + [f"/vaults/{v.pk}/?filter=secret" for v in world.vaults]
+        + [f"/vaults/{v.pk}/members/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/settings/" for v in world.vaults]
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
         + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
         + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
-        + ["/noticed/"]
+        + ["/noticed/", "/vaults/new/"]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )
@@ -258,7 +263,41 @@ def _check_everyone(world: World) -> dict[str, int]:
                 else:
                     leaks.append(f"{who} saw {marker} at {url}")
     assert leaks == []
+    _check_no_changes_to_unreadable_vaults(world)
     return seen_own
+
+
+def _vault_state(vault_id: int) -> tuple[object, ...]:
+    vault = Vault.objects.get(pk=vault_id)
+    shares = sorted((s["user"] or 0, s["team"] or 0, s["role"]) for s in vault_shares(vault=vault))
+    cold = sorted(Note.objects.filter(vault=vault, tier="cold").values_list("pk", flat=True))
+    return vault.name, vault.archived_at, vault.chat_settings, shares, cold
+
+
+def _check_no_changes_to_unreadable_vaults(world: World) -> None:
+    """Every form of a vault's own pages, posted by each user to the vaults they cannot read: 404, nothing changed."""
+    stranger = world.users[0]
+    for user in world.users:
+        browser = Client()
+        browser.force_login(user)
+        for vault in world.vaults:
+            if vault.pk in world.readable(user):
+                continue
+            before = _vault_state(vault.pk)
+            cold = Note.objects.filter(vault=vault).first()
+            posts = [
+                ("members/", {"action": "add_user", "who": user.username, "role": "manager"}),
+                ("members/", {"action": "add_user", "who": stranger.username, "role": "reader"}),
+                ("members/", {"action": "remove", "user": vault.owner_id}),
+                ("settings/", {"action": "rename", "name": "taken over"}),
+                ("settings/", {"action": "archive"}),
+                ("settings/", {"action": "answering", "gate_threshold": "1", "fallback": "silent"}),
+                ("", {"restore": cold.pk if cold else 0}),
+            ]
+            for page, form in posts:
+                response = browser.post(f"/vaults/{vault.pk}/{page}", form)
+                assert response.status_code == 404, (user.username, vault.pk, page, form, response.status_code)
+            assert _vault_state(vault.pk) == before, (user.username, vault.pk)
 
 
 @pytest.mark.parametrize("seed", [11, 23])

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -31,3 +32,33 @@ def user_get(*, user_id: object) -> User:
         return get_user_model().objects.get(pk=int(str(user_id)), is_active=True)
     except (get_user_model().DoesNotExist, ValueError) as exc:
         raise Http404("No user matches the given query.") from exc
+
+
+def user_find(*, text: str) -> User:
+    """An active account by its username (in any case) or its e-mail address: how a person names someone to share
+    with. A miss or an e-mail several accounts use is a ValidationError whose message the form shows."""
+    text = (text or "").strip()
+    if not text or "\x00" in text:
+        raise ValidationError({"user": ["Type a username or an e-mail address."]})
+    people = get_user_model().objects.filter(is_active=True)
+    found = people.filter(username__iexact=text).first()
+    if found is not None:
+        return found
+    if "@" in text:
+        by_mail = list(people.filter(email__iexact=text)[:2])
+        if len(by_mail) == 1:
+            return by_mail[0]
+        if by_mail:
+            raise ValidationError({"user": ["Several accounts use this e-mail address; type the username instead."]})
+    raise ValidationError({"user": [f"Nobody here has the username or e-mail address {text!r}."]})
+
+
+def team_find(*, name: str) -> Team:
+    """A team by its name (in any case); a miss is a ValidationError whose message the form shows."""
+    name = (name or "").strip()
+    if not name or "\x00" in name:
+        raise ValidationError({"team": ["Type the name of a team."]})
+    found = Team.objects.filter(name__iexact=name).select_related("group").first()
+    if found is None:
+        raise ValidationError({"team": [f"There is no team called {name!r}."]})
+    return found

@@ -13,8 +13,10 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
@@ -30,15 +32,19 @@ from apps.notes import selectors as note_selectors
 from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
-from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure
+from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
 from apps.notes.services.ingest import import_job_from_upload, import_source_available
+from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
+from apps.notes.tree import folder_tree
 from apps.vaults.permissions import role_of, user_may
 from apps.vaults.selectors import vault_get
+
+NOTES_SHOWN = 2000  # a vault page lists this many notes at most; the filter finds the rest
 
 
 @login_required
@@ -71,14 +77,23 @@ def _names_a_file(link: NoteLink, rendered: RenderedNote) -> bool:
 
 @login_required
 def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
-    """A vault's notes and imports; contributors upload a zip here (the import runs in the worker) and apply or
-    decline the corrections readers proposed."""
+    """A vault's notes as a folder tree (`?filter=` narrows it by title or path, `?tier=cold` shows the notes deleted
+    to the cold tier, which managers restore) and its imports; contributors upload a zip here (the import runs in
+    the worker) and apply or decline the corrections readers proposed."""
     vault = vault_get(user=request.user, vault_id=vault_id)
     role = role_of(request.user, vault)
     error = ""
+    tier = Tier.COLD if request.GET.get("tier") == "cold" else Tier.HOT
+    shown = request.GET.get("filter", "").strip()[:200]
     if request.method == "POST":
         try:
             user = actor(request)
+            if "restore" in request.POST:  # a manager brings a note back from the cold tier
+                note = note_selectors.note_get(user=user, note_id=request.POST["restore"])
+                if note.vault_id != vault.pk:
+                    raise Http404("No note matches the given query.")
+                note_restore(actor=user, note=note)
+                return redirect(f"{reverse('vault-page', args=[vault.pk])}?tier=cold")
             if "correction" in request.POST:  # a contributor applies or declines a reader's proposal
                 correction = note_selectors.correction_get(user=user, correction_id=request.POST["correction"])
                 if correction.vault_id != vault.pk:
@@ -94,6 +109,9 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             error = messages_of(exc)
         except PermissionDenied as exc:
             error = str(exc)
+    notes = note_selectors.note_list(user=actor(request), vault=vault, tier=tier)
+    if shown:
+        notes = notes.filter(Q(title__icontains=shown) | Q(path__icontains=shown))
     return render(
         request,
         "vault.html",
@@ -101,8 +119,12 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "vault": vault,
             "role": role,
             "error": error,
-            "notes": note_selectors.note_list(user=actor(request), vault=vault)[:500],
-            "cold_count": note_selectors.note_list(user=actor(request), vault=vault, tier="cold").count(),
+            "tree": folder_tree(notes[:NOTES_SHOWN], open_depth=99 if shown else 1),
+            "shown_count": notes.count(),
+            "filter": shown,
+            "cold": tier == Tier.COLD,
+            "hot_count": note_selectors.note_list(user=actor(request), vault=vault).count(),
+            "cold_count": note_selectors.note_list(user=actor(request), vault=vault, tier=Tier.COLD).count(),
             "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "embedding_models": embedding_switches(vault_id=vault.pk),

@@ -23,6 +23,7 @@ from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query, model_dimensions
 from apps.notes.vectors import vector_cast
 from apps.vaults.permissions import vault_ids_for
+from apps.vaults.selectors import vault_ids_unarchived
 
 RRF_K = 60
 
@@ -214,10 +215,11 @@ def validate_query(text: str) -> str:
 
 
 def search_scope(*, user: Requester, vault_ids: list[int] | None) -> list[int]:
-    """The vaults to search: those asked for (each must be readable, else 404) or every readable one."""
-    readable = set(vault_ids_for(user, "read"))
+    """The vaults to search: those asked for (each must be readable, else 404) or every readable one that is not
+    archived."""
     if not vault_ids:
-        return sorted(readable)
+        return sorted(vault_ids_unarchived(user=user))
+    readable = set(vault_ids_for(user, "read"))
     wanted = set(vault_ids)
     if not wanted <= readable:
         raise Http404("No vault matches the given query.")

@@ -45,6 +45,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         "search.html",
         {
             "vaults": vaults,
+            "archived": [v for v in vaults if v.archived_at is not None],
             "query": query,
             "chosen": chosen,
             "hits": hits,

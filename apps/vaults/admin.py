@@ -11,10 +11,10 @@ from apps.vaults.models import Vault
 class VaultAdmin(admin.ModelAdmin):
     """Vaults and who may see them; shares change through the API (audited), not here."""
 
-    list_display = ["id", "name", "owner", "is_personal", "created_at", "shares"]
+    list_display = ["id", "name", "owner", "is_personal", "archived_at", "created_at", "shares"]
     list_filter = ["is_personal"]
     search_fields = ["name", "owner__username"]
-    readonly_fields = ["owner", "is_personal", "created_at", "shares", "chat_settings"]
+    readonly_fields = ["owner", "is_personal", "archived_at", "created_at", "shares", "chat_settings"]
 
     @admin.display(description="shares")
     def shares(self, vault: Vault) -> str:

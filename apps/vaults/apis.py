@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -10,14 +11,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import Team
-from apps.accounts.selectors import user_get
+from apps.accounts.selectors import team_find, user_find, user_get
 from apps.core.auth import actor
 from apps.core.serializers import errors
 from apps.vaults import selectors, services
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of, roles_for
-from apps.vaults.serializers import ChatSettingsIn, ChatSettingsOut, MeOut, ShareIn, ShareOut, VaultCreateIn, VaultOut
+from apps.vaults.serializers import (
+    ChatSettingsIn,
+    ChatSettingsOut,
+    MeOut,
+    ShareIn,
+    ShareOut,
+    VaultCreateIn,
+    VaultOut,
+    VaultUpdateIn,
+)
 
 
 def _vault_out(vault: Vault, user: User, role: str | None = None) -> dict:
@@ -56,6 +66,23 @@ class VaultDetailApi(APIView):
     def get(self, request: Request, vault_id: int) -> Response:
         return Response(_vault_out(selectors.vault_get(user=actor(request), vault_id=vault_id), actor(request)))
 
+    @extend_schema(
+        request=VaultUpdateIn,
+        responses={200: VaultOut, **errors(400, 403, 404)},
+        summary="Rename a vault or archive it (managers)",
+    )
+    def patch(self, request: Request, vault_id: int) -> Response:
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        data = VaultUpdateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            if "name" in data.validated_data:
+                vault = services.vault_rename(actor=actor(request), vault=vault, name=data.validated_data["name"])
+            if "archived" in data.validated_data:
+                archived = data.validated_data["archived"]
+                vault = services.vault_archive(actor=actor(request), vault=vault, archived=archived)
+        return Response(_vault_out(vault, actor(request)))
+
 
 class VaultSettingsApi(APIView):
     @extend_schema(
@@ -88,15 +115,21 @@ class VaultSharesApi(APIView):
     @extend_schema(
         request=ShareIn,
         responses={201: ShareOut(many=True), **errors(400, 403, 404)},
-        summary="Share with a user or team (managers)",
+        summary="Share with a person (by id, username or e-mail) or a team (by id or name) (managers)",
     )
     def post(self, request: Request, vault_id: int) -> Response:
-        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        # Only a manager learns whether a name or id is an account: everyone else is refused before the look-up.
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id, action="manage")
         data = ShareIn(data=request.data)
         data.is_valid(raise_exception=True)
-        user = user_get(user_id=data.validated_data["user"]) if "user" in data.validated_data else None
-        team = _team(data.validated_data["team"]) if "team" in data.validated_data else None
-        services.vault_share(actor=actor(request), vault=vault, role=data.validated_data["role"], user=user, team=team)
+        given = data.validated_data
+        user = user_get(user_id=given["user"]) if "user" in given else None
+        if "username" in given:
+            user = user_find(text=given["username"])
+        team = _team(given["team"]) if "team" in given else None
+        if "team_name" in given:
+            team = team_find(name=given["team_name"])
+        services.vault_share(actor=actor(request), vault=vault, role=given["role"], user=user, team=team)
         return Response(ShareOut(selectors.vault_shares(vault=vault), many=True).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -105,7 +138,7 @@ class VaultSharesApi(APIView):
         summary="Revoke a user's or team's role (managers)",
     )
     def delete(self, request: Request, vault_id: int) -> Response:
-        vault = selectors.vault_get(user=actor(request), vault_id=vault_id)
+        vault = selectors.vault_get(user=actor(request), vault_id=vault_id, action="manage")
         user_id, team_id = request.query_params.get("user"), request.query_params.get("team")
         if bool(user_id) == bool(team_id) or (not (user_id or "").isdigit() and not (team_id or "").isdigit()):
             raise ValidationError({"detail": ["give exactly one of ?user=ID or ?team=ID"]})

@@ -16,6 +16,8 @@ class Vault(models.Model):
     is_personal = models.BooleanField(default=False)
     # Answering settings (see apps/vaults/chat_settings.py): gate threshold, fallback, switches, slot models.
     chat_settings = models.JSONField(default=dict, blank=True)
+    # Put away by a manager: left out of "every vault" searches and chats and listed apart; nothing else changes.
+    archived_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,6 +11,9 @@ class VaultOut(serializers.Serializer):
     is_personal = serializers.BooleanField()
     owner = serializers.CharField(source="owner.username")
     role = serializers.CharField(help_text="your role on this vault")
+    archived_at = serializers.DateTimeField(
+        allow_null=True, help_text="when a manager archived it: searches over every vault leave it out"
+    )
     created_at = serializers.DateTimeField()
 
 
@@ -18,14 +21,21 @@ class VaultCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=200)
 
 
+class VaultUpdateIn(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    archived = serializers.BooleanField(required=False)
+
+
 class ShareIn(serializers.Serializer):
-    user = serializers.IntegerField(required=False)
-    team = serializers.IntegerField(required=False)
+    user = serializers.IntegerField(required=False, help_text="a person's id")
+    username = serializers.CharField(required=False, max_length=254, help_text="a person's username or e-mail address")
+    team = serializers.IntegerField(required=False, help_text="a team's id")
+    team_name = serializers.CharField(required=False, max_length=150, help_text="a team's name")
     role = serializers.ChoiceField(choices=VaultRole.values)
 
     def validate(self, attrs: dict) -> dict:
-        if ("user" in attrs) == ("team" in attrs):
-            raise serializers.ValidationError("give exactly one of 'user' or 'team'")
+        if sum(name in attrs for name in ("user", "username", "team", "team_name")) != 1:
+            raise serializers.ValidationError("give exactly one of 'user', 'username', 'team' or 'team_name'")
         return attrs
 
 

@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
 from apps.accounts.models import Team
@@ -22,12 +23,19 @@ def _grant(principal: User | Group, vault: Vault, role: str) -> None:
         assign_perm(f"vaults.{codename}", principal, vault)
 
 
+def _vault_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": ["a vault needs a name"]})
+    if "\x00" in name:
+        raise ValidationError({"name": ["a vault's name cannot hold a NUL character"]})
+    return name
+
+
 @transaction.atomic
 def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
     """Create a vault; its creator becomes its manager."""
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": ["a vault needs a name"]})
+    name = _vault_name(name)
     vault = Vault.objects.create(name=name[:200], owner=owner, is_personal=is_personal)
     _grant(owner, vault, VaultRole.MANAGER)
     audit_record(
@@ -37,6 +45,47 @@ def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
         object_id=vault.pk,
         vault_id=vault.pk,
         changes={"name": vault.name, "personal": is_personal},
+    )
+    return vault
+
+
+@transaction.atomic
+def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
+    """Give a vault a new name (managers); audited."""
+    if not user_may(actor, "manage", vault):
+        raise PermissionDenied("only a manager of this vault may rename it")
+    name = _vault_name(name)
+    before, vault.name = vault.name, name[:200]
+    vault.save(update_fields=["name"])
+    audit_record(
+        actor=actor,
+        action="vault.rename",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"before": before, "after": vault.name},
+    )
+    return vault
+
+
+@transaction.atomic
+def vault_archive(*, actor: User, vault: Vault, archived: bool) -> Vault:
+    """Archive a vault or bring it back (managers); audited. An archived vault keeps its notes and members and is
+    read at its address and when chosen by name; searches and chats over "every vault" leave it out."""
+    if not user_may(actor, "manage", vault):
+        raise PermissionDenied("only a manager of this vault may archive it")
+    if vault.is_personal:
+        raise ValidationError({"detail": ["a personal vault cannot be archived"]})
+    if archived == (vault.archived_at is not None):
+        return vault
+    vault.archived_at = timezone.now() if archived else None
+    vault.save(update_fields=["archived_at"])
+    audit_record(
+        actor=actor,
+        action="vault.archive" if archived else "vault.unarchive",
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
     )
     return vault
 

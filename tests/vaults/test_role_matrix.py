@@ -92,6 +92,7 @@ def _request(world: World, user: User | None, method: str, url: str, body: dict 
 #   method, url, body, expected status for: outsider, reader, contributor, team_contributor, manager
 VAULT_MATRIX = [
     ("get", "/api/vaults/{vault}/", None, (404, 200, 200, 200, 200)),
+    ("patch", "/api/vaults/{vault}/", {"name": "Renamed", "archived": True}, (404, 403, 403, 403, 200)),
     ("get", "/api/vaults/{vault}/shares/", None, (404, 200, 200, 200, 200)),
     ("post", "/api/vaults/{vault}/shares/", {"user": "{target}", "role": "contributor"}, (404, 403, 403, 403, 201)),
     ("delete", "/api/vaults/{vault}/shares/?user={target}", None, (404, 403, 403, 403, 204)),
