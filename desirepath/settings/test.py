@@ -13,10 +13,10 @@ if XDIST_WORKER and not _queue.endswith(f"-{XDIST_WORKER}"):
     _queue = f"{_queue}-{XDIST_WORKER}"
 os.environ["DESIREPATH_TASK_QUEUE"] = _queue
 
-from desirepath import embedded
+from desirepath import embedded  # noqa: E402
 
-from .base import *  # noqa: F403
-from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings, env_bool
+from .base import *  # noqa: E402, F403
+from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings, env_bool  # noqa: E402
 
 if not DATABASE_URL:
     DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
