@@ -162,6 +162,7 @@ def conversation_payload(conversation: Conversation, *, messages: bool, user: Us
     }
     if messages:
         readable = set(vault_ids_for(user, "read")) if user is not None else set()
+        body["vaults"] = sorted(set(conversation.vault_ids) & readable)
         rows = conversation.messages.filter(role=Role.ASSISTANT).select_related("reply_to")
         body["turns"] = [
             {"question": m.reply_to.text if m.reply_to else "", **message_payload(m, readable)} for m in rows

@@ -16,6 +16,8 @@ from apps.vaults.models import Vault
 class Conversation(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True)
+    # The vaults its asker last ticked (empty: every vault they read); a follow-up naming none searches these.
+    vault_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

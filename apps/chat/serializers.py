@@ -76,6 +76,10 @@ class ConversationOut(serializers.Serializer):
 
 
 class ConversationDetailOut(ConversationOut):
+    vaults = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="the vaults a follow-up naming none searches (those last ticked that you still read); empty: all",
+    )
     turns = TurnOut(many=True)
 
 

@@ -10,6 +10,7 @@ from apps.chat.models import ContextItem, Feedback, Message
 from apps.chat.services.chat import WITHHELD
 from apps.llm.models import ModelUsage
 from apps.vaults.models import Vault
+from apps.vaults.services import vault_unshare
 from tests.factories import api, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
@@ -253,3 +254,48 @@ def test_a_question_queued_behind_answers_being_written_is_waiting_its_turn_not_
 
     assert reply["detail"].startswith("Waiting its turn")
     assert reply["status"] == "pending" and reply["answer"] == ""
+
+
+def test_a_follow_up_naming_no_vault_stays_in_the_vaults_its_conversation_asked(sample):
+    user = sample.owner
+    garden = make_vault(user, "Garden")
+    make_note(garden, "Focaccia rival.md", "# Focaccia\nThe garden club bakes focaccia with rosemary from the beds.")
+    first = ask(user, "How do I bake the focaccia?", [sample.pk])
+    conversation = first["conversation"]
+
+    follow = ask(user, "and the focaccia again?", [], conversation=conversation)
+    assert Message.objects.get(pk=follow["message"]).vault_ids == [sample.pk]
+    assert {item["vault"] for item in follow["candidates"]} == {sample.pk}  # the garden note was never searched
+
+    # Reopened, the conversation says which vaults it asks, and the page ticks them.
+    detail = api(user).get(f"/api/conversations/{conversation}/")
+    assert_matches_schema(detail)
+    assert detail.json()["vaults"] == [sample.pk]
+    browser = api(user)
+    browser.force_login(user)
+    page = browser.get(f"/chat/?c={conversation}").content.decode()
+    assert re.search(rf'value="{sample.pk}" checked', page) and not re.search(rf'value="{garden.pk}" checked', page)
+
+    # Naming other vaults changes what the conversation asks from then on.
+    switched = ask(user, "focaccia in the garden?", [garden.pk], conversation=conversation)
+    assert {item["vault"] for item in switched["candidates"]} == {garden.pk}
+    after = ask(user, "and with rosemary?", [], conversation=conversation)
+    assert Message.objects.get(pk=after["message"]).vault_ids == [garden.pk]
+
+
+def test_a_follow_up_whose_vaults_were_all_revoked_is_refused_with_the_reason(sample):
+    owner, reader = sample.owner, make_user("leaving-reader")
+    shared = make_vault(owner, "Shared kitchen")
+    make_note(shared, "Bread.md", "# Bread\nBread rests for an hour before baking.")
+    share(shared, "reader", user=reader)
+    first = ask(reader, "How long does bread rest?", [shared.pk])
+
+    vault_unshare(actor=owner, vault=shared, user=reader)
+    refused = api(reader).post(
+        "/api/chat/",
+        {"vaults": [], "message": "and before that?", "conversation": first["conversation"]},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert "none of the vaults this conversation searched is readable to you now" in str(refused.json())
+    assert Message.objects.filter(conversation_id=first["conversation"]).count() == 2  # nothing new stored

@@ -34,6 +34,7 @@ from apps.retrieval.significance import Significance, significance
 from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
+from apps.vaults.permissions import vault_ids_for
 
 logger = logging.getLogger(__name__)
 
@@ -51,23 +52,47 @@ def validate_message(text: str) -> str:
 
 def chat_start(*, user: User, vault_ids: list[int], text: str, conversation_id: int | None = None) -> Message:
     """Store the question and a pending answer; 400 on a bad message, 404 on an unreadable vault or someone
-    else's conversation. With no vaults named, every readable vault is searched."""
+    else's conversation. With no vaults named, a follow-up searches the vaults its conversation last named, and a
+    new conversation every readable vault."""
     text = validate_message(text)
-    scope = search_scope(user=user, vault_ids=vault_ids)
-    if not scope:
-        raise ValidationError({"vaults": ["you cannot read any vault yet"]})
     with transaction.atomic():
         if conversation_id is not None:
-            conversation = Conversation.objects.filter(pk=conversation_id, owner=user).first()
+            conversation = Conversation.objects.select_for_update().filter(pk=conversation_id, owner=user).first()
             if conversation is None:
                 raise Http404("No conversation matches the given query.")
+            scope = _follow_up_scope(user=user, conversation=conversation, vault_ids=vault_ids)
         else:
-            conversation = Conversation.objects.create(owner=user, title=text[:80])
+            scope = _scope_or_refusal(user=user, vault_ids=vault_ids)
+            conversation = Conversation.objects.create(owner=user, title=text[:80], vault_ids=sorted(set(vault_ids)))
         question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=scope)
         queue_after_commit(later_search, user.pk, text, question.pk, fallback="one automatic signal is lost")
         return Message.objects.create(
             conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=scope
         )
+
+
+def _scope_or_refusal(*, user: User, vault_ids: list[int]) -> list[int]:
+    scope = search_scope(user=user, vault_ids=vault_ids)
+    if not scope:
+        raise ValidationError({"vaults": ["you cannot read any vault yet"]})
+    return scope
+
+
+def _follow_up_scope(*, user: User, conversation: Conversation, vault_ids: list[int]) -> list[int]:
+    """Vaults named now replace the conversation's; none named keeps them, less any its asker no longer reads."""
+    if vault_ids:
+        scope = _scope_or_refusal(user=user, vault_ids=vault_ids)
+        conversation.vault_ids = sorted(set(vault_ids))
+        conversation.save(update_fields=["vault_ids", "updated_at"])
+        return scope
+    if not conversation.vault_ids:
+        return _scope_or_refusal(user=user, vault_ids=[])
+    still = sorted(set(conversation.vault_ids) & set(vault_ids_for(user, "read")))
+    if not still:
+        raise ValidationError(
+            {"vaults": ["none of the vaults this conversation searched is readable to you now: tick others"]}
+        )
+    return still
 
 
 def _earlier_questions(message: Message) -> list[str]:
