@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.chat.models import Feedback, Message
+from apps.chat.models import Conversation, Feedback, Message, Role
 from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault
 
 CHROMIUM = "/usr/bin/chromium"
@@ -176,6 +176,35 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
     page.wait_for_url("**/notes/**")
     assert page.locator("article h1").inner_text() == "Permit to Work"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_reopened_conversation_ticks_its_vaults_and_a_follow_up_stays_in_them(live_server, page):
+    owner = make_user("returning-asker")
+    kitchen = make_vault(owner, "Kitchen")
+    make_note(kitchen, "Bread.md", "# Bread\nBread dough rests for an hour before baking.")
+    garden = make_vault(owner, "Garden")
+    make_note(garden, "Beds.md", "# Beds\nThe raised beds rest over winter under straw.")
+    page.goto(f"{live_server.url}/chat/")
+    page.fill("input[name=username]", owner.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.check("label.vault:has-text('Kitchen') input")
+    page.fill("#message", "How long does bread dough rest?")
+    page.click("#send")
+    page.locator(".turn").nth(0).locator(".badge").wait_for()
+    conversation = Conversation.objects.get(owner=owner)
+
+    page.goto(f"{live_server.url}/chat/?c={conversation.pk}")
+    assert page.locator("label.vault:has-text('Kitchen') input").is_checked()
+    assert not page.locator("label.vault:has-text('Garden') input").is_checked()
+    page.fill("#message", "and what rests over winter?")
+    page.click("#send")
+    page.locator(".turn").nth(1).locator(".badge").wait_for()
+    follow_up = Message.objects.filter(conversation=conversation, role=Role.ASSISTANT).last()
+    assert follow_up is not None and follow_up.vault_ids == [kitchen.pk]
+    assert not follow_up.context.filter(vault=garden).exists()
 
 
 @pytest.mark.browser
