@@ -104,3 +104,9 @@ def notification_read(*, actor: User, notification: Notification) -> Notificatio
         notification.read_at = timezone.now()
         notification.save(update_fields=["read_at"])
     return notification
+
+
+def notifications_seen(*, actor: User, notification_ids: list[int]) -> int:
+    """Mark the actor's notifications a page has just shown as read: the header's count clears once they are seen."""
+    unread = Notification.objects.filter(user=actor, pk__in=notification_ids, read_at__isnull=True)
+    return unread.update(read_at=timezone.now())

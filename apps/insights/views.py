@@ -13,7 +13,7 @@ from rest_framework.exceptions import ValidationError
 
 from apps.core.auth import actor
 from apps.insights.selectors import notification_list, principle_get, principle_list
-from apps.insights.services import principle_answer
+from apps.insights.services import notifications_seen, principle_answer
 from apps.vaults.permissions import role_of
 from apps.vaults.selectors import vault_get
 
@@ -52,4 +52,7 @@ def principles_page(request: HttpRequest, vault_id: int) -> HttpResponse:
 
 @login_required
 def noticed_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "noticed.html", {"notifications": notification_list(user=actor(request))[:200]})
+    user = actor(request)
+    notifications = list(notification_list(user=user)[:200])  # shown as they were: what is new keeps its mark
+    notifications_seen(actor=user, notification_ids=[n.pk for n in notifications])
+    return render(request, "noticed.html", {"notifications": notifications})

@@ -91,7 +91,12 @@ def test_a_lesson_in_unrelated_notes_becomes_a_principle_its_readers_are_asked_a
     browser.force_login(reader)
     page = browser.get(f"/vaults/{vault.pk}/principles/").content.decode()
     assert principle.statement in page and "Confirm" not in page  # readers see it, contributors answer
-    assert 'title="DesirePath noticed something">1<' in browser.get("/noticed/").content.decode()
+    assert 'title="DesirePath noticed something">1<' in page  # every page's header counts what is unseen
+    noticed = browser.get("/noticed/").content.decode()
+    assert '<span class="badge">new</span>' in noticed  # marked new the time it is shown ...
+    assert 'title="DesirePath noticed something"' not in noticed  # ... and seen from then on: the count clears
+    assert '<span class="badge">new</span>' not in browser.get("/noticed/").content.decode()
+    assert 'title="DesirePath noticed something"' not in browser.get(f"/vaults/{vault.pk}/principles/").content.decode()
     opened = api(reader).post(f"/api/notifications/{mine[0]['id']}/read/")
     assert opened.status_code == 200 and opened.json()["read"] is True
     assert_matches_schema(opened)
