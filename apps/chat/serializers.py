@@ -25,6 +25,7 @@ class ContextItemOut(serializers.Serializer):
     speculative = serializers.BooleanField(help_text="an explorer's unit: shown to be rated, never answered from")
     survived = serializers.BooleanField(help_text="passed the gate and was given to the answer")
     citation = serializers.IntegerField(allow_null=True, help_text="its [n] in the answer, for survivors")
+    signals = serializers.ListField(child=serializers.CharField(), help_text="the feedback its asker gave it")
 
 
 class GateOut(serializers.Serializer):

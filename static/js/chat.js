@@ -68,7 +68,10 @@ function sourceList(payload) {
     el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
        item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),
     el("span", { class: "feedback" }, ...SIGNALS.map(([signal, label]) => {
-      const button = el("button", { type: "button", class: "chip", "data-signal": signal }, label);
+      const given = (item.signals || []).includes(signal);
+      const button = el("button", {
+        type: "button", class: given ? "chip pressed" : "chip", "data-signal": signal, "aria-pressed": String(given),
+      }, label);
       button.addEventListener("click", () => rate(button, item, signal));
       return button;
     })),

@@ -299,3 +299,17 @@ def test_a_follow_up_whose_vaults_were_all_revoked_is_refused_with_the_reason(sa
     assert refused.status_code == 400
     assert "none of the vaults this conversation searched is readable to you now" in str(refused.json())
     assert Message.objects.filter(conversation_id=first["conversation"]).count() == 2  # nothing new stored
+
+
+def test_a_reopened_conversation_shows_which_feedback_its_asker_gave(sample):
+    reply = ask(sample.owner, "What is a PTW and when do I need one?", [sample.pk])
+    rated, other = reply["context"][0], reply["candidates"][-1]
+    assert rated["signals"] == [] and other["signals"] == []
+    voted = api(sample.owner).post("/api/feedback/", {"context_item": rated["id"], "signal": "confirm"}, format="json")
+    assert voted.status_code in (200, 201), voted.content
+
+    detail = api(sample.owner).get(f"/api/conversations/{reply['conversation']}/")
+    assert_matches_schema(detail)
+    [turn] = detail.json()["turns"]
+    signals = {item["id"]: item["signals"] for item in turn["candidates"]}
+    assert signals[rated["id"]] == ["confirm"] and signals[other["id"]] == []

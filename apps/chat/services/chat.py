@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.utils import timezone
 
@@ -291,6 +292,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
+    prefetch_related_objects(items, "feedback")
     yield Event("context", {"items": [item_payload(i) for i in items], "threshold": result.threshold})
     yield Event("status", {"text": "Writing the answer…"})
     message.answer_model = writer.model
@@ -388,13 +390,15 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
         "speculative": item.speculative,
         "survived": item.survived,
         "citation": item.citation,
+        # Only the conversation's owner rates its items, so every vote on it is theirs: shown pressed on reload.
+        "signals": sorted({vote.signal for vote in item.feedback.all()}),
     }
 
 
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
     """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
     read is left out, and an answer that read such a vault is withheld: it may quote or name them."""
-    items = [i for i in message.context.all() if readable is None or i.vault_id in readable]
+    items = [i for i in message.context.prefetch_related("feedback") if readable is None or i.vault_id in readable]
     text = message.text
     if readable is not None and not set(message.vault_ids) <= readable:
         text = WITHHELD
