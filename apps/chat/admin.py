@@ -19,15 +19,23 @@ from apps.chat.feedback_report import (
 )
 
 
+def _vault_asked(request: HttpRequest) -> int | None:
+    """The `?vault=` a staff member narrowed the report to; anything but an id is ignored."""
+    asked = request.GET.get("vault", "")
+    return int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 19 else None
+
+
 @require_safe
 def feedback_report_page(request: HttpRequest) -> HttpResponse:
     if not may_see_feedback_report(request.user):  # type: ignore[arg-type]
         raise PermissionDenied
-    rows = note_feedback_report(user=request.user)  # type: ignore[arg-type]
+    vault_id = _vault_asked(request)
+    rows = note_feedback_report(user=request.user, vault_id=vault_id)  # type: ignore[arg-type]
     context = {
         **admin.site.each_context(request),
         "title": "Feedback by note",
         "rows": rows,
+        "vault_id": vault_id,
         "window_days": TREND_WINDOW.days,
     }
     return TemplateResponse(request, "admin/feedback_report.html", context)
@@ -37,7 +45,7 @@ def feedback_report_page(request: HttpRequest) -> HttpResponse:
 def feedback_report_download(request: HttpRequest) -> HttpResponse:
     if not may_see_feedback_report(request.user):  # type: ignore[arg-type]
         raise PermissionDenied
-    rows = note_feedback_report(user=request.user)  # type: ignore[arg-type]
+    rows = note_feedback_report(user=request.user, vault_id=_vault_asked(request))  # type: ignore[arg-type]
     response = HttpResponse(feedback_report_csv(rows), content_type="text/csv; charset=utf-8")
     stamp = timezone.now().strftime("%Y-%m-%d")
     response["Content-Disposition"] = f'attachment; filename="feedback-by-note-{stamp}.csv"'

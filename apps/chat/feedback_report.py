@@ -27,6 +27,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as
 @dataclass(frozen=True)
 class NoteFeedbackRow:
     note: int
+    vault_id: int
     vault: str
     path: str
     title: str
@@ -48,7 +49,8 @@ def may_see_feedback_report(user: User) -> bool:
 def note_feedback_report(
     *, user: User, vault_id: int | None = None, now: datetime | None = None
 ) -> list[NoteFeedbackRow]:
-    """Every note someone voted on or corrected, weakest first (lowest net over all time), then the stalest."""
+    """Every note someone voted on or corrected (in one vault, given `vault_id`), weakest first (lowest net over
+    all time), then the stalest."""
     if not may_see_feedback_report(user):
         raise PermissionDenied("only staff observe the feedback report")
     now = now or timezone.now()
@@ -82,7 +84,7 @@ def note_feedback_report(
     notes = (
         Note.objects.filter(pk__in=set(tallies) | set(corrected))
         .select_related("vault")
-        .only("id", "path", "title", "vault__name")
+        .only("id", "path", "title", "vault_id", "vault__name")
     )
     rows = [_row(note, tallies.get(note.pk), corrected.get(note.pk)) for note in notes]
     never = datetime.min.replace(tzinfo=UTC)
@@ -98,6 +100,7 @@ def _row(note: Note, tally: dict[str, Any] | None, corrected: tuple[int, datetim
     last = max((at for at in (tally.get("last"), corrected_at) if at is not None), default=None)
     return NoteFeedbackRow(
         note=note.pk,
+        vault_id=note.vault_id,
         vault=note.vault.name,
         path=note.path,
         title=note.title,

@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.chat.feedback_report import feedback_report_csv, note_feedback_report
 from apps.chat.models import ContextItem, Feedback
 from apps.notes.models import Correction, Note
-from tests.factories import api, make_user
+from tests.factories import api, make_user, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -102,6 +102,17 @@ def test_the_csv_download_holds_the_page_s_rows(sample, staff_client):
     by_note = {int(line["note"]): line for line in table}
     assert by_note[weak["note"]]["rejections"] == "1" and by_note[weak["note"]]["trend"] == "worse"
     assert by_note[helpful["note"]]["confirms"] == "1" and by_note[helpful["note"]]["path"] == helpful["path"]
+
+    # narrowed to one vault: its notes only, on the page and in the download
+    other = make_vault(make_user(), "Quiet vault")
+    narrowed = staff_client.get(f"/admin/feedback-report.csv?vault={sample.pk}").content.decode()
+    assert narrowed == feedback_report_csv(note_feedback_report(user=staff, vault_id=sample.pk))
+    assert {line["vault_id"] for line in csv.DictReader(io.StringIO(narrowed))} == {str(sample.pk)}
+    quiet = staff_client.get(f"/admin/feedback-report.csv?vault={other.pk}").content.decode()
+    assert list(csv.DictReader(io.StringIO(quiet))) == []
+    page = staff_client.get(f"/admin/feedback-report/?vault={other.pk}").content.decode()
+    assert "No note has been voted on or corrected yet." in page and f"?vault={other.pk}" in page
+    assert staff_client.get("/admin/feedback-report/?vault=%C2%B2").status_code == 200  # not an id: every vault
 
 
 def test_a_title_that_looks_like_a_formula_is_not_run_by_a_spreadsheet(sample, staff_client):
