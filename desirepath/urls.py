@@ -3,10 +3,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("admin/", include(feedback_report_urls)),
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -100,6 +100,8 @@ ADDABLE = {
 }
 # Deleting an access attempt lifts a sign-in lock (docs/permissions.md); nothing else is deleted here.
 DELETABLE = {"axes.AccessAttempt"}
+# Admin pages that are not a model's: reports, read-only.
+REPORTS = ("/admin/feedback-report/", "/admin/feedback-report.csv")
 ACTIONS = {
     "accounts.ApiToken": {"revoke"},
     "vaults.Vault": {"reenrich_all"},
@@ -223,6 +225,13 @@ def test_no_admin_page_shows_a_note_body_a_passage_a_message_or_a_key(superuser,
             assert not [p for p in PLANTED if p in text], url  # the search box echoes the bare marker only
             assert key not in text and ApiToken.objects.get().key_hash not in text, url
             pages += 1
+    # the admin's own pages beyond its models: the feedback report counts the planted correction, shows none of it
+    for url in REPORTS:
+        page = client.get(url)
+        assert page.status_code == 200, url
+        text = page.content.decode()
+        assert "Plain title" in text and not [p for p in PLANTED if p in text], url
+        pages += 1
     assert pages > 40
     # the search box finds no note by what its body says, and does by its title
     assert "0 results" in client.get("/admin/notes/note/", {"q": f"{MARKER}body"}).content.decode()
