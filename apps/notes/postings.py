@@ -14,23 +14,6 @@ chunk; the upserts go in (vault, term) order so concurrent writers to one vault 
 
 from __future__ import annotations
 
-def without_word_fragments(text: str) -> str:
-    """SQL for the text expression `text` without the fragments the parser splits from `I'm`, `you'll`, `we've`,
-    `I'd` (`m`, `ll`, `ve`, `d`: no stop words drop them, so they match every note written in the first person).
-    Questions are read through it too."""
-    return rf"""regexp_replace({text}, '([[:alpha:]])[''’](m|re|ve|ll|d)([^[:alnum:]]|$)', '\1\3', 'gi')"""
-
-
-def searched_text(text: str) -> str:
-    """SQL for what the keyword index reads of the chunk text expression `text`: not what a reader never sees as
-    words. Logseq's `id::` and `collapsed::` block properties are hidden on the page, and a `((uuid))` block
-    reference shows the referenced block in its place (its UUID would be six unique terms that only lengthen the
-    chunk)."""
-    hidden = rf"""regexp_replace({text}, '^[ \t]*([-*][ \t]+)?(id|collapsed)::.*$', '', 'gni')"""
-    references = rf"""regexp_replace({hidden}, '\(\([0-9a-f]{{8}}(-[0-9a-f]{{4}}){{3}}-[0-9a-f]{{12}}\)\)', ' ', 'gi')"""
-    return without_word_fragments(references)
-
-
 # Pruning only: postings of a term are also kept in the order of this length-normalised frequency (BM25's term part
 # with k1 = 1.2, b = 0.75 and a fixed average of 60 terms), so a term that matches more chunks than the search reads
 # is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/search.py).
@@ -115,3 +98,21 @@ def rebuild(where: str) -> str:
     """SQL that recomputes the postings of the chunks `where` selects (a condition on `r`, a `notes_chunk` row): for
     a migration that changes what the postings read."""
     return _REMOVE.format(rows="notes_chunk", changed=where) + _ADD.format(rows="notes_chunk", changed=where) + _FORGET
+
+
+def without_word_fragments(text: str) -> str:
+    """SQL for the text expression `text` without the fragments the parser splits from `I'm`, `you'll`, `we've`,
+    `I'd` (`m`, `ll`, `ve`, `d`: no stop words drop them, so they match every note written in the first person).
+    Questions are read through it too."""
+    return rf"""regexp_replace({text}, '([[:alpha:]])[''’](m|re|ve|ll|d)([^[:alnum:]]|$)', '\1\3', 'gi')"""
+
+
+def searched_text(text: str) -> str:
+    """SQL for what the keyword index reads of the chunk text expression `text`: not what a reader never sees as
+    words. Logseq's `id::` and `collapsed::` block properties are hidden on the page, and a `((uuid))` block
+    reference shows the referenced block in its place (its UUID would be six unique terms that only lengthen the
+    chunk)."""
+    hidden = rf"""regexp_replace({text}, '^[ \t]*([-*][ \t]+)?(id|collapsed)::.*$', '', 'gni')"""
+    uuid = "[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"
+    references = rf"""regexp_replace({hidden}, '\(\({uuid}\)\)', ' ', 'gi')"""
+    return without_word_fragments(references)

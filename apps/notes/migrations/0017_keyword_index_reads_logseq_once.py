@@ -16,35 +16,68 @@ LOGSEQ_PROPERTIES = (
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notes', '0016_note_drawn_from'),
+        ("notes", "0016_note_drawn_from"),
     ]
 
     operations = [
         pgtrigger.migrations.RemoveTrigger(
-            model_name='chunk',
-            name='chunk_search_vectors',
+            model_name="chunk",
+            name="chunk_search_vectors",
         ),
         pgtrigger.migrations.RemoveTrigger(
-            model_name='chunk',
-            name='chunk_postings_insert',
+            model_name="chunk",
+            name="chunk_postings_insert",
         ),
         pgtrigger.migrations.RemoveTrigger(
-            model_name='chunk',
-            name='chunk_postings_update',
+            model_name="chunk",
+            name="chunk_postings_update",
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='chunk',
-            trigger=pgtrigger.compiler.Trigger(name='chunk_search_vectors', sql=pgtrigger.compiler.UpsertTriggerSql(func="\nNEW.search_vector = setweight(to_tsvector('english', coalesce(NEW.heading, '')), 'A')\n    || to_tsvector('english', regexp_replace(regexp_replace(regexp_replace(NEW.text, '^[ \\t]*([-*][ \\t]+)?(id|collapsed)::.*$', '', 'gni'), '\\(\\([0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\)\\)', ' ', 'gi'), '([[:alpha:]])[''’](m|re|ve|ll|d)([^[:alnum:]]|$)', '\\1\\3', 'gi'));\nNEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text);\nRETURN NEW;\n", hash='03572db5ef896aa17124cd3dc343c4b6a77d7507', operation='INSERT OR UPDATE OF "text", "heading"', pgid='pgtrigger_chunk_search_vectors_8aeb0', table='notes_chunk', when='BEFORE')),
+            model_name="chunk",
+            trigger=pgtrigger.compiler.Trigger(
+                name="chunk_search_vectors",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func="\nNEW.search_vector = setweight(to_tsvector('english', coalesce(NEW.heading, '')), 'A')\n    || to_tsvector('english', regexp_replace(regexp_replace(regexp_replace(NEW.text, '^[ \\t]*([-*][ \\t]+)?(id|collapsed)::.*$', '', 'gni'), '\\(\\([0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\)\\)', ' ', 'gi'), '([[:alpha:]])[''’](m|re|ve|ll|d)([^[:alnum:]]|$)', '\\1\\3', 'gi'));\nNEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text);\nRETURN NEW;\n",
+                    hash="03572db5ef896aa17124cd3dc343c4b6a77d7507",
+                    operation='INSERT OR UPDATE OF "text", "heading"',
+                    pgid="pgtrigger_chunk_search_vectors_8aeb0",
+                    table="notes_chunk",
+                    when="BEFORE",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='chunk',
-            trigger=pgtrigger.compiler.Trigger(name='chunk_postings_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='\nWITH fresh AS (\n    SELECT r.id AS chunk_id, r.note_id, r.vault_id, r.tier, t.lexeme AS term,\n           coalesce(array_length(t.positions, 1), 1) AS tf\n    FROM new_chunks r\n    JOIN notes_note n ON n.id = r.note_id\n    CROSS JOIN LATERAL unnest(\n        setweight(to_tsvector(\'english\', n.title), \'A\')\n        -- Logseq\'s `key:: value` page properties are in the first chunk\'s text already: counting them again\n        -- from the frontmatter would double their weight against every other word of the page\n        || CASE WHEN r.ordinal = 0 AND n.body LIKE \'---%\'\n                THEN jsonb_to_tsvector(\'english\', n.frontmatter, \'["string", "numeric", "key"]\')\n                ELSE \'\'::tsvector END\n        || coalesce(r.search_vector, \'\'::tsvector)\n    ) AS t\n    WHERE true\n),\nsized AS (\n    SELECT f.*, sum(f.tf) OVER (PARTITION BY f.chunk_id) AS length FROM fresh f\n),\nadded AS (\n    INSERT INTO notes_chunkterm (chunk_id, note_id, vault_id, tier, term, tf, length, impact)\n    SELECT chunk_id, note_id, vault_id, tier, term, tf, length, tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0)) FROM sized\n    RETURNING vault_id, chunk_id, tier, term, tf\n),\nterms AS (\n    INSERT INTO notes_vaultterm AS s (vault_id, term, chunks)\n    SELECT vault_id, term, count(*) FROM added WHERE tier = \'hot\' GROUP BY vault_id, term ORDER BY vault_id, term\n    ON CONFLICT (term, vault_id) DO UPDATE SET chunks = s.chunks + excluded.chunks\n)\nINSERT INTO notes_vaulttext AS v (vault_id, chunks, length)\nSELECT vault_id, count(DISTINCT chunk_id), sum(tf) FROM added WHERE tier = \'hot\' GROUP BY vault_id ORDER BY vault_id\nON CONFLICT (vault_id) DO UPDATE SET chunks = v.chunks + excluded.chunks, length = v.length + excluded.length;\nRETURN NULL;', hash='a6108d6f993011667a4a64e9b0498e1e9811b818', level='STATEMENT', operation='INSERT', pgid='pgtrigger_chunk_postings_insert_0ca48', referencing='REFERENCING NEW TABLE AS new_chunks ', table='notes_chunk', when='AFTER')),
+            model_name="chunk",
+            trigger=pgtrigger.compiler.Trigger(
+                name="chunk_postings_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func="\nWITH fresh AS (\n    SELECT r.id AS chunk_id, r.note_id, r.vault_id, r.tier, t.lexeme AS term,\n           coalesce(array_length(t.positions, 1), 1) AS tf\n    FROM new_chunks r\n    JOIN notes_note n ON n.id = r.note_id\n    CROSS JOIN LATERAL unnest(\n        setweight(to_tsvector('english', n.title), 'A')\n        -- Logseq's `key:: value` page properties are in the first chunk's text already: counting them again\n        -- from the frontmatter would double their weight against every other word of the page\n        || CASE WHEN r.ordinal = 0 AND n.body LIKE '---%'\n                THEN jsonb_to_tsvector('english', n.frontmatter, '[\"string\", \"numeric\", \"key\"]')\n                ELSE ''::tsvector END\n        || coalesce(r.search_vector, ''::tsvector)\n    ) AS t\n    WHERE true\n),\nsized AS (\n    SELECT f.*, sum(f.tf) OVER (PARTITION BY f.chunk_id) AS length FROM fresh f\n),\nadded AS (\n    INSERT INTO notes_chunkterm (chunk_id, note_id, vault_id, tier, term, tf, length, impact)\n    SELECT chunk_id, note_id, vault_id, tier, term, tf, length, tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0)) FROM sized\n    RETURNING vault_id, chunk_id, tier, term, tf\n),\nterms AS (\n    INSERT INTO notes_vaultterm AS s (vault_id, term, chunks)\n    SELECT vault_id, term, count(*) FROM added WHERE tier = 'hot' GROUP BY vault_id, term ORDER BY vault_id, term\n    ON CONFLICT (term, vault_id) DO UPDATE SET chunks = s.chunks + excluded.chunks\n)\nINSERT INTO notes_vaulttext AS v (vault_id, chunks, length)\nSELECT vault_id, count(DISTINCT chunk_id), sum(tf) FROM added WHERE tier = 'hot' GROUP BY vault_id ORDER BY vault_id\nON CONFLICT (vault_id) DO UPDATE SET chunks = v.chunks + excluded.chunks, length = v.length + excluded.length;\nRETURN NULL;",
+                    hash="a6108d6f993011667a4a64e9b0498e1e9811b818",
+                    level="STATEMENT",
+                    operation="INSERT",
+                    pgid="pgtrigger_chunk_postings_insert_0ca48",
+                    referencing="REFERENCING NEW TABLE AS new_chunks ",
+                    table="notes_chunk",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='chunk',
-            trigger=pgtrigger.compiler.Trigger(name='chunk_postings_update', sql=pgtrigger.compiler.UpsertTriggerSql(func='\nWITH gone AS (\n    DELETE FROM notes_chunkterm p USING old_chunks r\n    WHERE p.chunk_id = r.id AND EXISTS (SELECT 1 FROM new_chunks o WHERE o.id = r.id AND (o.tier IS DISTINCT FROM r.tier OR o.search_vector IS DISTINCT FROM r.search_vector))\n    RETURNING p.vault_id, p.chunk_id, p.tier, p.term, p.tf\n),\nterms AS (\n    UPDATE notes_vaultterm s SET chunks = s.chunks - d.chunks\n    FROM (SELECT vault_id, term, count(*) AS chunks FROM gone WHERE tier = \'hot\' GROUP BY vault_id, term) AS d\n    WHERE s.vault_id = d.vault_id AND s.term = d.term\n)\nUPDATE notes_vaulttext v SET chunks = v.chunks - d.chunks, length = v.length - d.length\nFROM (\n    SELECT vault_id, count(DISTINCT chunk_id) AS chunks, sum(tf) AS length FROM gone WHERE tier = \'hot\'\n    GROUP BY vault_id\n) AS d\nWHERE v.vault_id = d.vault_id;\n\nWITH fresh AS (\n    SELECT r.id AS chunk_id, r.note_id, r.vault_id, r.tier, t.lexeme AS term,\n           coalesce(array_length(t.positions, 1), 1) AS tf\n    FROM new_chunks r\n    JOIN notes_note n ON n.id = r.note_id\n    CROSS JOIN LATERAL unnest(\n        setweight(to_tsvector(\'english\', n.title), \'A\')\n        -- Logseq\'s `key:: value` page properties are in the first chunk\'s text already: counting them again\n        -- from the frontmatter would double their weight against every other word of the page\n        || CASE WHEN r.ordinal = 0 AND n.body LIKE \'---%\'\n                THEN jsonb_to_tsvector(\'english\', n.frontmatter, \'["string", "numeric", "key"]\')\n                ELSE \'\'::tsvector END\n        || coalesce(r.search_vector, \'\'::tsvector)\n    ) AS t\n    WHERE EXISTS (SELECT 1 FROM old_chunks o WHERE o.id = r.id AND (o.tier IS DISTINCT FROM r.tier OR o.search_vector IS DISTINCT FROM r.search_vector))\n),\nsized AS (\n    SELECT f.*, sum(f.tf) OVER (PARTITION BY f.chunk_id) AS length FROM fresh f\n),\nadded AS (\n    INSERT INTO notes_chunkterm (chunk_id, note_id, vault_id, tier, term, tf, length, impact)\n    SELECT chunk_id, note_id, vault_id, tier, term, tf, length, tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0)) FROM sized\n    RETURNING vault_id, chunk_id, tier, term, tf\n),\nterms AS (\n    INSERT INTO notes_vaultterm AS s (vault_id, term, chunks)\n    SELECT vault_id, term, count(*) FROM added WHERE tier = \'hot\' GROUP BY vault_id, term ORDER BY vault_id, term\n    ON CONFLICT (term, vault_id) DO UPDATE SET chunks = s.chunks + excluded.chunks\n)\nINSERT INTO notes_vaulttext AS v (vault_id, chunks, length)\nSELECT vault_id, count(DISTINCT chunk_id), sum(tf) FROM added WHERE tier = \'hot\' GROUP BY vault_id ORDER BY vault_id\nON CONFLICT (vault_id) DO UPDATE SET chunks = v.chunks + excluded.chunks, length = v.length + excluded.length;\nDELETE FROM notes_vaultterm WHERE chunks <= 0;\nRETURN NULL;', hash='1ccfd74727151612a633285fe85a16f3e3ee37d1', level='STATEMENT', operation='UPDATE', pgid='pgtrigger_chunk_postings_update_5fb8b', referencing='REFERENCING OLD TABLE AS old_chunks  NEW TABLE AS new_chunks ', table='notes_chunk', when='AFTER')),
+            model_name="chunk",
+            trigger=pgtrigger.compiler.Trigger(
+                name="chunk_postings_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func="\nWITH gone AS (\n    DELETE FROM notes_chunkterm p USING old_chunks r\n    WHERE p.chunk_id = r.id AND EXISTS (SELECT 1 FROM new_chunks o WHERE o.id = r.id AND (o.tier IS DISTINCT FROM r.tier OR o.search_vector IS DISTINCT FROM r.search_vector))\n    RETURNING p.vault_id, p.chunk_id, p.tier, p.term, p.tf\n),\nterms AS (\n    UPDATE notes_vaultterm s SET chunks = s.chunks - d.chunks\n    FROM (SELECT vault_id, term, count(*) AS chunks FROM gone WHERE tier = 'hot' GROUP BY vault_id, term) AS d\n    WHERE s.vault_id = d.vault_id AND s.term = d.term\n)\nUPDATE notes_vaulttext v SET chunks = v.chunks - d.chunks, length = v.length - d.length\nFROM (\n    SELECT vault_id, count(DISTINCT chunk_id) AS chunks, sum(tf) AS length FROM gone WHERE tier = 'hot'\n    GROUP BY vault_id\n) AS d\nWHERE v.vault_id = d.vault_id;\n\nWITH fresh AS (\n    SELECT r.id AS chunk_id, r.note_id, r.vault_id, r.tier, t.lexeme AS term,\n           coalesce(array_length(t.positions, 1), 1) AS tf\n    FROM new_chunks r\n    JOIN notes_note n ON n.id = r.note_id\n    CROSS JOIN LATERAL unnest(\n        setweight(to_tsvector('english', n.title), 'A')\n        -- Logseq's `key:: value` page properties are in the first chunk's text already: counting them again\n        -- from the frontmatter would double their weight against every other word of the page\n        || CASE WHEN r.ordinal = 0 AND n.body LIKE '---%'\n                THEN jsonb_to_tsvector('english', n.frontmatter, '[\"string\", \"numeric\", \"key\"]')\n                ELSE ''::tsvector END\n        || coalesce(r.search_vector, ''::tsvector)\n    ) AS t\n    WHERE EXISTS (SELECT 1 FROM old_chunks o WHERE o.id = r.id AND (o.tier IS DISTINCT FROM r.tier OR o.search_vector IS DISTINCT FROM r.search_vector))\n),\nsized AS (\n    SELECT f.*, sum(f.tf) OVER (PARTITION BY f.chunk_id) AS length FROM fresh f\n),\nadded AS (\n    INSERT INTO notes_chunkterm (chunk_id, note_id, vault_id, tier, term, tf, length, impact)\n    SELECT chunk_id, note_id, vault_id, tier, term, tf, length, tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0)) FROM sized\n    RETURNING vault_id, chunk_id, tier, term, tf\n),\nterms AS (\n    INSERT INTO notes_vaultterm AS s (vault_id, term, chunks)\n    SELECT vault_id, term, count(*) FROM added WHERE tier = 'hot' GROUP BY vault_id, term ORDER BY vault_id, term\n    ON CONFLICT (term, vault_id) DO UPDATE SET chunks = s.chunks + excluded.chunks\n)\nINSERT INTO notes_vaulttext AS v (vault_id, chunks, length)\nSELECT vault_id, count(DISTINCT chunk_id), sum(tf) FROM added WHERE tier = 'hot' GROUP BY vault_id ORDER BY vault_id\nON CONFLICT (vault_id) DO UPDATE SET chunks = v.chunks + excluded.chunks, length = v.length + excluded.length;\nDELETE FROM notes_vaultterm WHERE chunks <= 0;\nRETURN NULL;",
+                    hash="1ccfd74727151612a633285fe85a16f3e3ee37d1",
+                    level="STATEMENT",
+                    operation="UPDATE",
+                    pgid="pgtrigger_chunk_postings_update_5fb8b",
+                    referencing="REFERENCING OLD TABLE AS old_chunks  NEW TABLE AS new_chunks ",
+                    table="notes_chunk",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.RunSQL(REREAD, migrations.RunSQL.noop),
         migrations.RunSQL(rebuild(LOGSEQ_PROPERTIES), migrations.RunSQL.noop),
