@@ -1,8 +1,7 @@
 """The keyword index's postings and statistics, kept by statement triggers on `notes_chunk`.
 
 Each chunk has one posting per English lexeme (stemmed, stop words dropped) of its note's title, its heading and its
-text, and for a note's first chunk also of its YAML frontmatter's keys and values (which chunks leave out; Logseq's
-page properties stay in the text, and count there): the
+text, and for a note's first chunk also of its properties (frontmatter keys and values, which chunks leave out): the
 term's frequency there and the chunk's length in such terms. Per vault, `VaultTerm` counts the hot chunks
 carrying each term and `VaultText` the hot chunks and their total length, so BM25's document frequencies and average
 length can be combined over exactly the vaults a requester reads. Cold chunks keep postings (a search that asks for
@@ -27,10 +26,7 @@ WITH fresh AS (
     JOIN notes_note n ON n.id = r.note_id
     CROSS JOIN LATERAL unnest(
         setweight(to_tsvector('english', n.title), 'A')
-        -- Logseq's `key:: value` page properties are in the first chunk's text already: counting them again
-        -- from the frontmatter would double their weight against every other word of the page
-        || CASE WHEN r.ordinal = 0 AND n.body LIKE '---%'
-                THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
+        || CASE WHEN r.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
                 ELSE ''::tsvector END
         || coalesce(r.search_vector, ''::tsvector)
     ) AS t
@@ -92,27 +88,3 @@ POSTINGS_ON_UPDATE = (
 )
 
 BACKFILL = _ADD.format(rows="notes_chunk", changed="true")
-
-
-def rebuild(where: str) -> str:
-    """SQL that recomputes the postings of the chunks `where` selects (a condition on `r`, a `notes_chunk` row): for
-    a migration that changes what the postings read."""
-    return _REMOVE.format(rows="notes_chunk", changed=where) + _ADD.format(rows="notes_chunk", changed=where) + _FORGET
-
-
-def without_word_fragments(text: str) -> str:
-    """SQL for the text expression `text` without the fragments the parser splits from `I'm`, `you'll`, `we've`,
-    `I'd` (`m`, `ll`, `ve`, `d`: no stop words drop them, so they match every note written in the first person).
-    Questions are read through it too."""
-    return rf"""regexp_replace({text}, '([[:alpha:]])[''’](m|re|ve|ll|d)([^[:alnum:]]|$)', '\1\3', 'gi')"""
-
-
-def searched_text(text: str) -> str:
-    """SQL for what the keyword index reads of the chunk text expression `text`: not what a reader never sees as
-    words. Logseq's `id::` and `collapsed::` block properties are hidden on the page, and a `((uuid))` block
-    reference shows the referenced block in its place (its UUID would be six unique terms that only lengthen the
-    chunk)."""
-    hidden = rf"""regexp_replace({text}, '^[ \t]*([-*][ \t]+)?(id|collapsed)::.*$', '', 'gni')"""
-    uuid = "[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"
-    references = rf"""regexp_replace({hidden}, '\(\({uuid}\)\)', ' ', 'gi')"""
-    return without_word_fragments(references)

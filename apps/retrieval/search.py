@@ -21,7 +21,6 @@ from django.http import Http404
 from apps.core.auth import Requester
 from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query, model_dimensions
-from apps.notes.postings import without_word_fragments
 from apps.notes.vectors import vector_cast
 from apps.vaults.permissions import vault_ids_for
 
@@ -52,8 +51,6 @@ SELECT count(*) FROM (
 # Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
 # with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
 # ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others').
-# The question is read as the chunks are (apps/notes/postings.py).
-_QUESTION_WORDS = without_word_fragments("%(text)s")
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
 # float8 parameters: a literal such as 0.75 is numeric to PostgreSQL, and numeric arithmetic per posting is slow.
 _BM25 = (
@@ -97,7 +94,7 @@ kw_idf AS MATERIALIZED (
                 -- a sorted posting costing a few skipped ones (every vault's count chooses the read, never a score)
                 WHEN 4 * d.df::float8 * d.df <= %(term_postings)s::float8 * a.everywhere THEN 'scope'
                 ELSE 'impact' END AS read
-    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', {_QUESTION_WORDS}))) AS t
+    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(text)s))) AS t
     CROSS JOIN kw_stats st
     CROSS JOIN LATERAL (
         SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s
