@@ -35,6 +35,18 @@ flush.Command.handle = _flush_past_the_audit_guard
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _empty_redis_database() -> None:
+    """Every test database numbers its messages from 1 again, and answer streams stay readable for an hour: one an
+    earlier run left under the same message id would be read as this run's. The Redis database is this process's
+    alone (desirepath/settings/test.py)."""
+    import redis
+
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _close_stray_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
     """Before the test database is dropped, end sessions other processes and threads left open (worker, live
     server), so teardown does not fail with "database is being accessed by other users"."""
