@@ -16,6 +16,13 @@ from tests.factories import PASSWORD, import_sample, make_note, make_user, make_
 CHROMIUM = "/usr/bin/chromium"
 
 
+def _log_in(page, user) -> None:  # type: ignore[no-untyped-def]
+    """On the login page a protected address sent the browser to (or /login/ itself)."""
+    page.fill("input[name=username]", user.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+
 @pytest.fixture
 def page() -> Iterator[object]:
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
@@ -60,9 +67,7 @@ def test_log_in_search_open_a_note_and_follow_links(live_server, page):
 
     page.goto(f"{live_server.url}/")
     assert "/login/" in page.url
-    page.fill("input[name=username]", user.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, user)
 
     page.fill("input[name=q]", "220 °C loaf")
     page.click(".searchbar button")
@@ -84,9 +89,7 @@ def test_log_in_search_open_a_note_and_follow_links(live_server, page):
 def test_a_bad_query_shows_a_clear_message(live_server, page):
     user = make_user("impatient")
     page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", user.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, user)
     page.goto(f"{live_server.url}/?q=%20%20")
     assert "empty" in page.locator("[role=alert]").inner_text()
 
@@ -103,9 +106,7 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     vault = make_vault(owner, "Sample vault")
     import_sample(vault)
     page.goto(f"{live_server.url}/chat/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, owner)
 
     page.check("label.vault:has-text('Sample vault') input")
     page.fill("#message", "What is a PTW and when do I need one?")
@@ -187,9 +188,7 @@ def test_a_reopened_conversation_ticks_its_vaults_and_a_follow_up_stays_in_them(
     garden = make_vault(owner, "Garden")
     make_note(garden, "Beds.md", "# Beds\nThe raised beds rest over winter under straw.")
     page.goto(f"{live_server.url}/chat/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, owner)
     page.check("label.vault:has-text('Kitchen') input")
     page.fill("#message", "How long does bread dough rest?")
     page.click("#send")
@@ -224,9 +223,7 @@ def test_the_constellation_draws_the_sample_vault_and_a_confirmed_edge_grows(liv
     import_sample(vault)
     communities_detect(vault_id=vault.pk)
     page.goto(f"{live_server.url}/vaults/{vault.pk}/constellation/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, owner)
     page.locator("#constellation[data-drawn]").wait_for()
     drawn = page.evaluate("window.constellation")
     assert drawn["nodes"] > 100 and len(drawn["edges"]) > 100
@@ -279,9 +276,7 @@ def test_a_note_page_draws_math_diagrams_callouts_and_embeds_within_the_screen(l
         embed=False,
     )
     page.goto(f"{live_server.url}/notes/{note.pk}/")
-    page.fill("input[name=username]", user.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, user)
     folder = _screenshots(tmp_path)
     for width, height in ((1366, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
@@ -321,9 +316,7 @@ def test_a_note_page_draws_its_embedded_image_and_pdf_on_a_phone(live_server, pa
     note = Note.objects.get(vault=vault, path="Lisbon.md")
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/notes/{note.pk}/")
-    page.fill("input[name=username]", user.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _log_in(page, user)
 
     image = page.locator("article .body img.embed-image")
     image.scroll_into_view_if_needed()
@@ -380,9 +373,7 @@ def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_re
 
     def sign_in(user) -> None:  # type: ignore[no-untyped-def]
         page.goto(f"{live_server.url}/login/")
-        page.fill("input[name=username]", user.username)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
+        _log_in(page, user)
 
     def visited(name: str) -> None:
         _no_sideways_scroll(page, name)
