@@ -32,7 +32,10 @@ from apps.vaults.selectors import vault_list
 def chat_page(request: HttpRequest) -> HttpResponse:
     user = actor(request)
     vaults = vault_list(user=user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
-    conversations = Conversation.objects.filter(owner=user)[:50]
+    find = request.GET.get("find", "").strip()[:200]
+    conversations = Conversation.objects.filter(owner=user)
+    if find:
+        conversations = conversations.filter(title__icontains=find)
     current: dict[str, Any] | None = None
     wanted = request.GET.get("c", "")
     if wanted and not is_id(wanted):
@@ -45,7 +48,7 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "chat.html",
-        {"vaults": vaults, "conversations": conversations, "current": current},
+        {"vaults": vaults, "conversations": conversations[:50], "current": current, "find": find},
     )
 
 

@@ -97,3 +97,22 @@ def test_access_lost_between_asking_and_answering_is_a_404_not_an_outage(sample)
     assert [(e.kind, e.data["status"]) for e in events] == [("failure", 404)]
     message.refresh_from_db()
     assert message.status == "failed" and message.reply_to.text == "What is a PTW?"  # the question is kept
+
+
+def test_the_history_list_finds_conversations_by_title_and_shows_only_the_owner_s(sample):
+    from apps.chat.models import Conversation
+
+    owner, other = sample.owner, make_user("history-other")
+    Conversation.objects.create(owner=owner, title="Focaccia proofing times")
+    Conversation.objects.create(owner=owner, title="Redis outage follow-up")
+    Conversation.objects.create(owner=other, title="Focaccia for the picnic")
+    client = browser(owner)
+
+    everything = client.get("/chat/").content.decode()
+    assert "Focaccia proofing times" in everything and "Redis outage follow-up" in everything
+    found = client.get("/chat/?find=focaccia").content.decode()
+    assert "Focaccia proofing times" in found and "Redis outage follow-up" not in found
+    assert "Focaccia for the picnic" not in found  # another person's conversation never shows
+    assert 'value="focaccia"' in found  # the box keeps what was typed
+    nothing = client.get("/chat/?find=sourdough").content.decode()
+    assert "None whose title has “sourdough”." in nothing
