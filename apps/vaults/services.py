@@ -56,16 +56,7 @@ def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
         raise PermissionDenied("only a manager of this vault may rename it")
     name = _vault_name(name)
     before, vault.name = vault.name, name[:200]
-    vault.save(update_fields=["name"])
-    audit_record(
-        actor=actor,
-        action="vault.rename",
-        object_type="vault",
-        object_id=vault.pk,
-        vault_id=vault.pk,
-        changes={"before": before, "after": vault.name},
-    )
-    return vault
+    return _vault_field_save(actor=actor, vault=vault, field="name", before=before, action="vault.rename")
 
 
 @transaction.atomic
@@ -149,16 +140,7 @@ def vault_settings_update(*, actor: User, vault: Vault, raw: dict[str, object]) 
         raise PermissionDenied("only a manager of this vault may change how it answers")
     parse(raw)  # refuses unknown keys and bad values with a reason
     before, vault.chat_settings = vault.chat_settings, dict(raw)
-    vault.save(update_fields=["chat_settings"])
-    audit_record(
-        actor=actor,
-        action="vault.settings",
-        object_type="vault",
-        object_id=vault.pk,
-        vault_id=vault.pk,
-        changes={"before": before, "after": vault.chat_settings},
-    )
-    return vault
+    return _vault_field_save(actor=actor, vault=vault, field="chat_settings", before=before, action="vault.settings")
 
 
 @transaction.atomic
@@ -235,3 +217,17 @@ def team_grants_settle_for(*, user: User, actor: User | None) -> None:
     vault_ids = TeamGrant.objects.filter(granted_by=user).values_list("vault_id", flat=True).distinct()
     for vault in Vault.objects.filter(pk__in=list(vault_ids)).order_by("pk"):
         team_grants_settle(vault=vault, actor=actor)
+
+
+def _vault_field_save(*, actor: User, vault: Vault, field: str, before: object, action: str) -> Vault:
+    """Save one changed field of a vault with an audit row naming its value before and after."""
+    vault.save(update_fields=[field])
+    audit_record(
+        actor=actor,
+        action=action,
+        object_type="vault",
+        object_id=vault.pk,
+        vault_id=vault.pk,
+        changes={"before": before, "after": getattr(vault, field)},
+    )
+    return vault
