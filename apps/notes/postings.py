@@ -13,6 +13,24 @@ chunk; the upserts go in (vault, term) order so concurrent writers to one vault 
 
 from __future__ import annotations
 
+# PostgreSQL's parser reads `a/b` as one file-path token, so a Logseq namespace (`[[setting/enable timetracking]]`,
+# `tags:: term/block reference`) or "and/or" would lose its words to the keyword index; a slash between two letters
+# is read as a space instead. Digits keep theirs (dates, fractions, versions), and every text the index reads and
+# every question goes through the same expression, so both sides split alike.
+_SLASH_BETWEEN_LETTERS = "'(?<=[[:alpha:]])/(?=[[:alpha:]])'"
+
+
+def english_words(sql_text: str) -> str:
+    """The SQL tsvector of the English lexemes of an SQL text expression, as the keyword index reads them."""
+    return f"to_tsvector('english', regexp_replace({sql_text}, {_SLASH_BETWEEN_LETTERS}, ' ', 'g'))"
+
+
+def english_property_words(sql_jsonb: str) -> str:
+    """`english_words` for a note's properties: their keys and string and number values."""
+    split = f"regexp_replace({sql_jsonb}::text, {_SLASH_BETWEEN_LETTERS}, ' ', 'g')::jsonb"
+    return f"""jsonb_to_tsvector('english', {split}, '["string", "numeric", "key"]')"""
+
+
 # Pruning only: postings of a term are also kept in the order of this length-normalised frequency (BM25's term part
 # with k1 = 1.2, b = 0.75 and a fixed average of 60 terms), so a term that matches more chunks than the search reads
 # is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/search.py).
@@ -25,9 +43,8 @@ WITH fresh AS (
     FROM {{rows}} r
     JOIN notes_note n ON n.id = r.note_id
     CROSS JOIN LATERAL unnest(
-        setweight(to_tsvector('english', n.title), 'A')
-        || CASE WHEN r.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
-                ELSE ''::tsvector END
+        setweight({english_words("n.title")}, 'A')
+        || CASE WHEN r.ordinal = 0 THEN {english_property_words("n.frontmatter")} ELSE ''::tsvector END
         || coalesce(r.search_vector, ''::tsvector)
     ) AS t
     WHERE {{changed}}
