@@ -254,6 +254,8 @@ def run_vault(
         for name, results in runs.items():
             by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
             unanswerable_silent: list[float] = []
+            # the first relevant note's rank per answerable question (0: not within 50), to see which questions moved
+            first_ranks: list[int] = []
             for row, (result, _) in zip(rows, results, strict=True):
                 ranking = _items(result.ranking, vault.items)
                 relevant = set(row["relevant"])
@@ -266,10 +268,12 @@ def run_vault(
                     "mrr": reciprocal_rank(ranking, relevant),
                 }
                 by_kind[str(row.get("kind", "all"))].append(scores)
+                first_ranks.append(round(1 / scores["mrr"]) if scores["mrr"] else 0)
             report["pipelines"][name] = {
                 "overall": mean_of(r for rs in by_kind.values() for r in rs),
                 "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
                 "latency_ms": percentiles([ms for _, ms in results]),
+                "first_relevant_rank": first_ranks,
                 "silence": {
                     "chatter": round(sum(silent[name]) / len(silent[name]), 4) if silent[name] else None,
                     "unanswerable": (
