@@ -403,7 +403,8 @@ def parse_note(path: str, text: str) -> ParsedNote:
             if heading and heading[0] == 1:
                 title = heading[1]
                 break
-    title = (title or page_name(path))[:500]
+    stem = PurePosixPath(path).stem
+    title = (title or stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):
         if tag not in tags:
@@ -427,12 +428,6 @@ def parse_note(path: str, text: str) -> ParsedNote:
     )
     note.link_keys = link_keys(path, title, note.aliases)
     return note
-
-
-def page_name(path: str) -> str:
-    """The page a file name stands for: Logseq writes a namespaced page `a/b` as `a___b.md` and escapes the
-    characters a file name cannot hold (`What%3F.md` is the page `What?`)."""
-    return unquote(PurePosixPath(path).stem.replace("___", "/"))
 
 
 def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:

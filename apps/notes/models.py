@@ -8,7 +8,7 @@ from django.db.models import F
 from django.db.models.functions import Lower
 from pgvector.django import VectorField
 
-from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE, english_words
+from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
 from apps.vaults.models import Vault
 
 
@@ -42,9 +42,9 @@ UPDATE notes_chunk c SET tier = NEW.tier WHERE c.note_id = NEW.id AND NOT EXISTS
 RETURN NULL;
 """
 
-_CHUNK_SEARCH_VECTORS = f"""
-NEW.search_vector = setweight({english_words("coalesce(NEW.heading, '')")}, 'A')
-    || {english_words("NEW.text")};
+_CHUNK_SEARCH_VECTORS = """
+NEW.search_vector = setweight(to_tsvector('english', coalesce(NEW.heading, '')), 'A')
+    || to_tsvector('english', NEW.text);
 NEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text);
 RETURN NEW;
 """

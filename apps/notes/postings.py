@@ -13,35 +13,6 @@ chunk; the upserts go in (vault, term) order so concurrent writers to one vault 
 
 from __future__ import annotations
 
-# PostgreSQL's parser reads `a/b` as one file-path token, so the words of a Logseq namespace
-# (`[[setting/enable timetracking]]`, `tags:: term/block reference`) would be lost to the keyword index. The token is
-# kept (`NOW/LATER` typed as such still finds the page that says it) and its words are added, as the parser does
-# for hyphenated words. A token with a dot or a colon (an address, a file name) is left whole: splitting a link's
-# path gives every page that cites one the words of its host and folders.
-# What ends a word here: white space, a link's brackets and pipe, a list's comma, a JSON string's quote.
-_EDGE = r'\s\[\]()|,"'
-_WORD_PART = f"[^{_EDGE}.:]*"
-_SLASH_JOINED = f"'(?<![^{_EDGE}]){_WORD_PART}[[:alpha:]]/[[:alpha:]]{_WORD_PART}(?![^{_EDGE}])'"
-
-
-def _slashed_words(sql_text: str) -> str:
-    found = f"ARRAY(SELECT (regexp_matches({sql_text}, {_SLASH_JOINED}, 'g'))[1])"
-    return f"to_tsvector('english', translate(array_to_string({found}, ' '), '/', ' '))"
-
-
-def english_words(sql_text: str) -> str:
-    """The SQL tsvector of the English lexemes of an SQL text expression, as the keyword index reads them."""
-    return f"(to_tsvector('english', {sql_text}) || {_slashed_words(sql_text)})"
-
-
-def english_property_words(sql_jsonb: str) -> str:
-    """`english_words` for a note's properties: their keys and string and number values."""
-    return (
-        f"""(jsonb_to_tsvector('english', {sql_jsonb}, '["string", "numeric", "key"]')"""
-        f" || {_slashed_words(f'{sql_jsonb}::text')})"
-    )
-
-
 # Pruning only: postings of a term are also kept in the order of this length-normalised frequency (BM25's term part
 # with k1 = 1.2, b = 0.75 and a fixed average of 60 terms), so a term that matches more chunks than the search reads
 # is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/search.py).
@@ -54,8 +25,9 @@ WITH fresh AS (
     FROM {{rows}} r
     JOIN notes_note n ON n.id = r.note_id
     CROSS JOIN LATERAL unnest(
-        setweight({english_words("n.title")}, 'A')
-        || CASE WHEN r.ordinal = 0 THEN {english_property_words("n.frontmatter")} ELSE ''::tsvector END
+        setweight(to_tsvector('english', n.title), 'A')
+        || CASE WHEN r.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
+                ELSE ''::tsvector END
         || coalesce(r.search_vector, ''::tsvector)
     ) AS t
     WHERE {{changed}}

@@ -21,7 +21,6 @@ from django.http import Http404
 from apps.core.auth import Requester
 from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query, model_dimensions
-from apps.notes.postings import english_words
 from apps.notes.vectors import vector_cast
 from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_ids_unarchived
@@ -96,7 +95,7 @@ kw_idf AS MATERIALIZED (
                 -- a sorted posting costing a few skipped ones (every vault's count chooses the read, never a score)
                 WHEN 4 * d.df::float8 * d.df <= %(term_postings)s::float8 * a.everywhere THEN 'scope'
                 ELSE 'impact' END AS read
-    FROM (SELECT DISTINCT lexeme AS term FROM unnest({english_words("%(text)s")})) AS t
+    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(text)s))) AS t
     CROSS JOIN kw_stats st
     CROSS JOIN LATERAL (
         SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s

@@ -9,10 +9,8 @@ import pytest
 from django.db import connection
 
 from apps.notes.models import Chunk, Note, Tier
-from apps.notes.postings import english_property_words, english_words
 from apps.notes.services.notes import note_delete, note_purge, note_restore, note_update
 from apps.retrieval.search import hybrid_search
-from tests.corpora import CORPORA
 from tests.factories import import_folder, make_note, make_vault
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +20,13 @@ _FRESH_POSTINGS = """
 SELECT c.id, t.lexeme, array_length(t.positions, 1)
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id
 CROSS JOIN LATERAL unnest(
-    setweight(ENGLISH_TITLE, 'A')
-    || CASE WHEN c.ordinal = 0 THEN ENGLISH_PROPERTIES ELSE ''::tsvector END
+    setweight(to_tsvector('english', n.title), 'A')
+    || CASE WHEN c.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
+            ELSE ''::tsvector END
     || coalesce(c.search_vector, ''::tsvector)
 ) AS t
 WHERE c.vault_id = %(vault)s
-""".replace("ENGLISH_TITLE", english_words("n.title")).replace(
-    "ENGLISH_PROPERTIES", english_property_words("n.frontmatter")
-)
+"""
 
 
 def _rows(sql: str, vault_id: int) -> set[tuple]:
@@ -172,22 +169,3 @@ def test_stop_words_alone_decide_nothing_and_exact_tokens_rank_first(sample):
     assert keyword_paths(sample.owner, "IT-42")[0] == "ops/Laptop and VPN Setup.md"
     assert keyword_paths(sample.owner, "ECONNREFUSED 127.0.0.1:6379")[0] == "ops/Redis Outage Postmortem.md"
     assert keyword_paths(sample.owner, "task-todo:")[0] in {"engineering/Task Tracking Convention.md", "Inbox.md"}
-
-
-def test_the_words_of_a_logseq_namespace_are_searchable(vault, tmp_path: Path):
-    # Logseq's "Basic settings" page is a list of links to namespaced pages, `[[setting/language]]` and the like:
-    # the first word of each (theme, show, language, preferred, enable, send) is in no other place on the page.
-    pages = CORPORA / "logseq-docs" / "pages"
-    (tmp_path / "pages").mkdir()
-    for name in ("Basic settings.md", "Glossary.md", "Tasks.md"):
-        (tmp_path / "pages" / name).write_bytes((pages / name).read_bytes())
-    (tmp_path / "Lexicon.md").write_text("---\ntitle: term/lexicon\ntags: [glossary/timezone]\n---\nAll our words.\n")
-    import_folder(vault, tmp_path)
-    assert keyword_paths(vault.owner, "which language")[0] == "pages/Basic settings.md"
-    assert keyword_paths(vault.owner, "theme modes")[0] == "pages/Basic settings.md"
-    # as typed, with its slash, a namespace finds the same page
-    assert keyword_paths(vault.owner, "setting/language")[0] == "pages/Basic settings.md"
-    # a title's namespace, and a property's
-    assert keyword_paths(vault.owner, "lexicon") == ["Lexicon.md"]
-    assert keyword_paths(vault.owner, "timezone") == ["Lexicon.md"]
-    assert_index_matches_chunks(vault.pk)
