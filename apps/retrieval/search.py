@@ -51,7 +51,10 @@ SELECT count(*) FROM (
 #
 # Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
 # with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
-# ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others').
+# ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others'), and a
+# note of more than `SEARCH_LONG_NOTE_CHUNKS` chunks has it multiplied by (that / its chunks) ^
+# `SEARCH_LONG_NOTE_DISCOUNT`: each chunk is one more chance to share a question's words, so a changelog of 240
+# chunks would otherwise have a passage close enough to most questions.
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
 # float8 parameters: a literal such as 0.75 is numeric to PostgreSQL, and numeric arithmetic per posting is slow.
 _BM25 = (
@@ -139,11 +142,22 @@ kw_chunks AS (
         JOIN notes_chunkterm p ON p.chunk_id = r.chunk_id AND p.term = i.term
     ) AS exact
 ),
+kw_notes AS (
+    SELECT g.note_id, g.chunk_id,
+           g.score * least(1, power(%(long_note_chunks)s::float8 / greatest(l.chunks, 1),
+                                    %(long_note_discount)s::float8)) AS score
+    FROM (
+        SELECT note_id, (array_agg(chunk_id ORDER BY score DESC, chunk_id))[1] AS chunk_id,
+               max(score) + %(more_chunks)s * (sum(score) - max(score)) AS score
+        FROM kw_chunks GROUP BY note_id
+    ) AS g
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS chunks FROM notes_chunk c WHERE c.note_id = g.note_id AND c.vault_id = ANY(%(vaults)s)
+    ) AS l
+),
 kw AS (
-    SELECT note_id, (array_agg(chunk_id ORDER BY score DESC, chunk_id))[1] AS chunk_id,
-           max(score) + %(more_chunks)s * (sum(score) - max(score)) AS score,
-           row_number() OVER (ORDER BY max(score) + %(more_chunks)s * (sum(score) - max(score)) DESC, note_id) AS rnk
-    FROM kw_chunks GROUP BY note_id
+    SELECT note_id, chunk_id, score, row_number() OVER (ORDER BY score DESC, note_id) AS rnk
+    FROM kw_notes
     ORDER BY rnk LIMIT %(candidates)s
 )
 """  # noqa: S608 - built from the constants above; user input travels only as parameters
@@ -332,6 +346,8 @@ def hybrid_statement(
         "term_postings": int(settings.SEARCH_KEYWORD_TERM_POSTINGS),
         "rescore": int(settings.SEARCH_KEYWORD_RESCORE),
         "more_chunks": float(settings.SEARCH_NOTE_MORE_CHUNKS),
+        "long_note_chunks": float(settings.SEARCH_LONG_NOTE_CHUNKS),
+        "long_note_discount": float(settings.SEARCH_LONG_NOTE_DISCOUNT),
         "vector_weight": float(settings.SEARCH_FUSION_VECTOR_WEIGHT),
         "rrf": settings.SEARCH_FUSION == "rrf",
         "rrf_k": RRF_K,

@@ -330,6 +330,10 @@ SEARCH_KEYWORD_TERM_POSTINGS = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_TER
 SEARCH_KEYWORD_RESCORE = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_RESCORE", "200"))
 # A note's keyword score: its best chunk's plus this share of its other matching chunks'.
 SEARCH_NOTE_MORE_CHUNKS = float(os.environ.get("DESIREPATH_SEARCH_NOTE_MORE_CHUNKS", "0"))
+# A note of more chunks than SEARCH_LONG_NOTE_CHUNKS has its keyword score multiplied by
+# (SEARCH_LONG_NOTE_CHUNKS / its chunks) ^ SEARCH_LONG_NOTE_DISCOUNT (0: no discount).
+SEARCH_LONG_NOTE_CHUNKS = float(os.environ.get("DESIREPATH_SEARCH_LONG_NOTE_CHUNKS", "5"))
+SEARCH_LONG_NOTE_DISCOUNT = float(os.environ.get("DESIREPATH_SEARCH_LONG_NOTE_DISCOUNT", "0.3"))
 # Fusion: "score" (each half's scores scaled to 0–1 over its candidates, weighted) or "rrf" (reciprocal ranks,
 # weighted). Both, the weight and the aggregation were chosen on the dev query sets (docs/evaluation.md).
 SEARCH_FUSION = os.environ.get("DESIREPATH_SEARCH_FUSION", "score")
