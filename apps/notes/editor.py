@@ -95,8 +95,8 @@ def note_edit_page(request: HttpRequest, note_id: int) -> HttpResponse:
             return _editor(request, vault=current.vault, note=current, draft=draft, error=message, current=current)
         # Having seen the current text, the writer may save again on purpose: that save replaces this version.
         message = (
-            "Not saved: someone changed this note since you opened it. Your text is still here and the current text "
-            "is beside it; take what you need from it, then save again to replace it."
+            "Not saved: someone changed this note since you opened it. Your text is still in the editor, with the "
+            "note as it is now beside it; take what you need from it, then save again to replace it."
         )
         draft = replace(draft, version=note_version(current))
         return _editor(request, vault=current.vault, note=current, draft=draft, error=message, current=current)
