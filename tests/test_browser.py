@@ -448,7 +448,7 @@ def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_wh
     share(vault, "contributor", user=writer)
     share(vault, "reader", user=reader)
     compost = make_note(vault, "Compost.md", "# Compost\nBrown and green.\n", embed=False)
-    page.set_viewport_size({"width": 390, "height": 844})
+    page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(f"{live_server.url}/vaults/{vault.pk}/")
     _log_in(page, writer)
 
@@ -463,11 +463,13 @@ def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_wh
     page.click("button[value=preview]")
     assert page.locator(".preview article .body a", has_text="Compost").get_attribute("href") == f"/notes/{compost.pk}/"
     assert text.input_value() == "# Beds\nFeed them [[Compost]] in spring."
+    page.screenshot(path=str(_screenshots(tmp_path) / "note-preview-1366.png"), full_page=True)
     page.click("button[value=save]")
     page.locator("article .body a", has_text="Compost").click()  # the saved link resolves to its note
     assert page.locator("article h1").inner_text() == "Compost"
 
     beds = Note.objects.get(vault=vault, path="Beds.md")
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/notes/{beds.pk}/")
     page.click("a.button:has-text('Edit')")
     note_update(actor=owner, note=beds, body="# Beds\nThe owner's rewrite.\n")  # while the writer types
