@@ -58,6 +58,15 @@ def test_a_contributor_previews_and_saves_a_new_note_whose_wikilink_resolves(vau
     assert NoteLink.objects.get(source=note, target_text="Compost").target_id == target.pk
     assert note.created_by == writer and note.body == body
 
+    # The link to a note not written yet offers to write it, its path filled in.
+    offer = f'href="/vaults/{vault.pk}/notes/new/?path=Mulch"'
+    assert offer in browser.get(f"/notes/{note.pk}/").content.decode()
+    assert 'name="path" value="Mulch"' in browser.get(f"/vaults/{vault.pk}/notes/new/?path=Mulch").content.decode()
+    reader = make_user()
+    share(vault, "reader", user=reader)
+    seen_by_reader = _browser(reader).get(f"/notes/{note.pk}/").content.decode()
+    assert "[[Mulch]]" in seen_by_reader and offer not in seen_by_reader
+
 
 def test_a_stale_save_is_refused_with_both_texts_kept_and_a_second_save_replaces_on_purpose(vault):
     note = make_note(vault, "Plan.md", "# Plan\nfirst draft\n", embed=False)
