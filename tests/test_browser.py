@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from apps.chat.models import Conversation, Feedback, Message, Role
-from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault
+from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault, share
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -433,3 +433,63 @@ def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_re
     assert "Only a manager can change who has access" in page.inner_text("main")
     assert page.locator("button[value=add_user]").count() == 0
     visited("members-as-reader")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_while_a_reader_gets_no_editor(
+    live_server, page, tmp_path
+):
+    from apps.notes.models import Note
+    from apps.notes.services.notes import note_update
+
+    owner, writer, reader = make_user("garden-owner"), make_user("garden-writer"), make_user("garden-reader")
+    vault = make_vault(owner, "Garden")
+    share(vault, "contributor", user=writer)
+    share(vault, "reader", user=reader)
+    compost = make_note(vault, "Compost.md", "# Compost\nBrown and green.\n", embed=False)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/vaults/{vault.pk}/")
+    _log_in(page, writer)
+
+    page.click("a.button:has-text('New note')")
+    page.fill("#note-path", "Beds")
+    text = page.locator("#note-body")
+    text.fill("# Beds\nFeed them ")
+    text.press_sequentially("[[comp")
+    page.locator("#wikilink-suggestions button", has_text="Compost").click()  # completion from the vault's titles
+    text.press_sequentially(" in spring.")
+    assert text.input_value() == "# Beds\nFeed them [[Compost]] in spring."
+    page.click("button[value=preview]")
+    assert page.locator(".preview article .body a", has_text="Compost").get_attribute("href") == f"/notes/{compost.pk}/"
+    assert text.input_value() == "# Beds\nFeed them [[Compost]] in spring."
+    page.screenshot(path=str(_screenshots(tmp_path) / "note-preview-1366.png"), full_page=True)
+    page.click("button[value=save]")
+    page.locator("article .body a", has_text="Compost").click()  # the saved link resolves to its note
+    assert page.locator("article h1").inner_text() == "Compost"
+
+    beds = Note.objects.get(vault=vault, path="Beds.md")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/notes/{beds.pk}/")
+    page.click("a.button:has-text('Edit')")
+    note_update(actor=owner, note=beds, body="# Beds\nThe owner's rewrite.\n")  # while the writer types
+    text.fill("# Beds\nMy careful edit.\n")
+    page.click("button[value=save]")
+    assert "Not saved: someone changed this note" in page.locator("[role=alert]").inner_text()
+    assert text.input_value() == "# Beds\nMy careful edit.\n"  # the writer's text is kept
+    assert "The owner's rewrite." in page.locator(".current-version pre").inner_text()  # the current one beside it
+    assert Note.objects.get(pk=beds.pk).body == "# Beds\nThe owner's rewrite.\n"
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width, scroll_width
+    page.screenshot(path=str(_screenshots(tmp_path) / "note-conflict-390.png"), full_page=True)
+
+    page.click("button:has-text('Log out')")
+    page.goto(f"{live_server.url}/notes/{beds.pk}/")
+    _log_in(page, reader)
+    assert page.locator("article h1").inner_text() == "Beds"
+    assert page.locator("a", has_text="Edit").count() == 0
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    form = {"csrfmiddlewaretoken": csrf, "path": "Beds.md", "body": "# Beds\ntaken over\n", "action": "save"}
+    refused = page.request.post(f"{live_server.url}/notes/{beds.pk}/edit/", form=form)
+    assert refused.status == 403 and "CSRF" not in refused.text()
+    assert Note.objects.get(pk=beds.pk).body == "# Beds\nThe owner's rewrite.\n"

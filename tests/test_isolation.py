@@ -37,6 +37,7 @@ from apps.librarian.services import reenrich
 from apps.notes.models import Attachment, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
 from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
+from apps.notes.services.notes import note_version
 from apps.vaults.models import Vault
 from apps.vaults.selectors import vault_shares
 from apps.vaults.services import vault_unshare
@@ -201,6 +202,7 @@ def _pages(world: World) -> list[str]:
     files = Attachment.objects.filter(vault__in=world.vaults).values_list("vault_id", "path")
     return (
         [f"/notes/{n}/" for n in notes]
+        + [f"/notes/{n}/edit/" for n in notes]
         + [f"/vaults/{v}/files/{path}" for v, path in files]
         + [f"/vaults/{v.pk}/files/{path}" for v in world.vaults for _, path in files[:3]]  # right path, other vault
         + [f"/jobs/{j}/" for j in jobs]
@@ -212,6 +214,7 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
         + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/notes/new/" for v in world.vaults]
         + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
         + ["/noticed/", "/vaults/new/"]
         + [f"/?q={m}" for m in world.markers.values()]
@@ -270,12 +273,13 @@ def _check_everyone(world: World) -> dict[str, int]:
 def _vault_state(vault_id: int) -> tuple[object, ...]:
     vault = Vault.objects.get(pk=vault_id)
     shares = sorted((s["user"] or 0, s["team"] or 0, s["role"]) for s in vault_shares(vault=vault))
-    cold = sorted(Note.objects.filter(vault=vault, tier="cold").values_list("pk", flat=True))
-    return vault.name, vault.archived_at, vault.chat_settings, shares, cold
+    notes = sorted(Note.objects.filter(vault=vault).values_list("pk", "path", "content_hash", "tier"))
+    return vault.name, vault.archived_at, vault.chat_settings, shares, notes
 
 
 def _check_no_changes_to_unreadable_vaults(world: World) -> None:
-    """Every form of a vault's own pages, posted by each user to the vaults they cannot read: 404, nothing changed."""
+    """Every form of a vault's own pages and of its notes' editor, posted by each user to the vaults they cannot
+    read: 404, nothing changed."""
     stranger = world.users[0]
     for user in world.users:
         browser = Client()
@@ -284,19 +288,28 @@ def _check_no_changes_to_unreadable_vaults(world: World) -> None:
             if vault.pk in world.readable(user):
                 continue
             before = _vault_state(vault.pk)
-            cold = Note.objects.filter(vault=vault).first()
+            note = Note.objects.filter(vault=vault).first()
+            note_id = note.pk if note else 0
+            here = f"/vaults/{vault.pk}/"
+            edit = {"path": "taken.md", "body": "taken over", "version": note_version(note) if note else ""}
             posts = [
-                ("members/", {"action": "add_user", "who": user.username, "role": "manager"}),
-                ("members/", {"action": "add_user", "who": stranger.username, "role": "reader"}),
-                ("members/", {"action": "remove", "user": vault.owner_id}),
-                ("settings/", {"action": "rename", "name": "taken over"}),
-                ("settings/", {"action": "archive"}),
-                ("settings/", {"action": "answering", "gate_threshold": "1", "fallback": "silent"}),
-                ("", {"restore": cold.pk if cold else 0}),
+                (f"{here}members/", {"action": "add_user", "who": user.username, "role": "manager"}),
+                (f"{here}members/", {"action": "add_user", "who": stranger.username, "role": "reader"}),
+                (f"{here}members/", {"action": "remove", "user": vault.owner_id}),
+                (f"{here}settings/", {"action": "rename", "name": "taken over"}),
+                (f"{here}settings/", {"action": "archive"}),
+                (f"{here}settings/", {"action": "answering", "gate_threshold": "1", "fallback": "silent"}),
+                (here, {"restore": note_id}),
+                (f"{here}notes/new/", {"path": "planted.md", "body": "planted", "action": "save"}),
+                (f"{here}notes/new/", {"path": "planted.md", "body": "[[Plain]]", "action": "preview"}),
+                (f"/notes/{note_id}/edit/", {**edit, "action": "save"}),
+                (f"/notes/{note_id}/edit/", {**edit, "action": "preview"}),
+                (f"/notes/{note_id}/delete/", {}),
+                (f"/notes/{note_id}/restore/", {}),
             ]
-            for page, form in posts:
-                response = browser.post(f"/vaults/{vault.pk}/{page}", form)
-                assert response.status_code == 404, (user.username, vault.pk, page, form, response.status_code)
+            for url, form in posts:
+                response = browser.post(url, form)
+                assert response.status_code == 404, (user.username, url, form, response.status_code)
             assert _vault_state(vault.pk) == before, (user.username, vault.pk)
 
 
@@ -690,3 +703,33 @@ def test_export_and_coverage_of_a_vault_one_may_not_read_answer_as_a_missing_vau
     vault_unshare(actor=owner, vault=vault, user=manager)
     assert api(manager).get(f"/api/exports/{export.pk}/download/").status_code == 404
     assert api(manager).get(f"/api/vaults/{vault.pk}/coverage/").status_code == 404
+
+
+def test_the_note_editor_of_a_vault_one_may_not_read_answers_as_a_missing_note():
+    owner, member = make_user(), make_user()
+    theirs, mine = make_vault(owner, "Theirs"), make_vault(member, "Mine")
+    secret = make_note(theirs, "Secret.md", "# Secret\nzqx0markfeedface\n", embed=False)
+    browser = Client()
+    browser.force_login(member)
+    for url in (f"/notes/{secret.pk}/edit/", f"/vaults/{theirs.pk}/notes/new/"):
+        assert browser.get(url).status_code == 404
+        assert browser.get(url.replace(str(secret.pk), "999999").replace(str(theirs.pk), "999999")).status_code == 404
+    edit = {"path": "Secret.md", "body": "taken over", "version": note_version(secret), "action": "save"}
+    posts = [
+        (f"/notes/{secret.pk}/edit/", edit),
+        (f"/notes/{secret.pk}/edit/", {**edit, "action": "preview"}),
+        (f"/notes/{secret.pk}/delete/", {}),
+        (f"/notes/{secret.pk}/restore/", {}),
+        (f"/vaults/{theirs.pk}/notes/new/", {"path": "Planted.md", "body": "planted", "action": "save"}),
+    ]
+    for url, form in posts:
+        response = browser.post(url, form)
+        assert response.status_code == 404 and b"zqx0markfeedface" not in response.content, url
+    assert list(Note.objects.filter(vault=theirs).values_list("pk", "body", "tier")) == [
+        (secret.pk, "# Secret\nzqx0markfeedface\n", "hot")
+    ]
+    # In their own vault's editor, the other vault's note is neither offered nor linked by the preview.
+    own = browser.get(f"/vaults/{mine.pk}/notes/new/").content.decode()
+    assert "Secret" not in own
+    preview = browser.post(f"/vaults/{mine.pk}/notes/new/", {"path": "A.md", "body": "[[Secret]]", "action": "preview"})
+    assert f"/notes/{secret.pk}/" not in preview.content.decode() and 'class="unresolved"' in preview.content.decode()

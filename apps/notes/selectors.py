@@ -11,6 +11,7 @@ from django.http import Http404
 from django.urls import reverse
 
 from apps.core.auth import Requester
+from apps.notes.markdown import Link, LinkKind
 from apps.notes.models import (
     Attachment,
     AttachmentBlob,
@@ -180,3 +181,44 @@ def export_job_get(*, user: Requester, job_id: object) -> ExportJob:
         return ExportJob.objects.select_related("vault").get(pk=int(str(job_id)), vault__in=vaults_for(user, "manage"))
     except (ExportJob.DoesNotExist, ValueError) as exc:
         raise Http404("No export matches the given query.") from exc
+
+
+def draft_links(*, user: Requester, vault: Vault, note_id: int | None, links: Iterable[Link]) -> list[NoteLink]:
+    """The links of a draft not yet saved (the editor's preview), each pointed at the live note of `vault` a save
+    would point it at: by link key, or for a block reference by block id, the oldest note first. Unsaved rows
+    (a new note has no id to be their source)."""
+    links = list(links)
+    names = sorted({link.target.lower() for link in links if link.target and link.kind != LinkKind.BLOCK})
+    blocks = sorted({link.target for link in links if link.kind == LinkKind.BLOCK})
+    by_name: dict[str, int] = {}
+    by_block: dict[str, int] = {}
+    if names or blocks:
+        candidates = (
+            Note.objects.filter(readable_notes(user), vault=vault, tier=Tier.HOT)
+            .filter(Q(link_keys__overlap=names) | Q(block_ids__overlap=blocks))
+            .order_by("pk")
+            .values_list("pk", "link_keys", "block_ids")
+        )
+        for pk, keys, block_ids in candidates:
+            for key in keys:
+                by_name.setdefault(key, pk)
+            for block_id in block_ids:
+                by_block.setdefault(block_id, pk)
+    rows = []
+    for link in links:
+        if link.kind == LinkKind.BLOCK:
+            target = by_block.get(link.target)
+        else:
+            target = by_name.get(link.target.lower()) if link.target else note_id
+        rows.append(
+            NoteLink(
+                vault_id=vault.pk,
+                target_id=target,
+                target_text=link.target,
+                heading=link.heading,
+                alias=link.alias,
+                kind=link.kind,
+                block_id=link.block_id,
+            )
+        )
+    return rows

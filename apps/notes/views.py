@@ -52,6 +52,7 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     note = note_selectors.note_get(user=request.user, note_id=note_id)
     links = list(note_selectors.note_links(note=note))
     rendered = render_note(note, links, reader=request.user)
+    role = role_of(request.user, note.vault)
     return render(
         request,
         "note.html",
@@ -66,6 +67,8 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
             "metadata": note_selectors.note_metadata(note=note),
             "superseded": note_selectors.note_superseded(note=note),
+            "may_contribute": role in ("contributor", "manager"),
+            "may_manage": role == "manager",
         },
     )
 
