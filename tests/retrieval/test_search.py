@@ -127,3 +127,16 @@ def test_a_note_made_only_of_properties_is_found_by_their_meaning_and_shows_them
     hits = hybrid_search(user=vault.owner, query="the film Audrey Tautou acts in", k=3, mode="vector").hits
     assert hits[0].path == "Films/Amelie.md", [h.path for h in hits]
     assert "cast: Audrey Tautou" in hits[0].snippet
+
+
+def test_a_long_note_does_not_outrank_the_note_about_the_words_by_its_length_alone(vault):
+    """A changelog of forty releases mentions most features somewhere; the note about one feature is the answer,
+    even where one of the changelog's entries names the feature more often than the note does."""
+    filler = "- Faster start-up on large graphs; translations updated for several languages.\n" * 12
+    entry = "- Calendar: calendar events, recurring events and their time zones now export.\n"
+    releases = "\n\n".join(f"## Release 0.{n}\n\n" + (entry if n == 7 else "") + filler for n in range(40))
+    make_note(vault, "Changelog.md", f"# Changelog\n\n{releases}")
+    make_note(vault, "Calendar.md", f"# Calendar\n\nOpen the calendar to see the week's events.\n\n{filler}")
+    assert Chunk.objects.filter(note__path="Changelog.md").count() >= 40
+    ranked = [hit.path for hit in hybrid_search(user=vault.owner, query="calendar events", k=5, mode="keyword").hits]
+    assert ranked == ["Calendar.md", "Changelog.md"]
