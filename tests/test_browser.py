@@ -33,7 +33,9 @@ def _accessible_in_both_themes(page, name: str, sizes=SIZES) -> None:  # type: i
     folder.mkdir(parents=True, exist_ok=True)
     before = page.viewport_size
     if not page.evaluate("typeof window.axe === 'object'"):
-        page.add_script_tag(url="/static/vendor/axe-core/axe.min.js")  # from this site, as the page policy allows
+        from django.templatetags.static import static
+
+        page.add_script_tag(url=static("vendor/axe-core/axe.min.js"))  # from this site, as the page policy allows
     found = {}
     for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
