@@ -14,6 +14,9 @@ from apps.chat.models import Conversation, Feedback, Message, Role
 from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault, share
 
 CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+SIZES = ((1366, 900), (390, 844))
+SEVERE = ("serious", "critical")
 
 
 def _log_in(page, user) -> None:  # type: ignore[no-untyped-def]
@@ -21,6 +24,33 @@ def _log_in(page, user) -> None:  # type: ignore[no-untyped-def]
     page.fill("input[name=username]", user.username)
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
+
+
+def _accessible_in_both_themes(page, name: str, sizes=SIZES) -> None:  # type: ignore[no-untyped-def]
+    """Runs axe-core on the page as it stands, in the light and the dark theme at each size, and keeps a screenshot
+    of each under test-artifacts/pages/; fails on any serious or critical finding. The page's size is put back."""
+    folder = ARTIFACTS / "pages"
+    folder.mkdir(parents=True, exist_ok=True)
+    before = page.viewport_size
+    if not page.evaluate("typeof window.axe === 'object'"):
+        from django.templatetags.static import static
+
+        page.add_script_tag(url=static("vendor/axe-core/axe.min.js"))  # from this site, as the page policy allows
+    found = {}
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        for theme in ("light", "dark"):
+            page.emulate_media(color_scheme=theme)
+            found[f"{theme} {width}x{height}"] = page.evaluate(
+                """async (severe) => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                    .filter((v) => severe.includes(v.impact))
+                    .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`)""",
+                list(SEVERE),
+            )
+            page.screenshot(path=str(folder / f"{name}-{theme}-{width}x{height}.png"), full_page=True)
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size(before)
+    assert not any(found.values()), (name, {where: problems for where, problems in found.items() if problems})
 
 
 @pytest.fixture
@@ -67,6 +97,7 @@ def test_log_in_search_open_a_note_and_follow_links(live_server, page):
 
     page.goto(f"{live_server.url}/")
     assert "/login/" in page.url
+    _accessible_in_both_themes(page, "login")
     _log_in(page, user)
 
     page.fill("input[name=q]", "220 °C loaf")
@@ -74,11 +105,13 @@ def test_log_in_search_open_a_note_and_follow_links(live_server, page):
     first = page.locator(".hit .title").first
     assert first.inner_text() == "Country Loaf"
     assert page.locator(".hit mark").count() >= 1  # matched words are highlighted
+    _accessible_in_both_themes(page, "search")
 
     first.click()
     assert page.locator("article .body a", has_text="Sourdough Starter").count() == 1
     assert page.locator("a.unresolved", has_text="Missing Note").count() == 1
     assert page.title() != "pwned"  # a note's HTML is shown as text, never run
+    _accessible_in_both_themes(page, "note-links")
     page.locator("article .body a", has_text="Sourdough Starter").click()
     assert page.locator("article h1").inner_text() == "Sourdough Starter"
     assert page.locator("aside a", has_text="Country Loaf").count() >= 1  # backlink
@@ -92,9 +125,6 @@ def test_a_bad_query_shows_a_clear_message(live_server, page):
     _log_in(page, user)
     page.goto(f"{live_server.url}/?q=%20%20")
     assert "empty" in page.locator("[role=alert]").inner_text()
-
-
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
 @pytest.mark.browser
@@ -131,8 +161,7 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     assert second.locator(".badge.fallback").inner_text().startswith("Not from your notes")
     assert second.locator(".answer").inner_text().startswith("Nothing in Sample vault answers this.")
     assert "null" not in second.locator(".reply").inner_text()
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "chat-page.png"), full_page=True)
+    _accessible_in_both_themes(page, "chat")
 
     # A "why" question is researched by the worker while the page watches: the judge's verdict shows while the
     # (scripted, slow) planner thinks, then each dispatch; the best sub-questions become exploration paths. (The
@@ -169,11 +198,36 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     chosen.click()
     assert page.input_value("#message") == "What caused the Redis outage?"
     assert page.locator(".turn").count() == 4
-    page.screenshot(path=str(ARTIFACTS / "chat-research.png"), full_page=True)
+    _accessible_in_both_themes(page, "chat-research")
 
     # The conversation is kept: reloading shows every turn; a citation opens its note.
     page.reload()
     assert page.locator(".turn").count() == 4
+
+    # The keyboard: letters typed in the ask box stay there; outside it j/k and ]/[ walk the citations, "/" goes
+    # back to the box and "?" opens the list of shortcuts.
+    page.fill("#message", "")
+    page.locator("#message").press("j")
+    assert page.input_value("#message") == "j"
+    page.fill("#message", "")
+    page.locator("#message").blur()
+    citations = page.locator("a.cite")
+    assert citations.count() >= 2
+    focused = "el => el === document.activeElement"
+    page.keyboard.press("j")
+    assert citations.nth(0).evaluate(focused)
+    page.keyboard.press("]")
+    assert citations.nth(1).evaluate(focused)
+    page.keyboard.press("k")
+    assert citations.nth(0).evaluate(focused)
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"  # focus is seen
+    page.keyboard.press("/")
+    assert page.locator("#message").evaluate(focused) and page.input_value("#message") == ""
+    page.locator("#message").blur()
+    page.keyboard.press("?")
+    assert page.locator("#shortcuts-help").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.locator("#shortcuts-help").is_visible()
     page.locator(".turn").nth(0).locator(".answer a.cite").first.click()
     page.wait_for_url("**/notes/**")
     assert page.locator("article h1").inner_text() == "Permit to Work"
@@ -204,7 +258,7 @@ def test_a_reopened_conversation_ticks_its_vaults_and_a_follow_up_stays_in_them(
     assert kept.get_attribute("aria-pressed") == "true" and "pressed" in (kept.get_attribute("class") or "")
     assert not page.locator("label.vault:has-text('Garden') input").is_checked()
     page.fill("#message", "and what rests over winter?")
-    page.click("#send")
+    page.locator("#message").press("Control+Enter")
     page.locator(".turn").nth(1).locator(".badge").wait_for()
     follow_up = Message.objects.filter(conversation=conversation, role=Role.ASSISTANT).last()
     assert follow_up is not None and follow_up.vault_ids == [kitchen.pk]
@@ -231,6 +285,7 @@ def test_the_constellation_draws_the_sample_vault_and_a_confirmed_edge_grows(liv
     assert "communities (modularity" in page.locator("#constellation-status").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("#sky").screenshot(path=str(ARTIFACTS / "constellation.png"))
+    _accessible_in_both_themes(page, "constellation")
     (ARTIFACTS / "constellation.json").write_text(json.dumps({"drawn_ms": drawn["ms"], "nodes": drawn["nodes"]}))
 
     client = api(owner)
@@ -294,6 +349,7 @@ def test_a_note_page_draws_math_diagrams_callouts_and_embeds_within_the_screen(l
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width, (width, scroll_width)
         page.screenshot(path=str(folder / f"note-{width}x{height}.png"), full_page=True)
+    _accessible_in_both_themes(page, "note-math")
 
 
 @pytest.mark.browser
@@ -336,6 +392,7 @@ def test_a_note_page_draws_its_embedded_image_and_pdf_on_a_phone(live_server, pa
     assert any(frame.url.startswith("chrome-extension://") for frame in page.frames), [f.url for f in page.frames]
     assert page.locator(".embed-pdf a.embed-download").get_attribute("href") == pdf_url.removeprefix(live_server.url)
     page.screenshot(path=str(_screenshots(tmp_path) / "note-files-390.png"), full_page=True)
+    _accessible_in_both_themes(page, "note-files")
 
 
 @pytest.mark.browser
@@ -378,6 +435,7 @@ def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_re
     def visited(name: str) -> None:
         _no_sideways_scroll(page, name)
         page.screenshot(path=str(folder / f"vault-{name}-{width}x{height}.png"), full_page=True)
+        _accessible_in_both_themes(page, f"vault-{name}", sizes=((width, height),))
 
     sign_in(maker)
     visited("home")
@@ -393,6 +451,8 @@ def test_make_a_vault_upload_a_zip_share_it_by_username_and_the_second_person_re
     page.set_input_files("input[type=file]", files=[upload])
     page.click("button:has-text('Upload zip')")
     page.wait_for_url("**/jobs/*/")
+    if page.locator("#stop-refresh").is_visible():
+        page.click("#stop-refresh")  # the page holds still while it is checked
     visited("import")
     deadline = time.time() + 120
     while ImportJob.objects.get(vault=vault).status not in ("succeeded", "failed") and time.time() < deadline:
@@ -464,6 +524,7 @@ def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_wh
     assert page.locator(".preview article .body a", has_text="Compost").get_attribute("href") == f"/notes/{compost.pk}/"
     assert text.input_value() == "# Beds\nFeed them [[Compost]] in spring."
     page.screenshot(path=str(_screenshots(tmp_path) / "note-preview-1366.png"), full_page=True)
+    _accessible_in_both_themes(page, "note-editor-preview")
     page.click("button[value=save]")
     page.locator("article .body a", has_text="Compost").click()  # the saved link resolves to its note
     assert page.locator("article h1").inner_text() == "Compost"
@@ -482,6 +543,7 @@ def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_wh
     scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll_width <= inner_width, scroll_width
     page.screenshot(path=str(_screenshots(tmp_path) / "note-conflict-390.png"), full_page=True)
+    _accessible_in_both_themes(page, "note-editor-conflict")
 
     page.click("button:has-text('Log out')")
     page.goto(f"{live_server.url}/notes/{beds.pk}/")
@@ -493,3 +555,44 @@ def test_a_contributor_writes_a_linked_note_and_a_stale_save_keeps_both_texts_wh
     refused = page.request.post(f"{live_server.url}/notes/{beds.pk}/edit/", form=form)
     assert refused.status == 403 and "CSRF" not in refused.text()
     assert Note.objects.get(pk=beds.pk).body == "# Beds\nThe owner's rewrite.\n"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_theme_follows_the_system_until_the_reader_picks_one_which_is_kept_from_the_first_paint(live_server, page):
+    user = make_user("night-reader")
+    # What the page says about its theme when the parser reaches <body>, before anything is drawn.
+    page.add_init_script(
+        "new MutationObserver((_, watcher) => { if (document.body) {"
+        " window.themeAtFirstBody = document.documentElement.dataset.theme || 'system'; watcher.disconnect(); } })"
+        ".observe(document, {childList: true, subtree: true});"
+    )
+    page.goto(f"{live_server.url}/login/")
+    _log_in(page, user)
+
+    def background() -> str:
+        return str(page.evaluate("getComputedStyle(document.body).backgroundColor"))
+
+    page.emulate_media(color_scheme="light")
+    light = background()
+    page.emulate_media(color_scheme="dark")
+    dark = background()
+    assert light != dark  # the system's setting is followed with nothing chosen
+    assert page.input_value("#theme-choice") == "system"
+
+    page.emulate_media(color_scheme="light")
+    page.select_option("#theme-choice", "dark")
+    assert background() == dark
+    page.goto(f"{live_server.url}/chat/")
+    assert page.evaluate("window.themeAtFirstBody") == "dark"  # remembered, and on the page before it is drawn
+    assert background() == dark and page.input_value("#theme-choice") == "dark"
+
+    page.select_option("#theme-choice", "system")
+    page.reload()
+    assert page.evaluate("window.themeAtFirstBody") == "system"
+    assert background() == light
+    page.emulate_media(color_scheme="dark")
+    assert background() == dark
+
+    page.keyboard.press("Tab")  # the first control, in the dark theme, shows it has the focus
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"

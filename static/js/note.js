@@ -23,6 +23,7 @@
   if (window.mermaid && diagrams.length) {
     mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
     mermaid.run({ nodes: diagrams, suppressErrors: true }).finally(() => {
+      window.dispatchEvent(new Event("resize")); // a drawn diagram changes what overflows
       body.dataset.diagramsDrawn = "true";
     });
   }
