@@ -3,8 +3,10 @@
 Flat pipelines inject their top 10 (`hybrid-top6` its top 6, the gate's token yardstick). `gate` is hybrid
 search followed by the relevance gate (local scorer unless
 the scoring slot names a model); `full` is what the product does end to end: the significance check (casual
-messages get nothing), then the graph walk and the gate over what search and the walk found. Gated pipelines
-are scored on what they inject, in the gate's order.
+messages get nothing), then the graph walk and the gate over what search and the walk found. A gated pipeline
+ranks every candidate it weighed in the gate's order (what passed first), as deep as the flat ones rank, and
+injects what passed: its ranking is compared with the search's on equal terms, and what reaches the answer is
+counted apart (items, noise, silence).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from apps.chat.services.answering import Source
 from apps.graph.context import graph_context
 from apps.research.run import context_for
 from apps.retrieval.context import gated_context
-from apps.retrieval.gate import Rated
+from apps.retrieval.gate import GateResult
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
 
@@ -33,13 +35,14 @@ class Retrieved:
     sources: tuple[Source, ...] | None = None  # what chat's answerer would be given; None: the pipeline never answers
 
 
-def _answered(survivors: list[Rated]) -> Retrieved:
-    chunks = [r.candidate.chunk for r in survivors]
+def _answered(result: GateResult) -> Retrieved:
+    chunks = [r.candidate.chunk for r in result.survivors]
     sources = tuple(
         Source(number=n, path=r.candidate.path, text=r.candidate.text, provenance=r.candidate.provenance)
-        for n, r in enumerate(survivors, start=1)
+        for n, r in enumerate(result.survivors, start=1)
     )
-    return Retrieved(ranking=chunks, injected=chunks, sources=sources)
+    ranking = [r.candidate.chunk for r in result.rated][:RANK_DEPTH]
+    return Retrieved(ranking=ranking, injected=chunks, sources=sources)
 
 
 Pipeline = Callable[[User, int, str], Retrieved]
@@ -55,20 +58,20 @@ def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
 
 
 def _gate(user: User, vault_id: int, query: str) -> Retrieved:
-    return _answered(gated_context(user=user, question=query, vault_ids=[vault_id]).survivors)
+    return _answered(gated_context(user=user, question=query, vault_ids=[vault_id]))
 
 
 def _full(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[], sources=())
-    return _answered(graph_context(user=user, question=query, vault_ids=[vault_id]).survivors)
+    return _answered(graph_context(user=user, question=query, vault_ids=[vault_id]))
 
 
 def _research(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[], sources=())
     result, _ = context_for(user=user, question=query, vault_ids=[vault_id])
-    return _answered(result.survivors)
+    return _answered(result)
 
 
 PIPELINES: dict[str, Pipeline] = {

@@ -256,12 +256,14 @@ def run_vault(
             unanswerable_silent: list[float] = []
             # the first relevant note's rank per answerable question (0: not within 50), to see which questions moved
             first_ranks: list[int] = []
+            injected: list[dict[str, float]] = []
             for row, (result, _) in zip(rows, results, strict=True):
                 ranking = _items(result.ranking, vault.items)
                 relevant = set(row["relevant"])
                 if not relevant:  # nothing to recall: an unanswerable question scores by staying silent
                     unanswerable_silent.append(float(not result.injected))
                     continue
+                injected.append(injected_figures(_items(result.injected, vault.items), relevant))
                 scores = {
                     "recall@5": recall_at(ranking, relevant, 5),
                     "hit@5": hit_at(ranking, relevant, 5),
@@ -274,6 +276,7 @@ def run_vault(
                 "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
                 "latency_ms": percentiles([ms for _, ms in results]),
                 "first_relevant_rank": first_ranks,
+                "injected": _injected_keys(mean_of(injected)),
                 "silence": {
                     "chatter": round(sum(silent[name]) / len(silent[name]), 4) if silent[name] else None,
                     "unanswerable": (

@@ -95,6 +95,8 @@ def test_evaluate_vault_on_a_tiny_folder(tmp_path):
         "hybrid",
         "--pipeline",
         "keyword",
+        "--pipeline",
+        "gate",
         "--json",
         str(out),
         stdout=io.StringIO(),
@@ -103,7 +105,14 @@ def test_evaluate_vault_on_a_tiny_folder(tmp_path):
 
     report = json.loads(out.read_text())
     assert report["questions"] == 2  # an unanswerable question has no ranking to score
-    assert set(report["pipelines"]) == {"hybrid", "keyword", "ref-bm25", "ref-dense", "ref-rrf"}
+    assert set(report["pipelines"]) == {"hybrid", "keyword", "gate", "ref-bm25", "ref-dense", "ref-rrf"}
+    # The flat ranking hands all three notes on, two of them beside the point; the gate ranks the same three but
+    # injects only what passed.
+    hybrid, gate = report["pipelines"]["hybrid"], report["pipelines"]["gate"]
+    assert hybrid["injected"]["items_per_question"] == 3.0 and hybrid["injected"]["noise_items_per_question"] == 2.0
+    assert gate["injected"]["items_per_question"] < 3.0
+    assert gate["injected"]["noise_items_per_question"] < hybrid["injected"]["noise_items_per_question"]
+    assert gate["overall"]["recall@5"] == 1.0 and gate["overall"]["mrr"] == 1.0
     assert report["pipelines"]["ref-bm25"]["by_kind"]["exact"]["mrr"] == 1.0
     assert report["pipelines"]["hybrid"]["overall"] == {"recall@5": 1.0, "hit@5": 1.0, "mrr": 1.0}
     assert set(report["pipelines"]["keyword"]["by_kind"]) == {"exact", "meaning"}
