@@ -46,6 +46,33 @@ def _empty_redis_database() -> None:
     client.close()
 
 
+class _RememberingEncoder:
+    """The real sentence-transformers encoder, asked once per text: a model's vector for a text never changes, and
+    the three real vaults are imported by a dozen tests in each test process."""
+
+    def __init__(self, encoder: Any, remembered: dict[str, Any]) -> None:
+        self.encoder, self.remembered = encoder, remembered
+
+    def encode(self, texts: list[str], **options: Any) -> Any:
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self.remembered))
+        if missing:
+            self.remembered.update(zip(missing, self.encoder.encode(missing, **options), strict=True))
+        return np.stack([self.remembered[t] for t in texts])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _each_text_embedded_once_per_process() -> Iterator[None]:
+    from apps.llm import embeddings
+
+    load = embeddings._local_model
+    remembered: dict[str, dict[str, Any]] = {}
+    embeddings._local_model = lambda name: _RememberingEncoder(load(name), remembered.setdefault(name, {}))
+    yield
+    embeddings._local_model = load
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_stray_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
     """Before the test database is dropped, end sessions other processes and threads left open (worker, live

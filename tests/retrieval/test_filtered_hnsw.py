@@ -31,9 +31,9 @@ def corpus(db):
     return vaults, vectors
 
 
-def _queries(vectors: np.ndarray, vault_index: int, count: int = 20) -> list[list[float]]:
+def _queries(vectors: np.ndarray, vault_index: int, count: int = 20, per_vault: int = PER_VAULT) -> list[list[float]]:
     rng = np.random.default_rng(3)
-    own = vectors[vault_index * PER_VAULT : (vault_index + 1) * PER_VAULT]
+    own = vectors[vault_index * per_vault : (vault_index + 1) * per_vault]
     picks = own[rng.choice(len(own), size=count, replace=False)] + 0.3 * rng.normal(size=(count, own.shape[1]))
     return [list(map(float, q / np.linalg.norm(q))) for q in picks]
 
@@ -77,10 +77,12 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
     assert np.mean(starved) < K / 2
 
 
-def test_strategy_follows_the_size_of_the_scope(corpus, settings):
-    vaults, vectors = corpus
-    query = _queries(vectors, 0)[0]
-    settings.SEARCH_EXACT_SCAN_MAX_CHUNKS = 2000
+def test_strategy_follows_the_size_of_the_scope(settings):
+    owner = make_user("scope-owner")
+    vaults = [make_vault(owner, f"s{i}") for i in range(60)]
+    vectors = populate(vaults, 20, int(settings.EMBEDDING_DIMENSIONS))
+    query = _queries(vectors, 0, count=1, per_vault=20)[0]
+    settings.SEARCH_EXACT_SCAN_MAX_CHUNKS = 200  # one vault holds 20 chunks, fifty hold 1,000
     small = hybrid_search_vector(text="x", query_vector=query, vault_ids=[vaults[0].pk], k=K)
     large = hybrid_search_vector(text="x", query_vector=query, vault_ids=[v.pk for v in vaults[:50]], k=K)
     assert (small.strategy, large.strategy) == ("exact", "hnsw")
