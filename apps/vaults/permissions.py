@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
 from django.db.models import QuerySet
-from guardian.shortcuts import get_objects_for_user
+from django.db.models.expressions import RawSQL
 
 from apps.core.auth import Requester, token_limits
 from apps.vaults.models import Vault, VaultRole
@@ -31,24 +33,59 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
 }
 ALL_PERMISSIONS = ROLE_PERMISSIONS[VaultRole.MANAGER]
 
+# The vaults on which a user holds a permission, directly or through a group (guardian's object-permission tables),
+# in one statement: guardian's own lookup takes several queries and most of a request's permission time.
+_HELD = """
+SELECT o.object_pk::int FROM guardian_userobjectpermission o
+JOIN auth_permission p ON p.id = o.permission_id
+WHERE o.user_id = %s AND o.content_type_id = %s AND p.codename = %s
+UNION
+SELECT o.object_pk::int FROM guardian_groupobjectpermission o
+JOIN auth_permission p ON p.id = o.permission_id
+JOIN auth_user_groups m ON m.group_id = o.group_id
+WHERE m.user_id = %s AND o.content_type_id = %s AND p.codename = %s
+"""
+
+
+def _held_params(user: Requester, action: Action) -> list[object]:
+    vault_type = ContentType.objects.get_for_model(Vault).pk  # cached by Django after the first call
+    codename = f"{action}_vault"
+    return [user.pk, vault_type, codename, user.pk, vault_type, codename]
+
+
+def _usable(user: Requester, action: Action) -> bool:
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return False
+    limits = token_limits(user)
+    return not (limits is not None and limits.read_only and action != "read")
+
 
 def vaults_for(user: Requester, action: Action) -> QuerySet[Vault]:
     """Vaults on which `user` (directly or through a team) may perform `action`."""
-    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+    if not _usable(user, action):
         return Vault.objects.none()
+    vaults = Vault.objects.filter(pk__in=RawSQL(_HELD, _held_params(user, action)))  # noqa: S611 - constant SQL
     limits = token_limits(user)
-    if limits is not None and limits.read_only and action != "read":
-        return Vault.objects.none()
-    vaults: QuerySet[Vault] = get_objects_for_user(
-        user, f"vaults.{action}_vault", klass=Vault, accept_global_perms=False, with_superuser=False
-    )
     if limits is not None and limits.vault_ids is not None:
         vaults = vaults.filter(pk__in=sorted(limits.vault_ids))
     return vaults
 
 
 def vault_ids_for(user: Requester, action: Action = "read") -> list[int]:
-    return list(vaults_for(user, action).values_list("id", flat=True))
+    """The ids of `vaults_for`, in id order, straight from the permission tables (every request asks this)."""
+    if not _usable(user, action):
+        return []
+    with connection.cursor() as cursor:
+        # the join leaves out permission rows of a vault deleted since (guardian keeps them)
+        cursor.execute(
+            f"SELECT v.id FROM vaults_vault v WHERE v.id IN ({_HELD}) ORDER BY v.id",  # noqa: S608 - constant SQL
+            _held_params(user, action),
+        )
+        held = [int(row[0]) for row in cursor.fetchall()]
+    limits = token_limits(user)
+    if limits is not None and limits.vault_ids is not None:
+        held = [vault_id for vault_id in held if vault_id in limits.vault_ids]
+    return held
 
 
 def user_may(user: Requester, action: Action, vault: Vault) -> bool:
