@@ -151,9 +151,8 @@ kw_notes AS (
                max(score) + %(more_chunks)s * (sum(score) - max(score)) AS score
         FROM kw_chunks GROUP BY note_id
     ) AS g
-    CROSS JOIN LATERAL (
-        SELECT count(*) AS chunks FROM notes_chunk c WHERE c.note_id = g.note_id AND c.vault_id = ANY(%(vaults)s)
-    ) AS l
+    -- the note is in scope (its postings were): counted on the note_id index alone, no heap visit per chunk
+    CROSS JOIN LATERAL (SELECT count(*) AS chunks FROM notes_chunk c WHERE c.note_id = g.note_id) AS l
 ),
 kw AS (
     SELECT note_id, chunk_id, score, row_number() OVER (ORDER BY score DESC, note_id) AS rnk

@@ -326,7 +326,7 @@ SEARCH_BM25_K1 = float(os.environ.get("DESIREPATH_SEARCH_BM25_K1", "1.2"))
 SEARCH_BM25_B = float(os.environ.get("DESIREPATH_SEARCH_BM25_B", "0.75"))
 # A term matching more chunks than this in scope is read best first, this many postings; the best chunks reached
 # are then scored exactly on every term.
-SEARCH_KEYWORD_TERM_POSTINGS = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_TERM_POSTINGS", "2000"))
+SEARCH_KEYWORD_TERM_POSTINGS = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_TERM_POSTINGS", "1000"))
 SEARCH_KEYWORD_RESCORE = int(os.environ.get("DESIREPATH_SEARCH_KEYWORD_RESCORE", "200"))
 # A note's keyword score: its best chunk's plus this share of its other matching chunks'.
 SEARCH_NOTE_MORE_CHUNKS = float(os.environ.get("DESIREPATH_SEARCH_NOTE_MORE_CHUNKS", "0"))
