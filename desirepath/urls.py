@@ -30,6 +30,7 @@ urlpatterns = [
     path("", include("apps.notes.pages")),
     path("", include("apps.graph.pages")),
     path("", include("apps.insights.pages")),
+    path("", include("apps.llm.pages")),
 ]
 
 handler404 = "apps.core.apis.api_not_found"

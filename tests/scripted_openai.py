@@ -40,7 +40,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            script.requests.append({"path": self.path, "body": body})
+            key = self.headers.get("Authorization")
+            script.requests.append({"path": self.path, "body": body, "authorization": key})
             if self.path.endswith("/embeddings"):
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 assert script.embed is not None

@@ -596,3 +596,30 @@ def test_the_theme_follows_the_system_until_the_reader_picks_one_which_is_kept_f
 
     page.keyboard.press("Tab")  # the first control, in the dark theme, shows it has the focus
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_models_page_fits_a_phone_and_shows_a_failing_slot(live_server, page, settings):
+    from apps.llm.models import ModelUsage
+
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "chat": "openai/team-writer"}
+    settings.LLM_SLOT_CONNECTIONS = {
+        **settings.LLM_SLOT_CONNECTIONS,
+        "chat": {"provider": None, "api_base": "https://llm.example.internal/v1", "api_key_env": "TEAM_WRITER_KEY"},
+    }
+    ModelUsage.objects.create(
+        slot="chat", purpose="answer", model="openai/team-writer", outcome="error", error="APIConnectionError: refused"
+    )
+    staff = make_user("models-admin", staff=True)
+    page.goto(f"{live_server.url}/models/")
+    _log_in(page, staff)
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{live_server.url}/models/")
+        assert page.locator("[role=alert]", has_text="The chat model").is_visible()  # the banner
+        assert page.locator("#slot-chat", has_text="TEAM_WRITER_KEY").locator(".error", has_text="not set").count() == 1
+        assert page.locator("#slot-chat", has_text="APIConnectionError: refused").count() == 1
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, (width, scroll_width)
+    _accessible_in_both_themes(page, "models")

@@ -216,7 +216,7 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
         + [f"/vaults/{v.pk}/notes/new/" for v in world.vaults]
         + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
-        + ["/noticed/", "/vaults/new/"]
+        + ["/noticed/", "/vaults/new/", "/models/"]
         + [f"/?q={m}" for m in world.markers.values()]
         + [f"/chat/?c={c}" for c in Conversation.objects.filter(owner__in=world.users).values_list("pk", flat=True)]
     )

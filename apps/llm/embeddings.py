@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.llm.connections import connection
 from apps.llm.local_models import is_local, local_model, verify_weights
 
 
@@ -67,10 +68,9 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
 
     vectors: list[list[float]] = []
     batch = int(settings.EMBEDDING_BATCH_SIZE)
+    arguments = connection("embedding", name).litellm_arguments()
     for start in range(0, len(texts), batch):
-        response = litellm.embedding(
-            model=name, input=list(texts[start : start + batch]), api_base=settings.EMBEDDING_API_BASE, timeout=60
-        )
+        response = litellm.embedding(model=name, input=list(texts[start : start + batch]), timeout=60, **arguments)
         vectors.extend(list(item["embedding"]) for item in response.data)
     dims = int(settings.EMBEDDING_DIMENSIONS)
     if any(len(vector) != dims for vector in vectors):

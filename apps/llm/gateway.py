@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from apps.llm.connections import MissingKey, connection
 from apps.llm.models import ModelUsage, Outcome, Slot
 
 LOCAL_PREFIX = "local/"
@@ -58,8 +59,8 @@ def tokens_of(text: str) -> int:
 
 
 def slot_model(slot: str) -> str:
-    if slot not in Slot.values:
-        raise ValueError(f"unknown model slot {slot!r}")
+    if slot not in Slot.values or slot == Slot.EMBEDDING:
+        raise ValueError(f"unknown completion slot {slot!r}")
     return str(settings.LLM_SLOTS[slot])
 
 
@@ -107,6 +108,10 @@ class _Call:
         import litellm
 
         retries = int(settings.LLM_RETRIES)
+        try:
+            arguments = connection(self.slot, self.model).litellm_arguments()
+        except MissingKey as exc:
+            raise self.fail(exc) from exc
         while True:
             self.attempts += 1
             try:
@@ -114,9 +119,9 @@ class _Call:
                     model=self.model,
                     messages=list(messages),
                     timeout=float(settings.LLM_TIMEOUT_SECONDS),
-                    api_base=settings.LLM_API_BASE,
                     max_tokens=max_tokens,
                     num_retries=0,
+                    **arguments,
                     **extra,
                 )
             except Exception as exc:

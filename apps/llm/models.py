@@ -6,6 +6,7 @@ class Slot(models.TextChoices):
     CHAT = "chat"  # prose a person reads
     REASONING = "reasoning"  # anything that persists
     SCORING = "scoring"  # high-volume disposable judgements
+    EMBEDDING = "embedding"  # vectors for search (usage rows from the Models page's test only)
 
 
 class Outcome(models.TextChoices):

@@ -47,7 +47,7 @@ WHERE m.user_id = %s AND o.content_type_id = %s AND p.codename = %s
 """
 
 
-def _held_params(user: Requester, action: Action) -> list[object]:
+def _held_params(user: Requester, action: Action) -> list[int | str | None]:
     vault_type = ContentType.objects.get_for_model(Vault).pk  # cached by Django after the first call
     codename = f"{action}_vault"
     return [user.pk, vault_type, codename, user.pk, vault_type, codename]

@@ -116,6 +116,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.insights.context.noticed",
+                "apps.llm.context.failing_models",
             ]
         },
     }
@@ -276,7 +277,17 @@ LLM_SLOTS = {
     "reasoning": os.environ.get("DESIREPATH_LLM_REASONING", "local/model-free"),
     "scoring": os.environ.get("DESIREPATH_LLM_SCORING", "local/model-free-scorer"),
 }
-LLM_API_BASE = os.environ.get("DESIREPATH_LLM_API_BASE") or None  # e.g. a local Ollama; keys come from the env
+LLM_API_BASE = os.environ.get("DESIREPATH_LLM_API_BASE") or None  # every slot's server unless the slot names its own
+# Per slot (chat, reasoning, scoring, embedding): DESIREPATH_LLM_<SLOT>_PROVIDER (litellm's provider, when the model
+# string does not start with it), _API_BASE (this slot's server) and _API_KEY_ENV (the name of the environment
+# variable holding its key; unset: the provider's usual variable, OPENAI_API_KEY and the like). docs/models.md.
+LLM_SLOT_CONNECTIONS = {
+    slot: {
+        field: os.environ.get(f"DESIREPATH_LLM_{slot.upper()}_{field.upper()}") or None
+        for field in ("provider", "api_base", "api_key_env")
+    }
+    for slot in ("chat", "reasoning", "scoring", "embedding")
+}
 LLM_TIMEOUT_SECONDS = float(os.environ.get("DESIREPATH_LLM_TIMEOUT_SECONDS", "30"))
 LLM_RETRIES = int(os.environ.get("DESIREPATH_LLM_RETRIES", "2"))
 LLM_BACKOFF_SECONDS = float(os.environ.get("DESIREPATH_LLM_BACKOFF_SECONDS", "0.5"))

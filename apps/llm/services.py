@@ -1,0 +1,44 @@
+"""The Models page's test: one tiny call per slot, through the same path as real work, left on the usage ledger."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from django.contrib.auth.models import User
+
+from apps.llm.connections import slot_default_model
+from apps.llm.embeddings import embed_texts
+from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.models import ModelUsage, Outcome, Slot
+
+TEST_PURPOSE = "model test"
+TEST_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
+
+
+def model_test(*, slot: str, user: User | None) -> ModelUsage:
+    """Call `slot`'s configured model once; the usage row says how it went (latency, outcome, the provider's error)."""
+    if slot == Slot.EMBEDDING:
+        return _embedding_test(user)
+    with contextlib.suppress(ModelUnavailable):  # the gateway recorded the failure with the provider's words
+        complete(slot=slot, purpose=TEST_PURPOSE, messages=TEST_PROMPT, local=lambda _: "OK", user=user, max_tokens=5)
+    return ModelUsage.objects.filter(slot=slot, purpose=TEST_PURPOSE).latest("created_at")
+
+
+def _embedding_test(user: User | None) -> ModelUsage:
+    model = slot_default_model(Slot.EMBEDDING)
+    started = time.perf_counter()
+    error = ""
+    try:
+        embed_texts(["a test sentence"], model=model)
+    except Exception as exc:  # noqa: BLE001 - a missing key, a bad size, any provider failure: all shown as they are
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+    return ModelUsage.objects.create(
+        user=user,
+        slot=Slot.EMBEDDING,
+        purpose=TEST_PURPOSE,
+        model=model,
+        latency_ms=int((time.perf_counter() - started) * 1000),
+        outcome=Outcome.ERROR if error else Outcome.OK,
+        error=error,
+    )
