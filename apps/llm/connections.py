@@ -65,15 +65,20 @@ def _configured(slot: str, model: str) -> Connection:
 
 def connection(slot: str, model: str | None = None) -> Connection:
     """The connection for a call in `slot`; `model` (a vault's choice) borrows the connection of the slot whose
-    configured model it is, this slot's own first."""
+    configured model it is, this slot's own first. A model no slot is configured with (a vault's choice from before
+    the deployment changed its models) gets the deployment-wide server and the provider's usual key only: a slot's
+    own key never goes to a model it was not configured for. Every embedding model (the one being switched to too)
+    uses the embedding slot's connection: only the deployment chooses those."""
     if slot not in SLOTS:
         raise ValueError(f"unknown model slot {slot!r}")
-    if model is None or model == slot_default_model(slot):
-        return _configured(slot, slot_default_model(slot))
-    owner = next((other for other in SLOTS if slot_default_model(other) == model), slot)
-    return _configured(owner, model)
+    if model is None or model == slot_default_model(slot) or slot == "embedding":
+        return _configured(slot, model or slot_default_model(slot))
+    owner = next((other for other in SLOTS if other != "embedding" and slot_default_model(other) == model), None)
+    if owner is not None:
+        return _configured(owner, model)
+    return Connection(slot=slot, model=model, provider=None, api_base=settings.LLM_API_BASE, api_key_env=None)
 
 
-def connections() -> list[Connection]:
-    """Every slot's configured connection, in slot order (the Models page)."""
-    return [connection(slot) for slot in SLOTS]
+def connections(embedding_model: str | None = None) -> list[Connection]:
+    """Every slot's configured connection, in slot order (the Models page); `embedding_model`: the active one."""
+    return [connection(slot, embedding_model if slot == "embedding" else None) for slot in SLOTS]

@@ -21,6 +21,8 @@ from apps.llm.connections import MissingKey, connection
 from apps.llm.models import ModelUsage, Outcome, Slot
 
 LOCAL_PREFIX = "local/"
+# Recorded when a streamed answer's reader goes away: not the provider's failure.
+READER_LEFT = "the reader left before the stream ended"
 Message = dict[str, str]
 
 
@@ -216,7 +218,7 @@ def complete_stream(
                 yield delta
         built = litellm.stream_chunk_builder(chunks, messages=list(messages)) if chunks else None
     except GeneratorExit:
-        call.record(Outcome.ERROR, error="the reader left before the stream ended")
+        call.record(Outcome.ERROR, error=READER_LEFT)
         raise
     except Exception as exc:
         raise call.fail(exc) from exc

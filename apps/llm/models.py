@@ -33,6 +33,11 @@ class ModelUsage(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # a slot's latest call of one model (the Models page and every page's banner), its latest test
+        indexes = [
+            models.Index(fields=["slot", "model", "-created_at"], name="usage_latest_per_model"),
+            models.Index(fields=["slot", "purpose", "-created_at"], name="usage_latest_per_purpose"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.slot}/{self.purpose} {self.model} {self.outcome}"

@@ -6,6 +6,7 @@ from typing import Any
 from django.db.models import Count, Sum
 from django.utils import timezone
 
+from apps.llm.gateway import READER_LEFT
 from apps.llm.models import ModelUsage, Outcome
 from apps.vaults.models import Vault
 
@@ -23,15 +24,24 @@ def usage_for_vault(*, vault: Vault, limit: int = 200) -> dict[str, Any]:
 FAILING_WINDOW = timedelta(minutes=15)
 
 
-def latest_calls(*, purpose: str | None = None) -> dict[str, ModelUsage]:
-    """Per slot, its latest call (of `purpose` only, if given): the Models page's status and test columns."""
-    rows = ModelUsage.objects.all() if purpose is None else ModelUsage.objects.filter(purpose=purpose)
-    latest = rows.order_by("slot", "-created_at").distinct("slot")
-    return {row.slot: row for row in latest}
+def latest_calls(models: dict[str, str]) -> dict[str, ModelUsage]:
+    """Per slot, the latest call of the model it is configured with (`models`: slot → model): what a vault's own
+    model or a local fallback did says nothing about the deployment's model."""
+    latest = {}
+    for slot, model in models.items():
+        rows = ModelUsage.objects.filter(slot=slot, model=model).exclude(error=READER_LEFT)
+        row = rows.order_by("-created_at").first()
+        if row is not None:
+            latest[slot] = row
+    return latest
 
 
-def failing_slots() -> list[ModelUsage]:
-    """The slots whose latest call, within the last few minutes, failed (each with that call): the banner's."""
-    recent = ModelUsage.objects.filter(created_at__gte=timezone.now() - FAILING_WINDOW)
-    latest = recent.order_by("slot", "-created_at").distinct("slot")
-    return [row for row in latest if row.outcome == Outcome.ERROR]
+def latest_purpose(slot: str, purpose: str) -> ModelUsage | None:
+    """A slot's latest call made for `purpose`, whatever its model (a test run by a worker configured otherwise)."""
+    return ModelUsage.objects.filter(slot=slot, purpose=purpose).order_by("-created_at").first()
+
+
+def failing_slots(models: dict[str, str]) -> list[ModelUsage]:
+    """The slots whose configured model's latest call, within the last few minutes, failed (each with that call)."""
+    since = timezone.now() - FAILING_WINDOW
+    return [row for row in latest_calls(models).values() if row.outcome == Outcome.ERROR and row.created_at >= since]

@@ -7,8 +7,7 @@ import time
 
 from django.contrib.auth.models import User
 
-from apps.llm.connections import slot_default_model
-from apps.llm.embeddings import embed_texts
+from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import ModelUnavailable, complete
 from apps.llm.models import ModelUsage, Outcome, Slot
 
@@ -26,7 +25,7 @@ def model_test(*, slot: str, user: User | None) -> ModelUsage:
 
 
 def _embedding_test(user: User | None) -> ModelUsage:
-    model = slot_default_model(Slot.EMBEDDING)
+    model = current_model()  # the model search compares now, which a switch may have changed
     started = time.perf_counter()
     error = ""
     try:

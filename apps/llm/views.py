@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -14,9 +14,10 @@ from django.utils.dateparse import parse_datetime
 
 from apps.core.auth import actor
 from apps.llm.connections import SLOTS, Connection, connections
+from apps.llm.embeddings import current_model
 from apps.llm.gateway import is_local
 from apps.llm.models import ModelUsage
-from apps.llm.selectors import latest_calls
+from apps.llm.selectors import latest_calls, latest_purpose
 from apps.llm.services import TEST_PURPOSE
 from apps.llm.tasks import try_model
 
@@ -26,7 +27,7 @@ SLOT_WORDS = {
     "scoring": "Scoring: many quick relevance judgements",
     "embedding": "Embedding: the vectors search compares",
 }
-REQUESTED = "model_tests_requested"  # session: slot → when its test was asked for
+REQUESTED = "model_tests_requested"  # session: slot → (the latest test's id when asked, when asked)
 TEST_PATIENCE = timedelta(minutes=2)
 
 
@@ -48,24 +49,26 @@ def _staff(request: HttpRequest) -> None:
 @login_required
 def models_page(request: HttpRequest) -> HttpResponse:
     _staff(request)
-    requested: dict[str, str] = request.session.get(REQUESTED, {})
+    requested: dict[str, list] = request.session.get(REQUESTED, {})
     if request.method == "POST":
         slot = request.POST.get("slot", "")
         if slot not in SLOTS:
             context = _context(requested, error=f"There is no model slot called {slot!r}.")
             return render(request, "models.html", context, status=400)
+        # the worker's row is known by its id, never by comparing two machines' clocks
+        before = latest_purpose(slot, TEST_PURPOSE)
+        request.session[REQUESTED] = {**requested, slot: [before.pk if before else 0, timezone.now().isoformat()]}
         try_model.delay(slot, actor(request).pk)
-        request.session[REQUESTED] = {**requested, slot: timezone.now().isoformat()}
         return redirect("models-page")
     return render(request, "models.html", _context(requested))
 
 
-def _context(requested: dict[str, str], error: str = "") -> dict[str, object]:
-    calls, tests = latest_calls(), latest_calls(purpose=TEST_PURPOSE)
+def _context(requested: dict[str, list], error: str = "") -> dict[str, object]:
+    slots = connections(embedding_model=current_model())
+    calls = latest_calls({conn.slot: conn.model for conn in slots})
     rows = []
-    for conn in connections():
-        test = tests.get(conn.slot)
-        asked = parse_datetime(requested[conn.slot]) if conn.slot in requested else None
+    for conn in slots:
+        test = latest_purpose(conn.slot, TEST_PURPOSE)
         rows.append(
             SlotRow(
                 connection=conn,
@@ -73,13 +76,14 @@ def _context(requested: dict[str, str], error: str = "") -> dict[str, object]:
                 local=is_local(conn.model),
                 last_call=calls.get(conn.slot),
                 last_test=test,
-                test_state=_test_state(asked, test),
+                test_state=_test_state(requested.get(conn.slot), test),
             )
         )
     return {"rows": rows, "refresh": any(row.test_state == "waiting" for row in rows), "error": error}
 
 
-def _test_state(asked: datetime | None, test: ModelUsage | None) -> str:
-    if asked is None or (test is not None and test.created_at >= asked):
+def _test_state(asked: list | None, test: ModelUsage | None) -> str:
+    if asked is None or (test is not None and test.pk > int(asked[0])):
         return ""
-    return "waiting" if timezone.now() - asked < TEST_PATIENCE else "not run"
+    when = parse_datetime(str(asked[1]))
+    return "waiting" if when is not None and timezone.now() - when < TEST_PATIENCE else "not run"

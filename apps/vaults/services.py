@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -11,7 +12,7 @@ from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_wit
 
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
-from apps.vaults.chat_settings import parse
+from apps.vaults.chat_settings import ChatSettings, parse
 from apps.vaults.models import TeamGrant, Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may
 
@@ -134,11 +135,22 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
 
 
 @transaction.atomic
+def _check_models_configured(wanted: ChatSettings, *, current: ChatSettings) -> None:
+    """A vault picks among the models the deployment is configured with, or keeps the one it has: each is called
+    with the server and key of the slot it is configured in, and a model the deployment never set up has none."""
+    configured = sorted(set(map(str, settings.LLM_SLOTS.values())))
+    unknown = [m for slot, m in wanted.models.items() if m not in configured and m != current.models.get(slot)]
+    if unknown:
+        raise ValidationError(
+            {"models": [f"{unknown[0]} is not one of this deployment's models: {', '.join(configured)}"]}
+        )
+
+
 def vault_settings_update(*, actor: User, vault: Vault, raw: dict[str, object]) -> Vault:
     """Replace a vault's answering settings (managers); validated, audited."""
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may change how it answers")
-    parse(raw)  # refuses unknown keys and bad values with a reason
+    _check_models_configured(parse(raw), current=parse(vault.chat_settings))  # parse refuses bad values with a reason
     before, vault.chat_settings = vault.chat_settings, dict(raw)
     return _vault_field_save(actor=actor, vault=vault, field="chat_settings", before=before, action="vault.settings")
 

@@ -63,6 +63,15 @@ def test_a_vaults_own_model_travels_with_the_server_and_key_it_is_configured_wit
     assert ModelUsage.objects.get().slot == "scoring"  # charged to the work it did
 
 
+def test_a_model_no_slot_is_configured_with_never_gets_a_slots_key(two_servers, settings, monkeypatch):
+    first, _ = two_servers
+    settings.LLM_API_BASE = first.base_url  # the deployment-wide server, and the provider's usual key variable
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-usual")
+    complete(slot="chat", purpose="answer", messages=ASK, model="openai/stray")  # stored before the models changed
+
+    assert _seen(first) == [("stray", "Bearer sk-usual")]
+
+
 def test_a_key_variable_that_is_not_set_fails_clearly_without_calling(two_servers, settings):
     first, _ = two_servers
     settings.LLM_SLOT_CONNECTIONS["chat"]["api_key_env"] = "NOBODY_SET_THIS_KEY"
@@ -119,9 +128,23 @@ def test_a_failing_slot_shows_a_banner_on_every_page_until_it_answers_again(two_
     row = ModelUsage.objects.get(purpose=TEST_PURPOSE)
     assert (row.slot, row.outcome, row.attempts) == ("chat", "error", 3)
 
+    # the answer that followed came from the notes (a local call): the chat model is still not answering
+    complete(slot="chat", purpose="answer", messages=ASK, local=lambda _: "From your notes.", model="local/extractive")
+    assert "The chat model (<code>openai/writer</code>) is not answering" in member.get("/").content.decode()
+
     try_model("chat")  # the provider is back
     assert "is not answering" not in member.get("/").content.decode()
     assert ModelUsage.objects.filter(purpose=TEST_PURPOSE, outcome="ok").count() == 1
+
+
+def test_a_vaults_own_model_failing_puts_no_banner_on_everyones_pages(two_servers, settings):
+    first, _ = two_servers
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "reasoning": "openai/team-planner"}
+    first.replies.extend([{"status": 500}] * 3)
+    with pytest.raises(ModelUnavailable):  # a vault's choice: the reasoning slot's model, used for scoring
+        complete(slot="scoring", purpose="gate", messages=ASK, model="openai/team-planner")
+
+    assert "is not answering" not in _browser(make_user()).get("/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)  # the worker's usage row is committed: flushed after the test

@@ -48,7 +48,7 @@ def test_the_strictest_settings_win_across_vaults():
 
 
 @pytest.mark.django_db
-def test_managers_change_settings_through_the_api_with_validation_and_audit(vault):
+def test_managers_change_settings_through_the_api_with_validation_and_audit(vault, settings):
     from apps.audit.models import AuditEvent
     from tests.factories import api
     from tests.openapi import assert_matches_schema
@@ -57,6 +57,9 @@ def test_managers_change_settings_through_the_api_with_validation_and_audit(vaul
     url = f"/api/vaults/{vault.pk}/settings/"
     assert client.get(url).json()["gate_threshold"] == 3
     body = {"gate_threshold": 4, "fallback": "refuse", "deep_research": False, "models": {"chat": "ollama/llama3"}}
+    unset_up = client.put(url, body, format="json")  # a model the deployment has no server or key for
+    assert unset_up.status_code == 400 and "not one of this deployment's models" in unset_up.json()["models"][0]
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "scoring": "ollama/llama3"}  # now configured (in another slot)
     changed = client.put(url, body, format="json")
     assert changed.status_code == 200
     assert_matches_schema(changed)
@@ -67,3 +70,5 @@ def test_managers_change_settings_through_the_api_with_validation_and_audit(vaul
     assert_matches_schema(refused)
     assert client.get(url).json()["gate_threshold"] == 4  # nothing stored from the refused request
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.settings").count() == 1
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "scoring": "local/model-free-scorer"}
+    assert client.put(url, body, format="json").status_code == 200  # a vault keeps the model it has
