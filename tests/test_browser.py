@@ -623,3 +623,42 @@ def test_the_models_page_fits_a_phone_and_shows_a_failing_slot(live_server, page
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width, (width, scroll_width)
     _accessible_in_both_themes(page, "models")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_streamed_model_answer_shows_as_markdown_with_working_citations(
+    live_server, page, answer_worker, worker_models, tmp_path
+):
+    owner = make_user("markdown-reader")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    vault.chat_settings = {"models": {"chat": "openai/scripted-writer"}, "librarian": False, "deep_research": False}
+    vault.save(update_fields=["chat_settings"])
+    worker_models.replies[:] = [
+        {
+            "content": "To work on the line:\n\n- ask the **shift lead** for a permit [1]\n- then run `ptw request` [1]"
+            "\n\n<script>document.title='pwned'</script>"
+        }
+    ]
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    page.check("label.vault:has-text('Sample vault') input")
+    page.fill("#message", "What is a PTW and when do I need one?")
+    page.click("#send")
+    turn = page.locator(".turn").nth(0)
+    turn.locator(".badge.grounded").wait_for()
+
+    answer = turn.locator(".answer")
+    assert answer.locator("ul > li").count() == 2
+    assert answer.locator("li strong").inner_text() == "shift lead"
+    assert answer.locator("li code").inner_text() == "ptw request"
+    shown = answer.inner_text()
+    assert "**" not in shown and "`" not in shown and "- ask" not in shown  # no markdown debris
+    assert "<script>" in shown and page.title() != "pwned"  # a tag in an answer is text
+    page.screenshot(path=str(_screenshots(tmp_path) / "chat-markdown-answer.png"), full_page=True)
+    cite = answer.locator("a.cite").first
+    href = cite.get_attribute("href")
+    assert href is not None and href.startswith("/notes/")
+    cite.click()
+    page.wait_for_url(f"**{href}")

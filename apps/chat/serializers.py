@@ -46,6 +46,9 @@ class ChatAnswerOut(serializers.Serializer):
     conversation = serializers.IntegerField()
     message = serializers.IntegerField()
     answer = serializers.CharField()
+    answer_html = serializers.CharField(
+        help_text="the answer as HTML: its Markdown rendered, any raw HTML escaped, each [n] linked to its note"
+    )
     grounded = serializers.BooleanField()
     fallback = serializers.ChoiceField(choices=Fallback.choices, allow_null=True)
     resolved_query = serializers.CharField(help_text="what was searched after reading the conversation")

@@ -51,16 +51,6 @@ async function rate(button, item, signal) {
   }
 }
 
-function answerNodes(payload) {
-  const byCitation = new Map(payload.context.map((item) => [item.citation, item]));
-  return payload.answer.split(/(\[\d+\])/).map((part) => {
-    const match = part.match(/^\[(\d+)\]$/);
-    const item = match && byCitation.get(Number(match[1]));
-    if (!item) return document.createTextNode(part);
-    return el("a", { class: "cite", href: `/notes/${item.note}/`, title: item.path }, part);
-  });
-}
-
 function sourceList(payload) {
   if (!payload.context.length) return null;
   return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
@@ -105,9 +95,14 @@ function explorationPaths(payload) {
     }));
 }
 
+// The server renders an answer's Markdown (raw HTML escaped, citations linked): the page only places it.
+function showAnswerHtml(answer, html) {
+  answer.innerHTML = html;
+}
+
 function renderAnswer(turn, payload) {
   const answer = turn.querySelector(".answer");
-  answer.replaceChildren(...answerNodes(payload));
+  showAnswerHtml(answer, payload.answer_html);
   const label = payload.grounded
     ? el("span", { class: "badge grounded" }, `grounded in ${payload.context.length} passage(s)`)
     : el("span", { class: "badge fallback" }, FALLBACKS[payload.fallback] || "not grounded");
@@ -149,7 +144,7 @@ function stream(turn, url, form) {
     status.textContent = `${data.items.length} candidates rated, ${passed} passed the gate. Writing…`;
   });
   on("research", (data) => researchProgress(turn, data, form));
-  on("delta", (data) => { turn.querySelector(".answer").append(data.text); });
+  on("delta", (data) => { showAnswerHtml(turn.querySelector(".answer"), data.html); });
   on("done", (data) => { renderAnswer(turn, data); finish(""); });
   on("failure", (data) => { status.textContent = ""; finish(data.detail); });
   on("busy", (data) => { status.textContent = ""; finish(data.detail); });

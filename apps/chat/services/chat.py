@@ -22,6 +22,7 @@ from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role,
 from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
+from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, resolve
 from apps.chat.tasks import later_search
 from apps.core.queue import queue_after_commit
@@ -162,10 +163,12 @@ class _Writer:
         self.message, self.cfg, self.user = message, cfg, user
         self.model = cfg.model_for("chat")
         self.vault_id = message.vault_ids[0] if len(message.vault_ids) == 1 else None
+        self.cited: dict[int, tuple[int, str]] = {}  # the passages the answer may cite, once they are known
 
     def delta(self, text: str) -> Event:
+        """A piece of the answer, with the whole answer so far rendered (the page shows Markdown as it streams)."""
         self.message.text += text
-        return Event("delta", {"text": text})
+        return Event("delta", {"text": text, "html": answer_html(self.message.text, self.cited)})
 
     def local_call(self, purpose: str, messages: list[dict[str, str]], text: str) -> None:
         """The model-free answerer goes through the gateway too, so its use is on the ledger (cost 0)."""
@@ -292,6 +295,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
+    writer.cited = citations(items)
     prefetch_related_objects(items, "feedback")
     yield Event("context", {"items": [item_payload(i) for i in items], "threshold": result.threshold})
     yield Event("status", {"text": "Writing the answer…"})
@@ -395,6 +399,11 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
     }
 
 
+def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
+    """Citation number → (note, path) of the items that passed the gate."""
+    return {i.citation: (i.note_id, i.path) for i in items if i.survived and i.citation and i.note_id}
+
+
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
     """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
     read is left out, and an answer that read such a vault is withheld: it may quote or name them."""
@@ -406,6 +415,7 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "conversation": message.conversation_id,
         "message": message.pk,
         "answer": text,
+        "answer_html": answer_html(text, citations(items)),
         "grounded": bool(message.grounded),
         "fallback": message.fallback or None,
         "resolved_query": message.resolved_query,

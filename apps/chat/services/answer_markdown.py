@@ -1,0 +1,47 @@
+"""An answer as the page shows it: Markdown rendered to HTML with raw HTML escaped, and each `[n]` that cites a
+passage turned into a link to its note. Rendered on the server, for the streamed text so far and for the finished
+answer alike, so the page never parses model output itself."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+
+CITATION = re.compile(r"\[(\d+)\]")
+_TAG = re.compile(r"(<[^>]*>)")
+_CODE_OPEN = re.compile(r"^<(code|pre)\b")
+_CODE_CLOSE = re.compile(r"^</(code|pre)>")
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    # html off: any tag a model or a note's passage writes is shown as text; markdown-it refuses javascript:, vbscript:,
+    # file: and non-image data: links by itself
+    return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+def answer_html(text: str, cited: dict[int, tuple[int, str]]) -> str:
+    """`cited`: citation number → (note id, path) of the passages the answer may cite; other `[n]` stay text."""
+    rendered = _parser().render(text)
+    out: list[str] = []
+    in_code = 0
+    for part in _TAG.split(rendered):
+        if part.startswith("<"):
+            in_code += 1 if _CODE_OPEN.match(part) else -1 if _CODE_CLOSE.match(part) else 0
+            out.append(part)
+        elif in_code:
+            out.append(part)
+        else:
+            out.append(CITATION.sub(lambda m: _citation_link(m, cited), part))
+    return "".join(out)
+
+
+def _citation_link(match: re.Match[str], cited: dict[int, tuple[int, str]]) -> str:
+    number = int(match.group(1))
+    if number not in cited:
+        return match.group(0)
+    note, path = cited[number]
+    return f'<a class="cite" href="/notes/{note}/" title="{escapeHtml(path)}">[{number}]</a>'
