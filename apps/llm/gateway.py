@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from apps.llm.connections import MissingKey, connection
+from apps.llm.connections import MissingKey, connection, slot_default_model
 from apps.llm.models import ModelUsage, Outcome, Slot
 
 LOCAL_PREFIX = "local/"
@@ -63,7 +63,7 @@ def tokens_of(text: str) -> int:
 def slot_model(slot: str) -> str:
     if slot not in Slot.values or slot == Slot.EMBEDDING:
         raise ValueError(f"unknown completion slot {slot!r}")
-    return str(settings.LLM_SLOTS[slot])
+    return slot_default_model(slot)
 
 
 def _retryable() -> tuple[type[BaseException], ...]:

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import ModelUnavailable, complete
 from apps.llm.models import ModelUsage, Outcome, Slot
+from apps.llm.selectors import latest_purpose
 
 TEST_PURPOSE = "model test"
 TEST_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
@@ -21,7 +22,9 @@ def model_test(*, slot: str, user: User | None) -> ModelUsage:
         return _embedding_test(user)
     with contextlib.suppress(ModelUnavailable):  # the gateway recorded the failure with the provider's words
         complete(slot=slot, purpose=TEST_PURPOSE, messages=TEST_PROMPT, local=lambda _: "OK", user=user, max_tokens=5)
-    return ModelUsage.objects.filter(slot=slot, purpose=TEST_PURPOSE).latest("created_at")
+    test = latest_purpose(slot, TEST_PURPOSE)
+    assert test is not None  # the gateway records every call, failed ones too
+    return test
 
 
 def _embedding_test(user: User | None) -> ModelUsage:

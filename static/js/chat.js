@@ -144,7 +144,8 @@ function stream(turn, url, form) {
     status.textContent = `${data.items.length} candidates rated, ${passed} passed the gate. Writing…`;
   });
   on("research", (data) => researchProgress(turn, data, form));
-  on("delta", (data) => { showAnswerHtml(turn.querySelector(".answer"), data.html); });
+  // A delta without html is held back: it shows with the next rendering (a tenth of a second later at most).
+  on("delta", (data) => { if (data.html !== undefined) showAnswerHtml(turn.querySelector(".answer"), data.html); });
   on("done", (data) => { renderAnswer(turn, data); finish(""); });
   on("failure", (data) => { status.textContent = ""; finish(data.detail); });
   on("busy", (data) => { status.textContent = ""; finish(data.detail); });

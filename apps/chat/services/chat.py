@@ -5,6 +5,7 @@ can stream it; the API runs the same events to the end."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -156,6 +157,9 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
     return ContextItem.objects.bulk_create(items)
 
 
+RENDER_SECONDS = 0.1  # how often a streamed answer is shown again as it grows
+
+
 class _Writer:
     """Accumulates the answer and the notices while yielding deltas."""
 
@@ -164,10 +168,17 @@ class _Writer:
         self.model = cfg.model_for("chat")
         self.vault_id = message.vault_ids[0] if len(message.vault_ids) == 1 else None
         self.cited: dict[int, tuple[int, str]] = {}  # the passages the answer may cite, once they are known
+        self.rendered_at = 0.0
 
     def delta(self, text: str) -> Event:
-        """A piece of the answer, with the whole answer so far rendered (the page shows Markdown as it streams)."""
+        """A piece of the answer; at most every RENDER_SECONDS also the whole answer so far, rendered: the page
+        shows only rendered Markdown, and a model's word-sized pieces each carrying the whole answer would send it
+        hundreds of times over. The finished answer comes rendered with `done`."""
         self.message.text += text
+        now = time.monotonic()
+        if now - self.rendered_at < RENDER_SECONDS:
+            return Event("delta", {"text": text})
+        self.rendered_at = now
         return Event("delta", {"text": text, "html": answer_html(self.message.text, self.cited)})
 
     def local_call(self, purpose: str, messages: list[dict[str, str]], text: str) -> None:
