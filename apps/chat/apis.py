@@ -23,7 +23,7 @@ from apps.chat.serializers import (
     FeedbackOut,
 )
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
-from apps.chat.services.feedback import correction_of, feedback_record
+from apps.chat.services.feedback import answer_pick, correction_of, feedback_record
 from apps.chat.services.relay import follow, queue_answer
 from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
@@ -150,6 +150,27 @@ class FeedbackApi(APIView):
                 "status": correction.status,
                 "successor": correction.successor_id,
             }
+        return Response(FeedbackOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class AnswerPickIn(serializers.Serializer):
+    message = serializers.IntegerField(min_value=1, help_text="an answer in one of your conversations")
+    chunk = serializers.IntegerField(min_value=1, help_text="a passage you may read (`chunk` of a search hit)")
+
+
+class AnswerPickApi(APIView):
+    @extend_schema(
+        request=AnswerPickIn,
+        responses={201: FeedbackOut, 200: FeedbackOut, **errors(400, 404)},
+        summary="Point to the passage that answers a question you asked (201 new, 200 when already recorded)",
+    )
+    def post(self, request: Request) -> Response:
+        data = AnswerPickIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        vote, created = answer_pick(
+            user=actor(request), message_id=data.validated_data["message"], chunk_id=data.validated_data["chunk"]
+        )
+        body = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal, "created": created}
         return Response(FeedbackOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -19,7 +19,8 @@ from apps.chat.models import Feedback, Signal
 from apps.notes.models import Correction, Note
 
 TREND_WINDOW = timedelta(days=30)
-HELPED = (Signal.CONFIRM, Signal.USED)
+CONFIRMED = (Signal.CONFIRM, Signal.ANSWERS)  # a passage pointed to as the answer is a confirm the asker looked for
+HELPED = (*CONFIRMED, Signal.USED)
 HURT = (Signal.REJECT, Signal.NOT_RELEVANT, Signal.NOT_USEFUL, Signal.CORRECT)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 
@@ -65,7 +66,7 @@ def note_feedback_report(
     tallies = {
         row.pop("context_item__note"): row
         for row in votes.values("context_item__note").annotate(
-            confirms=Count("id", filter=Q(signal=Signal.CONFIRM)),
+            confirms=Count("id", filter=Q(signal__in=CONFIRMED)),
             used=Count("id", filter=Q(signal=Signal.USED)),
             rejections=Count("id", filter=Q(signal__in=(Signal.REJECT, Signal.NOT_RELEVANT, Signal.NOT_USEFUL))),
             helped=Count("id", filter=helped),

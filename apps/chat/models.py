@@ -111,6 +111,9 @@ class Signal(models.TextChoices):
     NOT_RELEVANT = "not_relevant"
     NOT_USEFUL = "not_useful"
     USED = "used"
+    ANSWERS = "answers"  # the asker pointed to a passage that answers the question (shown or not)
+    OPENED = "opened"  # automatic: the asker opened the unit's note from the answer (citation or source)
+    COPIED = "copied"  # automatic: the asker copied answer text that cites the unit
 
 
 class Feedback(models.Model):

@@ -57,6 +57,7 @@ class ChatAnswerOut(serializers.Serializer):
     status = serializers.ChoiceField(choices=Status.choices)
     context = ContextItemOut(many=True, help_text="the candidates that survived the gate")  # type: ignore[assignment]
     candidates = ContextItemOut(many=True, help_text="every candidate the gate rated")
+    picked = ContextItemOut(many=True, help_text="the passages the asker pointed to as what answers it")
     gate = GateOut()
     research = ResearchOut()
     prewarmed = serializers.BooleanField()

@@ -47,6 +47,12 @@ ORDER BY a.id
 """
 
 
+def question_trace(question: str, scope: list[int]) -> Trace:
+    """What a unit's trace keeps of the question alone (its intent, doors and what it asks for): the trace of a
+    passage no path brought, such as one the asker pointed to, so that feedback on it reaches the desire paths."""
+    return Trace(intent_of(question), doors=tuple(doors_of(_words(question), scope)), asks=asked_for(question))
+
+
 def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9][a-z0-9'-]+", text.lower()) if w not in STOP]
 

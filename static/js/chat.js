@@ -68,6 +68,106 @@ function sourceList(payload) {
   )));
 }
 
+// Implicit signals: the asker opened a unit's note from the answer, or copied answer text that cites it. The
+// server keeps one of each per unit and a lost one costs nothing, so they are sent without waiting or telling.
+function implicit(itemId, signal) {
+  fetch("/api/feedback/", {
+    method: "POST", keepalive: true,
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify({ context_item: itemId, signal }),
+  }).catch(() => {});
+}
+
+function watchImplicit(turn, payload) {
+  const cited = new Map(payload.context.filter((i) => i.citation).map((i) => [String(i.citation), i.id]));
+  const answer = turn.querySelector(".answer");
+  answer.onclick = (event) => {
+    const number = event.target.closest("a.cite")?.textContent.replace(/\D/g, "");
+    if (cited.has(number)) implicit(cited.get(number), "opened");
+  };
+  answer.oncopy = () => {
+    const copied = String(document.getSelection());
+    for (const number of new Set([...copied.matchAll(/\[(\d+)\]/g)].map((m) => m[1]))) {
+      if (cited.has(number)) implicit(cited.get(number), "copied");
+    }
+  };
+  turn.querySelectorAll("a.source-link").forEach((link) => {
+    link.addEventListener("click", () => implicit(Number(link.closest("li").dataset.item), "opened"));
+  });
+}
+
+function pickedLine(picked) {
+  if (!picked.length) return null;
+  return el("p", { class: "picked small" }, "You pointed to: ", ...picked.flatMap((item, i) => [
+    i ? ", " : "", el("a", { href: `/notes/${item.note}/` }, item.title || item.path)]),
+    el("span", { class: "muted" }, " (questions like this one will bring it)"));
+}
+
+// "Point to the answer": search every note the asker can read and pick the passage that should have come.
+function pickButton(turn, payload) {
+  if (payload.status !== "complete") return null;
+  const button = el("button", { type: "button", class: "chip answers-open", "aria-haspopup": "dialog" },
+    "Point to the answer…");
+  button.addEventListener("click", () => openPicker(turn, payload));
+  return el("p", { class: "pick-line" }, button);
+}
+
+function openPicker(turn, payload) {
+  const input = el("input", { type: "search", "aria-label": "Search your notes", placeholder: "Search your notes",
+    autocomplete: "off" });
+  const results = el("ol", { class: "pick-results" });
+  const status = el("p", { class: "muted small", role: "status" }, "Search for the passage that answers it.");
+  const close = el("button", { type: "button", class: "secondary" }, "Close");
+  const dialog = el("dialog", { class: "pick", "aria-labelledby": "pick-title" },
+    el("h2", { id: "pick-title" }, "Which passage answers it?"),
+    el("p", { class: "muted small" }, payload.resolved_query), input, status, results, close);
+  close.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => dialog.remove());
+  let timer = 0;
+  let asked = 0;
+  const search = async () => {
+    const query = input.value.trim();
+    const mine = ++asked;
+    if (!query) { results.replaceChildren(); return; }
+    status.textContent = "Searching…";
+    const response = await fetch(`/api/search/?k=8&q=${encodeURIComponent(query)}`);
+    if (mine !== asked) return;  // a newer search is on its way
+    if (!response.ok) { status.textContent = "Search failed: " + (await response.text()); return; }
+    const hits = (await response.json()).results;
+    status.textContent = hits.length ? `${hits.length} passage(s).` : "Nothing found: try other words.";
+    results.replaceChildren(...hits.map((hit) => {
+      const choose = el("button", { type: "button", class: "chip answers-pick" }, "This answers it");
+      choose.addEventListener("click", () => pick(turn, payload, hit, choose, dialog, status));
+      return el("li", {}, el("strong", {}, hit.title || hit.path), el("span", { class: "muted small" }, ` ${hit.path}`),
+        el("p", { class: "small" }, hit.snippet), choose);
+    }));
+  };
+  input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 250); });
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); clearTimeout(timer); search(); } });
+  document.body.append(dialog);
+  dialog.showModal();
+  input.focus();
+}
+
+async function pick(turn, payload, hit, button, dialog, status) {
+  button.disabled = true;
+  const response = await fetch("/api/feedback/answers/", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify({ message: payload.message, chunk: hit.chunk }),
+  });
+  if (!response.ok) {
+    button.disabled = false;
+    status.textContent = "Not recorded: " + (await response.text());
+    return;
+  }
+  payload.picked = [...(payload.picked || []).filter((p) => p.note !== hit.note),
+    { note: hit.note, title: hit.title, path: hit.path }];
+  turn.querySelector(".picked")?.remove();
+  turn.querySelector(".pick-line").before(pickedLine(payload.picked));
+  dialog.close();
+}
+
 function gateTable(payload) {
   if (!payload.candidates.length) return null;
   const rows = payload.candidates.map((item) => el("tr", { class: item.survived ? "passed" : "" },
@@ -109,12 +209,13 @@ function renderAnswer(turn, payload) {
   turn.querySelector(".status").replaceChildren(label);
   const prepared = payload.prewarmed ? [payload.research.reason] : [];  // context ready before the question
   const notices = [...prepared, ...payload.notices].map((n) => el("p", { class: "notice small" }, n));
-  const extras = [...notices, sourceList(payload), explorationPaths(payload), gateTable(payload)]
-    .filter((node) => node !== null);
+  const extras = [...notices, sourceList(payload), pickedLine(payload.picked || []), pickButton(turn, payload),
+    explorationPaths(payload), gateTable(payload)].filter((node) => node !== null);
   const log = turn.querySelector(".research");  // the live research log stays, as a record of what was searched
   log?.querySelector(".skip")?.remove();
   log?.classList.add("finished");
   turn.querySelector(".extras").replaceChildren(...extras);
+  watchImplicit(turn, payload);
 }
 
 function newTurn(question) {

@@ -19,7 +19,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from apps.chat.hooks import exchange_answered
-from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
+from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Signal, Status
 from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
@@ -388,6 +388,7 @@ def _finish(message: Message) -> Event:
     return Event("done", message_payload(message))
 
 
+PICKED = "picked"  # the provenance of a unit the asker pointed to after the answer (`services.feedback`)
 WITHHELD = "(This answer read a vault you can no longer read, so it is no longer shown.)"
 
 
@@ -434,7 +435,8 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "notices": message.notices,
         "status": message.status,
         "context": [item_payload(i) for i in items if i.survived],
-        "candidates": [item_payload(i) for i in items],
+        "candidates": [item_payload(i) for i in items if i.provenance != PICKED],
+        "picked": [item_payload(i) for i in items if any(v.signal == Signal.ANSWERS for v in i.feedback.all())],
         "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
         "research": message.research
         or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},

@@ -1,7 +1,12 @@
 """Feedback on a context item the user was shown: one vote per user, item and signal (pressing twice changes
 nothing). Only the conversation's owner can rate its items, and only while they can still read the item's vault;
 anyone else gets a 404, as if the item did not exist. A `correct` vote also records the correction: applied at once
-from a contributor, proposed to the vault's contributors from a reader."""
+from a contributor, proposed to the vault's contributors from a reader.
+
+Beside the buttons: the asker can point to the passage that answers the question (`answer_pick`), from any note they
+can read, shown or not: a deliberate signal, like a confirm, on a unit added to the answer for it. Opening a unit's
+note from the answer and copying answer text that cites it are automatic signals (`AUTOMATIC`): they move weights
+a thousandth as much as a button, once per unit."""
 
 from __future__ import annotations
 
@@ -10,21 +15,31 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
 
-from apps.chat.models import ContextItem, Feedback, Signal
+from apps.chat.models import ContextItem, Feedback, Message, Role, Signal, Status
 from apps.chat.prewarm import question_rhythm_record
+from apps.chat.services.chat import PICKED
+from apps.chat.services.signals import WEIGHT
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
+from apps.graph.context import question_trace
 from apps.graph.feedback import Vote, paths_learn
-from apps.notes.models import Chunk, Correction
+from apps.notes.models import Chunk, Correction, Tier
 from apps.notes.services.corrections import correction_submit
 from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
+
+AUTOMATIC = {
+    Signal.OPENED: "its note was opened from the answer",
+    Signal.COPIED: "answer text citing it was copied",
+}
 
 
 def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") -> tuple[Feedback, bool]:
     """The vote and whether it is new."""
     if signal not in Signal.values:
         raise ValidationError({"signal": [f"one of {', '.join(Signal.values)}"]})
+    if signal == Signal.ANSWERS:
+        raise ValidationError({"signal": ["point to the passage that answers it at /api/feedback/answers/"]})
     text = (text or "").strip()
     if signal == Signal.CORRECT and not text:
         raise ValidationError({"text": ["a correction needs the corrected text"]})
@@ -43,7 +58,23 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
         vote, created = Feedback.objects.get_or_create(
             user=user, context_item=item, signal=signal, defaults={"text": text}
         )
-        if created:  # one vote per user, item and signal: pressing twice moves nothing twice
+        if created and signal in AUTOMATIC:
+            asked = item.message
+            paths_learn(
+                vault_id=item.vault_id,
+                trace=Trace.parse(item.trace),
+                chunk_id=item.chunk_id,
+                vote=Vote(
+                    Signal.USED,
+                    feedback_id=vote.pk,
+                    weight=WEIGHT,
+                    source="automatic",
+                    reason=AUTOMATIC[Signal(signal)],
+                    at=asked.created_at,
+                    question=asked.resolved_query,
+                ),
+            )
+        elif created:  # one vote per user, item and signal: pressing twice moves nothing twice
             asked = item.message
             paths_learn(
                 vault_id=item.vault_id,
@@ -70,3 +101,60 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
 def correction_of(vote: Feedback) -> Correction | None:
     """The correction a `correct` vote recorded (applied for a contributor, proposed for a reader)."""
     return Correction.objects.filter(feedback_id=vote.pk).first() if vote.signal == Signal.CORRECT else None
+
+
+def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback, bool]:
+    """`user` points to the passage `chunk_id` as what answers their question in `message_id` (an answer in one of
+    their conversations; the passage from any vault they can read): the vote and whether it is new. A passage the
+    answer weighed keeps its unit, and its path learns; any other joins the answer as a unit of its own, traced by
+    the question alone, so that the question's desire paths and the questions near it learn to bring it."""
+    readable = vault_ids_for(user, "read")
+    message = Message.objects.filter(pk=message_id, role=Role.ASSISTANT, conversation__owner=user).first()
+    if message is None:
+        raise Http404("No answer matches the given query.")
+    if message.status != Status.COMPLETE:
+        raise ValidationError({"message": ["this answer is not finished; point to a passage once it is"]})
+    chunk = (
+        Chunk.objects.filter(pk=chunk_id, vault_id__in=readable, tier=Tier.HOT)
+        .select_related("note")
+        .first()
+    )
+    if chunk is None:
+        raise Http404("No passage matches the given query.")
+    with transaction.atomic():
+        Message.objects.select_for_update().filter(pk=message.pk).first()  # one new unit per passage and answer
+        item = ContextItem.objects.filter(message=message, chunk=chunk).order_by("position").first()
+        if item is None:
+            last = ContextItem.objects.filter(message=message).order_by("-position").first()
+            item = ContextItem.objects.create(
+                message=message,
+                vault_id=chunk.vault_id,
+                note=chunk.note,
+                chunk=chunk,
+                path=chunk.note.path,
+                title=chunk.note.title,
+                text=chunk.text,
+                sources=[{"note": chunk.note_id, "chunk": chunk.pk, "vault": chunk.vault_id, "path": chunk.note.path}],
+                score=0,
+                position=last.position + 1 if last else 0,
+                provenance=PICKED,
+                trace=question_trace(message.resolved_query, [chunk.vault_id]).to_json(),
+            )
+        vote, created = Feedback.objects.get_or_create(user=user, context_item=item, signal=Signal.ANSWERS)
+        if created:
+            paths_learn(
+                vault_id=item.vault_id,
+                trace=Trace.parse(item.trace),
+                chunk_id=chunk.pk,
+                vote=Vote(
+                    Signal.CONFIRM,
+                    feedback_id=vote.pk,
+                    reason="the asker pointed to it as what answers the question",
+                    at=message.created_at,
+                    question=message.resolved_query,
+                ),
+            )
+            question_rhythm_record(
+                user=user, vault_ids=message.vault_ids, question=message.resolved_query, at=message.created_at
+            )
+    return vote, created
