@@ -662,3 +662,47 @@ def test_a_streamed_model_answer_shows_as_markdown_with_working_citations(
     assert href is not None and href.startswith("/notes/")
     cite.click()
     page.wait_for_url(f"**{href}")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question(
+    live_server, page, answer_worker, tmp_path
+):
+    owner = make_user("pointer")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    trieste = "travel/Trieste Weekend.md"
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    page.check("label.vault:has-text('Sample vault') input")
+    page.fill("#message", "Where should the team go for the offsite?")
+    page.click("#send")
+    first = page.locator(".turn").nth(0)
+    first.locator(".badge").wait_for()
+    first.locator("details.gate summary").click()
+    assert trieste not in first.locator("details.gate").inner_text()  # search did not bring it
+
+    first.locator("button.answers-open").click()
+    dialog = page.locator("dialog.pick")
+    dialog.locator("input[type=search]").fill("Trieste weekend")
+    choice = dialog.locator("ol.pick-results li", has_text=trieste).first
+    choice.wait_for()
+    page.screenshot(path=str(_screenshots(tmp_path) / "chat-point-to-the-answer.png"), full_page=True)
+    choice.locator("button.answers-pick").click()
+    dialog.wait_for(state="detached")
+    assert "Trieste Weekend" in first.locator(".picked").inner_text()
+    vote = Feedback.objects.get(signal="answers")
+    assert (vote.user_id, vote.context_item.path) == (owner.pk, trieste)
+
+    page.reload()  # the pick is kept with the answer
+    assert "Trieste Weekend" in page.locator(".turn").nth(0).locator(".picked").inner_text()
+    page.check("label.vault:has-text('Sample vault') input")
+    page.fill("#message", "Which place should we pick for the team offsite?")
+    page.click("#send")
+    second = page.locator(".turn").nth(1)
+    second.locator(".badge").wait_for()
+    second.locator("details.gate summary").click()
+    assert trieste in second.locator("details.gate").inner_text()  # a question near it now weighs the pick
+    page.screenshot(path=str(_screenshots(tmp_path) / "chat-pick-weighed-next.png"), full_page=True)
+    _accessible_in_both_themes(page, "chat-pick")

@@ -34,7 +34,7 @@ from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
-from apps.notes.models import Attachment, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
+from apps.notes.models import Attachment, Chunk, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
 from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
 from apps.notes.services.notes import note_version
@@ -389,6 +389,18 @@ def test_chat_and_feedback_only_ever_use_readable_vaults(tmp_path):
             vote = client.post("/api/feedback/", {"context_item": item.pk, "signal": "used"}, format="json")
             mine = item.message.conversation.owner_id == user.pk and item.vault_id in readable
             assert vote.status_code == (201 if mine else 404), (user.username, item.pk)
+    # pointing to the passage that answers it: only in one's own answers, only to a passage one can read
+    answers = list(dict.fromkeys(item.message for item in items))[:6]
+    passages = {vault_id: Chunk.objects.filter(vault_id=vault_id, tier="hot").first() for vault_id in world.markers}
+    for user in world.users:
+        readable = world.readable(user)
+        client = api(user)
+        for answer in answers:
+            for vault_id, passage in passages.items():
+                body = {"message": answer.pk, "chunk": passage.pk}
+                pick = client.post("/api/feedback/answers/", body, format="json")
+                mine = answer.conversation.owner_id == user.pk and vault_id in readable
+                assert pick.status_code == (201 if mine else 404), (user.username, answer.pk, vault_id)
 
 
 def test_candidates_are_never_read_from_outside_the_scope(sample, vault):

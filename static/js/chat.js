@@ -100,7 +100,7 @@ function pickedLine(picked) {
   if (!picked.length) return null;
   return el("p", { class: "picked small" }, "You pointed to: ", ...picked.flatMap((item, i) => [
     i ? ", " : "", el("a", { href: `/notes/${item.note}/` }, item.title || item.path)]),
-    el("span", { class: "muted" }, " (questions like this one will bring it)"));
+    el("span", { class: "muted" }, " (questions near this one will weigh it too)"));
 }
 
 // "Point to the answer": search every note the asker can read and pick the passage that should have come.
