@@ -8,19 +8,20 @@ import pytest
 
 from apps.chat.models import ContextItem, Feedback, Message
 from apps.graph.models import QuestionValue, RatedQuestion, WeightChange
+from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
 from apps.retrieval.trace import Trace
-from apps.graph.services import graph_extract_pending
 from tests.factories import api, make_note, make_user, share
-from tests.graph.test_similar_questions import ASKED, ELSEWHERE, PARAPHRASE
 from tests.graph.test_doors import _vault as _grafana_vault
-from tests.graph.test_similar_questions import _vault
+from tests.graph.test_similar_questions import ASKED, ELSEWHERE, PARAPHRASE, _vault
 
 pytestmark = pytest.mark.django_db
 STEP = (1 + 0.001) / (2 + 0.001) - 0.5  # one automatic outcome on an unlearned value
 
 STICKERS = "facilities/stickers.md"  # answers ASKED in words the question does not use
-STICKERS_TEXT = "# Stickers\n\nReception hands out the blue windscreen stickers; one lets you leave a vehicle in bay B.\n"
+STICKERS_TEXT = (
+    "# Stickers\n\nReception hands out the blue windscreen stickers; one lets you leave a vehicle in bay B.\n"
+)
 
 
 NEAR = [f"parking permits for car park level {level}" for level in range(1, 31)]  # all nearer the question
@@ -88,7 +89,8 @@ def test_only_the_asker_points_and_only_to_passages_they_can_read(owner):
     asked = _ask(owner, [vault], ASKED)
     passage = Chunk.objects.filter(note__vault=vault).first()
 
-    assert api(reader).post("/api/feedback/answers/", {"message": asked["message"], "chunk": passage.pk}).status_code == 404
+    theirs = {"message": asked["message"], "chunk": passage.pk}
+    assert api(reader).post("/api/feedback/answers/", theirs).status_code == 404
     unreadable = {"message": asked["message"], "chunk": _stickers(hidden).pk}
     assert api(owner).post("/api/feedback/answers/", unreadable).status_code == 404
     question = Message.objects.get(pk=asked["message"]).reply_to_id

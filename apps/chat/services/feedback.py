@@ -114,11 +114,7 @@ def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback
         raise Http404("No answer matches the given query.")
     if message.status != Status.COMPLETE:
         raise ValidationError({"message": ["this answer is not finished; point to a passage once it is"]})
-    chunk = (
-        Chunk.objects.filter(pk=chunk_id, vault_id__in=readable, tier=Tier.HOT)
-        .select_related("note")
-        .first()
-    )
+    chunk = Chunk.objects.filter(pk=chunk_id, vault_id__in=readable, tier=Tier.HOT).select_related("note").first()
     if chunk is None:
         raise Http404("No passage matches the given query.")
     with transaction.atomic():
