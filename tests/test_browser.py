@@ -354,6 +354,37 @@ def test_a_note_page_draws_math_diagrams_callouts_and_embeds_within_the_screen(l
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+def test_a_notes_diagram_is_drawn_again_in_the_theme_the_reader_picks(live_server, page):
+    user = make_user("diagram-reader")
+    vault = make_vault(user, "Flows")
+    note = make_note(
+        vault, "Flow.md", "# Flow\n\n```mermaid\ngraph TD\n  A[Question] --> B[Answer]\n```\n", embed=False
+    )
+    page.emulate_media(color_scheme="light")
+    page.goto(f"{live_server.url}/notes/{note.pk}/")
+    _log_in(page, user)
+    page.goto(f"{live_server.url}/notes/{note.pk}/")
+    body = page.locator("article .body[data-diagrams-theme=neutral]")
+    body.wait_for()
+    node = "pre.mermaid svg .node rect, pre.mermaid svg .node polygon"
+    light_fill = page.locator(node).first.evaluate("el => getComputedStyle(el).fill")
+
+    page.select_option("#theme-choice", "dark")
+    page.locator("article .body[data-diagrams-theme=dark]").wait_for()
+    assert page.locator("pre.mermaid svg").count() == 1  # drawn again, not beside the old one
+    assert "Question" in (page.locator("pre.mermaid svg").text_content() or "")
+    dark_fill = page.locator(node).first.evaluate("el => getComputedStyle(el).fill")
+    assert dark_fill != light_fill
+
+    page.select_option("#theme-choice", "system")  # the system is light: back to the light drawing
+    page.locator("article .body[data-diagrams-theme=neutral]").wait_for()
+    page.emulate_media(color_scheme="dark")  # the system turns dark while the page is open
+    page.locator("article .body[data-diagrams-theme=dark]").wait_for()
+    assert page.locator(node).first.evaluate("el => getComputedStyle(el).fill") == dark_fill
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
 def test_a_note_page_draws_its_embedded_image_and_pdf_on_a_phone(live_server, page, tmp_path):
     from apps.notes.models import Note
     from apps.notes.services.ingest import import_job_create, import_job_run

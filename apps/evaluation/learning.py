@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 
 from apps.chat.models import Conversation, Message, Role, Status
 from apps.chat.services.chat import context_items_store
-from apps.chat.services.feedback import feedback_record
+from apps.chat.services.feedback import answer_pick, feedback_record
 from apps.evaluation import corpus
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.locomo import Question
@@ -58,11 +58,19 @@ def ranked(result: GateResult | None, items: dict[int, Item]) -> list[Item]:
 
 
 def answer_rate(
-    user: User, conversation: Conversation, vault_id: int, q: Question, items: dict[int, Item], shown: list[Rated]
+    user: User,
+    conversation: Conversation,
+    vault_id: int,
+    q: Question,
+    items: dict[int, Item],
+    shown: list[Rated],
+    *,
+    pick: bool = False,
 ) -> Counter[str]:
     """Store what was shown as an answer's context and rate each unit as the asker would with the gold evidence
     at hand (confirm for a unit carrying an evidence turn, not relevant for the others), through the API's
-    feedback service."""
+    feedback service. With `pick`, when nothing shown carries evidence the asker also points to the first passage
+    that does ("This answers it")."""
     asked_message = Message.objects.create(conversation=conversation, role=Role.USER, text=q.text, vault_ids=[vault_id])
     answer = Message.objects.create(
         conversation=conversation,
@@ -80,6 +88,11 @@ def answer_rate(
         votes[signal] += 1
         if item.speculative:
             votes[f"explorer_{signal}"] += 1
+    if pick and not votes["confirm"]:
+        carrying = next((c for c, unit in sorted(items.items()) if set(unit.turns) & set(q.evidence)), None)
+        if carrying is not None:
+            answer_pick(user=user, message_id=answer.pk, chunk_id=carrying)
+            votes["answers"] += 1
     return votes
 
 
@@ -101,7 +114,13 @@ def scores_of(
 
 
 def replay_rated(
-    user: User, vault_id: int, questions: list[Question], items: dict[int, Item], *, scout: bool = False
+    user: User,
+    vault_id: int,
+    questions: list[Question],
+    items: dict[int, Item],
+    *,
+    scout: bool = False,
+    pick: bool = False,
 ) -> Counter[str]:
     """Ask, show, rate: one chat turn per question, feedback through the API's service."""
     conversation = Conversation.objects.create(owner=user, title="learning replay")
@@ -111,7 +130,7 @@ def replay_rated(
         shown = list(result.survivors) if result else []
         unit = explore_around(result, q.text, [vault_id]) if scout and result else None
         shown += [unit] if unit else []
-        votes.update(answer_rate(user, conversation, vault_id, q, items, shown))
+        votes.update(answer_rate(user, conversation, vault_id, q, items, shown, pick=pick))
     return votes
 
 
@@ -137,6 +156,7 @@ def run_learning(
     unit: str,
     tick: Callable[[int], None] | None = None,
     scout: bool = False,
+    pick: bool = False,
 ) -> dict[str, Any]:
     before: list[dict[str, float]] = []
     after: list[dict[str, float]] = []
@@ -149,7 +169,7 @@ def run_learning(
         seen = {turn for q in replayed for turn in q.evidence}
         unshared += [not (set(q.evidence) & seen) for q in measured]
         before += scores_of(user, vault.vault.pk, measured, vault.items)
-        votes.update(replay_rated(user, vault.vault.pk, replayed, vault.items, scout=scout))
+        votes.update(replay_rated(user, vault.vault.pk, replayed, vault.items, scout=scout, pick=pick))
         walked: set[int] = set()
         after += scores_of(user, vault.vault.pk, measured, vault.items, walked)
         promoted = set(
@@ -165,6 +185,7 @@ def run_learning(
     return {
         "pipeline": "full",
         "explorers": scout,
+        "pointing": pick,
         "measured_questions": len(before),
         "votes": dict(votes),
         "bridges": bridges,

@@ -19,12 +19,35 @@
     }
   }
 
-  const diagrams = body.querySelectorAll("pre.mermaid");
+  // Diagrams are drawn in the page's theme, and drawn again from their source when the reader or the system
+  // switches it (mermaid bakes its colours into the SVG, so the stylesheet cannot recolour them).
+  const diagrams = [...body.querySelectorAll("pre.mermaid")];
   if (window.mermaid && diagrams.length) {
-    mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
-    mermaid.run({ nodes: diagrams, suppressErrors: true }).finally(() => {
-      window.dispatchEvent(new Event("resize")); // a drawn diagram changes what overflows
-      body.dataset.diagramsDrawn = "true";
-    });
+    const sources = diagrams.map((node) => node.textContent);
+    const system = window.matchMedia("(prefers-color-scheme: dark)");
+    const wanted = () => {
+      const theme = document.documentElement.dataset.theme || (system.matches ? "dark" : "light");
+      return theme === "dark" ? "dark" : "neutral";
+    };
+    let drawing = Promise.resolve();
+    const draw = () => {
+      drawing = drawing.then(() => {
+        const theme = wanted();
+        if (body.dataset.diagramsTheme === theme) return undefined;
+        diagrams.forEach((node, i) => {
+          node.removeAttribute("data-processed");
+          node.textContent = sources[i];
+        });
+        mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme });
+        return mermaid.run({ nodes: diagrams, suppressErrors: true }).finally(() => {
+          window.dispatchEvent(new Event("resize")); // a drawn diagram changes what overflows
+          body.dataset.diagramsTheme = theme;
+          body.dataset.diagramsDrawn = "true";
+        });
+      });
+    };
+    draw();
+    document.addEventListener("desirepath:theme", draw);
+    system.addEventListener("change", draw);
   }
 })();

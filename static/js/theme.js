@@ -16,6 +16,7 @@
   function apply(choice) {
     if (choice === "light" || choice === "dark") root.dataset.theme = choice;
     else delete root.dataset.theme;
+    document.dispatchEvent(new Event("desirepath:theme")); // what draws its own colours (diagrams) redraws
   }
 
   function remember(choice) {

@@ -50,6 +50,12 @@ class Command(BaseCommand):
             "held-back ones, in this many folds (only this is run)",
         )
         conv.add_argument(
+            "--pick",
+            action="store_true",
+            help="with --learn: the same replay twice, the second time with the asker pointing to a passage that "
+            "answers when nothing shown did (only this is run)",
+        )
+        conv.add_argument(
             "--replay",
             action="store_true",
             help="the learning curve: each conversation's questions in order, rated after each answer, against "
@@ -126,6 +132,28 @@ class Command(BaseCommand):
         )
         return figures
 
+    def _pointing(self, conversations: list[locomo.Conversation], unit: str) -> dict[str, Any]:
+        """Learning from the buttons alone, then with the asker also pointing to the answer, each run on freshly
+        ingested vaults."""
+        runs = {}
+        for pick in (False, True):
+            user = eval_user()
+            try:
+                label = "learning, pointing" if pick else "learning"
+                with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
+                    runs[pick] = run_learning(
+                        user=user, conversations=conversations, unit=unit, tick=bar.update, pick=pick
+                    )
+            finally:
+                corpus.teardown(user)
+        for pick, figures in runs.items():
+            self.stdout.write(
+                f"{'pointing' if pick else 'buttons '}: MRR {figures['before'].get('mrr')} → "
+                f"{figures['after'].get('mrr')} (change {figures['mrr_change']}); unshared change "
+                f"{figures['unshared']['mrr_change']}; votes {figures['votes']}"
+            )
+        return {"buttons": runs[False], "pointing": runs[True]}
+
     def _significance(self, options: dict[str, Any]) -> None:
         if not options["chatter"].exists():
             raise CommandError(f"{options['chatter']} not found")
@@ -189,7 +217,9 @@ class Command(BaseCommand):
 
     def _learning_only(self, options: dict[str, Any]) -> None:
         conversations = locomo.load(options["data"])[: options["conversations"]]
-        if options["replay"]:
+        if options["pick"]:
+            report = self._pointing(conversations, options["unit"])
+        elif options["replay"]:
             report = self._replay(conversations, options["unit"], options["window"])
             if options["chart"]:
                 title = f"LoCoMo {options['data'].stem}, {len(conversations)} conversations: MRR while answering"
@@ -238,7 +268,7 @@ class Command(BaseCommand):
         if options["dataset"] == "locomo":
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
-            if options["replay"] or (options["learn"] and options["folds"]):
+            if options["replay"] or (options["learn"] and (options["folds"] or options["pick"])):
                 self._learning_only(options)
                 return
             total = sum(len(c.questions) for c in locomo.load(options["data"]))

@@ -1,5 +1,6 @@
-// An import's page shows its progress by reloading itself every two seconds while the import runs; a button stops
-// the reloading for anyone who needs the page to hold still (a page that reloads on its own cannot be paused).
+// A page that follows work in the worker (an import, an export, a model test) reloads itself every two seconds
+// while the work runs; a button stops the reloading for anyone who needs the page to hold still (a meta refresh
+// cannot be paused). The markup is templates/_refresh.html.
 (function () {
   const status = document.querySelector("[data-refresh-seconds]");
   if (!status) return;
