@@ -199,3 +199,31 @@ def test_evaluate_locomo_scores_the_offline_answers_against_the_gold_ones(tmp_pa
     assert cat["gold"] == "Pixel" and "Pixel" in cat["answer"] and cat["f1"] > 0  # the adopted cat, quoted
     assert figures["f1_by_category"]["4"] == cat["f1"]
     assert any("Pixel" in s["text"] for s in cat["sources"])
+
+
+def test_evaluate_locomo_learn_pick_compares_the_buttons_with_pointing_to_the_answer(tmp_path):
+    data, out = tmp_path / "tiny.json", tmp_path / "out.json"
+    data.write_text(json.dumps([TINY]))
+    stdout = io.StringIO()
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--learn",
+        "--pick",
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    buttons, pointing = report["buttons"], report["pointing"]
+    assert (buttons["pointing"], pointing["pointing"]) == (False, True)
+    assert "answers" not in buttons["votes"]
+    assert pointing["votes"]["answers"] >= 1  # the asker pointed to the evidence where nothing shown carried it
+    assert pointing["before"] == buttons["before"]  # the same questions, measured before any feedback
+    assert "pointing: MRR" in stdout.getvalue()
+    assert not User.objects.filter(username__startswith="evaluator-").exists()
