@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.chat.models import Conversation, Message, Role, Signal, Status
+from apps.chat.models import Conversation, Feedback, Message, Role, Signal, Status
 from apps.chat.selectors import expansion
 from apps.chat.serializers import (
     ChatAnswerDetailOut,
@@ -142,15 +142,7 @@ class FeedbackApi(APIView):
             signal=data.validated_data["signal"],
             text=data.validated_data["text"],
         )
-        body = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal, "created": created}
-        correction = correction_of(vote)
-        if correction is not None:
-            body["correction"] = {
-                "id": correction.pk,
-                "status": correction.status,
-                "successor": correction.successor_id,
-            }
-        return Response(FeedbackOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return vote_response(vote, created)
 
 
 class AnswerPickIn(serializers.Serializer):
@@ -170,8 +162,19 @@ class AnswerPickApi(APIView):
         vote, created = answer_pick(
             user=actor(request), message_id=data.validated_data["message"], chunk_id=data.validated_data["chunk"]
         )
-        body = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal, "created": created}
-        return Response(FeedbackOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return vote_response(vote, created)
+
+
+def vote_response(vote: Feedback, created: bool) -> Response:
+    """A vote as both feedback endpoints answer it: 201 when new, 200 when it was already recorded."""
+    body: dict[str, Any] = {"id": vote.pk, "context_item": vote.context_item_id, "signal": vote.signal}
+    correction = correction_of(vote)
+    if correction is not None:
+        body["correction"] = {"id": correction.pk, "status": correction.status, "successor": correction.successor_id}
+    return Response(
+        FeedbackOut({**body, "created": created}).data,
+        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+    )
 
 
 def conversation_payload(conversation: Conversation, *, messages: bool, user: User | None = None) -> dict[str, Any]:

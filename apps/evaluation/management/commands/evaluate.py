@@ -22,6 +22,7 @@ from apps.retrieval.relevance import FEATURES
 from apps.retrieval.significance import CLASSIFIERS
 
 SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
+LEARNING_PICK = ((False, "learning"), (True, "learning, pointing"))  # the buttons alone, then with picks
 SAMPLE_QUERIES = Path(settings.BASE_DIR) / "samples" / "queries.jsonl"
 
 
@@ -105,20 +106,19 @@ class Command(BaseCommand):
             "the deployment's DESIREPATH_EMBEDDING_MODEL otherwise",
         )
 
+    def _learning_run(self, conversations: list[locomo.Conversation], unit: str, label: str, **how: bool) -> Any:
+        """One learning replay (`how`: `scout`, `pick`) on freshly ingested vaults, torn down after."""
+        user = eval_user()
+        try:
+            with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
+                return run_learning(user=user, conversations=conversations, unit=unit, tick=bar.update, **how)
+        finally:
+            corpus.teardown(user)
+
     def _learning(self, data: Path, unit: str) -> dict[str, Any]:
         conversations = locomo.load(data)
-        runs = {}
-        for scout in (False, True):  # exploration off, then on: each run on freshly ingested vaults
-            user = eval_user()
-            try:
-                label = "learning, exploring" if scout else "learning"
-                with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
-                    runs[scout] = run_learning(
-                        user=user, conversations=conversations, unit=unit, tick=bar.update, scout=scout
-                    )
-            finally:
-                corpus.teardown(user)
-        figures, scouted = runs[False], runs[True]
+        figures = self._learning_run(conversations, unit, "learning")
+        scouted = self._learning_run(conversations, unit, "learning, exploring", scout=True)
         before, after = figures["before"], figures["after"]
         figures["exploration"] = {
             "on": {k: scouted[k] for k in ("after", "votes", "bridges", "mrr_change")},
@@ -135,17 +135,7 @@ class Command(BaseCommand):
     def _pointing(self, conversations: list[locomo.Conversation], unit: str) -> dict[str, Any]:
         """Learning from the buttons alone, then with the asker also pointing to the answer, each run on freshly
         ingested vaults."""
-        runs = {}
-        for pick in (False, True):
-            user = eval_user()
-            try:
-                label = "learning, pointing" if pick else "learning"
-                with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
-                    runs[pick] = run_learning(
-                        user=user, conversations=conversations, unit=unit, tick=bar.update, pick=pick
-                    )
-            finally:
-                corpus.teardown(user)
+        runs = {pick: self._learning_run(conversations, unit, label, pick=pick) for pick, label in LEARNING_PICK}
         for pick, figures in runs.items():
             self.stdout.write(
                 f"{'pointing' if pick else 'buttons '}: MRR {figures['before'].get('mrr')} → "
