@@ -18,7 +18,7 @@ from django.http import Http404
 from apps.chat.models import ContextItem, Feedback, Message, Role, Signal, Status
 from apps.chat.prewarm import question_rhythm_record
 from apps.chat.services.chat import PICKED
-from apps.chat.services.signals import WEIGHT
+from apps.chat.services.signals import automatic_learn
 from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
 from apps.graph.context import question_trace
@@ -60,32 +60,10 @@ def feedback_record(*, user: User, item_id: int, signal: str, text: str = "") ->
         )
         if created and signal in AUTOMATIC:
             asked = item.message
-            paths_learn(
-                vault_id=item.vault_id,
-                trace=Trace.parse(item.trace),
-                chunk_id=item.chunk_id,
-                vote=Vote(
-                    Signal.USED,
-                    feedback_id=vote.pk,
-                    weight=WEIGHT,
-                    source="automatic",
-                    reason=AUTOMATIC[Signal(signal)],
-                    at=asked.created_at,
-                    question=asked.resolved_query,
-                ),
-            )
+            why = AUTOMATIC[Signal(signal)]
+            automatic_learn(item, why, feedback_id=vote.pk, at=asked.created_at, question=asked.resolved_query)
         elif created:  # one vote per user, item and signal: pressing twice moves nothing twice
-            asked = item.message
-            paths_learn(
-                vault_id=item.vault_id,
-                trace=Trace.parse(item.trace),
-                chunk_id=item.chunk_id,
-                vote=Vote(signal, feedback_id=vote.pk, at=asked.created_at, question=asked.resolved_query),
-            )
-            if signal in (Signal.CONFIRM, Signal.USED):  # the question helped at this hour: burn-in evidence
-                question_rhythm_record(
-                    user=user, vault_ids=asked.vault_ids, question=asked.resolved_query, at=asked.created_at
-                )
+            _person_learns(user, item, vote, signal)
             if signal == Signal.USED:
                 queue_after_commit(co_occurrence, item.pk, fallback="its neighbours miss one automatic signal")
             if signal == Signal.CORRECT:
@@ -138,19 +116,19 @@ def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback
             )
         vote, created = Feedback.objects.get_or_create(user=user, context_item=item, signal=Signal.ANSWERS)
         if created:
-            paths_learn(
-                vault_id=item.vault_id,
-                trace=Trace.parse(item.trace),
-                chunk_id=chunk.pk,
-                vote=Vote(
-                    Signal.CONFIRM,
-                    feedback_id=vote.pk,
-                    reason="the asker pointed to it as what answers the question",
-                    at=message.created_at,
-                    question=message.resolved_query,
-                ),
-            )
-            question_rhythm_record(
-                user=user, vault_ids=message.vault_ids, question=message.resolved_query, at=message.created_at
-            )
+            _person_learns(user, item, vote, Signal.CONFIRM, "the asker pointed to it as what answers the question")
     return vote, created
+
+
+def _person_learns(user: User, item: ContextItem, vote: Feedback, signal: str, reason: str | None = None) -> None:
+    """A person's `signal` on `item` lands on the path that brought it, for the question as it was asked; a unit
+    that helped is also burn-in evidence that the question is asked at that hour."""
+    asked = item.message
+    paths_learn(
+        vault_id=item.vault_id,
+        trace=Trace.parse(item.trace),
+        chunk_id=item.chunk_id,
+        vote=Vote(signal, feedback_id=vote.pk, reason=reason, at=asked.created_at, question=asked.resolved_query),
+    )
+    if signal in (Signal.CONFIRM, Signal.USED):
+        question_rhythm_record(user=user, vault_ids=asked.vault_ids, question=asked.resolved_query, at=asked.created_at)

@@ -10,7 +10,7 @@ Both run in the worker; only units of vaults the person can still read move."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -37,7 +37,7 @@ def co_occurrence_learn(*, item: ContextItem) -> int:
     )
     moved = 0
     for unit in siblings.exclude(pk=item.pk):
-        moved += bool(_learn(unit, f"delivered beside unit {item.pk}, which was used"))
+        moved += bool(automatic_learn(unit, f"delivered beside unit {item.pk}, which was used"))
     return moved
 
 
@@ -64,14 +64,19 @@ def later_search_learn(*, user_id: int, text: str, before_message_id: int | None
     moved = 0
     for unit in units.filter(contains).order_by("-id")[:MAX_UNITS]:
         found = next((t for t in terms if t in unit.text.lower()), "")
-        moved += bool(_learn(unit, f"a later search for '{found}'"))
+        moved += bool(automatic_learn(unit, f"a later search for '{found}'"))
     return moved
 
 
-def _learn(unit: ContextItem, why: str) -> Any:
+def automatic_learn(
+    unit: ContextItem, why: str, *, feedback_id: int | None = None, at: datetime | None = None, question: str = ""
+) -> Any:
+    """`unit` helped, by evidence nobody pressed a button for: its path learns at the automatic tier."""
     return paths_learn(
         vault_id=unit.vault_id,
         trace=Trace.parse(unit.trace),
         chunk_id=unit.chunk_id,
-        vote=Vote("used", weight=WEIGHT, source="automatic", reason=why),
+        vote=Vote(
+            "used", feedback_id=feedback_id, weight=WEIGHT, source="automatic", reason=why, at=at, question=question
+        ),
     )
