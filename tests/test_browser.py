@@ -737,3 +737,13 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
     assert trieste in second.locator("details.gate").inner_text()  # a question near it now weighs the pick
     page.screenshot(path=str(_screenshots(tmp_path) / "chat-pick-weighed-next.png"), full_page=True)
     _accessible_in_both_themes(page, "chat-pick")
+
+    # Opening a cited note from the answer is an automatic signal on that unit, sent as the page leaves.
+    cite = second.locator(".answer a.cite").first
+    cite.click()
+    page.wait_for_url("**/notes/**")
+    deadline = time.monotonic() + 10
+    while not Feedback.objects.filter(signal="opened").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    opened = Feedback.objects.get(signal="opened")
+    assert opened.user_id == owner.pk and opened.context_item.citation is not None

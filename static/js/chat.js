@@ -26,17 +26,20 @@ function csrf() {
   return document.querySelector("#ask-form [name=csrfmiddlewaretoken]").value;
 }
 
+function postJson(url, body, options = {}) {
+  return fetch(url, {
+    method: "POST", headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify(body), ...options,
+  });
+}
+
 async function rate(button, item, signal) {
   let text = "";
   if (signal === "correct") {
     text = window.prompt("What is the correct information?") || "";
     if (!text.trim()) return;
   }
-  const response = await fetch("/api/feedback/", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
-    body: JSON.stringify({ context_item: item.id, signal, text }),
-  });
+  const response = await postJson("/api/feedback/", { context_item: item.id, signal, text });
   if (response.ok) {
     button.classList.add("pressed");
     button.setAttribute("aria-pressed", "true");
@@ -71,11 +74,7 @@ function sourceList(payload) {
 // Implicit signals: the asker opened a unit's note from the answer, or copied answer text that cites it. The
 // server keeps one of each per unit and a lost one costs nothing, so they are sent without waiting or telling.
 function implicit(itemId, signal) {
-  fetch("/api/feedback/", {
-    method: "POST", keepalive: true,
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
-    body: JSON.stringify({ context_item: itemId, signal }),
-  }).catch(() => {});
+  postJson("/api/feedback/", { context_item: itemId, signal }, { keepalive: true }).catch(() => {});
 }
 
 function watchImplicit(turn, payload) {
@@ -151,11 +150,7 @@ function openPicker(turn, payload) {
 
 async function pick(turn, payload, hit, button, dialog, status) {
   button.disabled = true;
-  const response = await fetch("/api/feedback/answers/", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
-    body: JSON.stringify({ message: payload.message, chunk: hit.chunk }),
-  });
+  const response = await postJson("/api/feedback/answers/", { message: payload.message, chunk: hit.chunk });
   if (!response.ok) {
     button.disabled = false;
     status.textContent = "Not recorded: " + (await response.text());
