@@ -45,10 +45,19 @@ def chat_page(request: HttpRequest) -> HttpResponse:
         if found is None:
             raise Http404("No conversation matches the given query.")
         current = conversation_payload(found, messages=True, user=user)
+    archived = [vault for vault in vaults if vault.archived_at is not None]
+    ticked = set(current["vaults"]) if current else set()
     return render(
         request,
         "chat.html",
-        {"vaults": vaults, "conversations": conversations[:50], "current": current, "find": find},
+        {
+            "vaults": vaults,
+            "archived": archived,
+            "archived_ticked": any(vault.pk in ticked for vault in archived),
+            "conversations": conversations[:50],
+            "current": current,
+            "find": find,
+        },
     )
 
 

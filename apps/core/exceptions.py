@@ -10,12 +10,23 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 
+class Conflict(DjangoValidationError):
+    """A change refused because of the state of what it would change, not because of the request (HTTP 409): the
+    same request succeeds once that state changes. `back`: (address, label) of the page a person returns to."""
+
+    def __init__(self, message: str, *, back: tuple[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.back = back
+
+
 def messages_of(exc: DjangoValidationError) -> str:
     """A validation error as one sentence for a web page."""
     return " ".join(exc.messages)
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Conflict):
+        return Response({"detail": messages_of(exc)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)

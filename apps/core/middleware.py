@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.shortcuts import render
+
+from apps.core.exceptions import Conflict, messages_of
 
 
 class HeadWithoutBody:
@@ -27,3 +30,19 @@ class HeadWithoutBody:
                 response["Content-Length"] = str(len(content))
             response.content = b""  # type: ignore[attr-defined]
         return response
+
+
+class ConflictPage:
+    """A page whose change is refused by the state of its object (an archived vault) answers 409 with the reason
+    and a way back, rather than an error page: the API answers the same refusal through its exception handler."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+        if not isinstance(exception, Conflict):
+            return None
+        return render(request, "refused.html", {"reason": messages_of(exception), "back": exception.back}, status=409)

@@ -19,6 +19,7 @@ ERRORS = {
     400: OpenApiResponse(_FIELD_ERRORS, description="The request was refused: each field with the reasons."),
     403: OpenApiResponse(ErrorOut, description="Your role does not allow this."),
     404: OpenApiResponse(ErrorOut, description="Missing, or not yours to see (the same answer)."),
+    409: OpenApiResponse(ErrorOut, description="Refused by the state of what it would change (an archived vault)."),
     429: OpenApiResponse(ErrorOut, description="Too many attempts; wait and try again."),
 }
 

@@ -90,7 +90,9 @@ class VaultNotesApi(APIView):
         return paginator.get_paginated_response(NoteListOut(page, many=True).data)
 
     @extend_schema(
-        request=NoteCreateIn, responses={201: NoteOut, **errors(400, 403, 404)}, summary="Write a note (contributors)"
+        request=NoteCreateIn,
+        responses={201: NoteOut, **errors(400, 403, 404, 409)},
+        summary="Write a note (contributors)",
     )
     def post(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")
@@ -130,7 +132,7 @@ class NoteDetailApi(APIView):
     @extend_schema(
         request=NoteUpdateIn,
         responses={200: NoteOut, 409: NoteConflictOut, **errors(400, 403, 404)},
-        summary="Rewrite a note (contributors); with If-Match, 409 if it changed since",
+        summary="Rewrite a note (contributors); 409 if it changed since (with If-Match) or its vault is archived",
     )
     def put(self, request: Request, note_id: int) -> Response:
         return self._write(request, note_id, partial=False)
@@ -138,7 +140,7 @@ class NoteDetailApi(APIView):
     @extend_schema(
         request=NoteUpdateIn(partial=True),
         responses={200: NoteOut, 409: NoteConflictOut, **errors(400, 403, 404)},
-        summary="Change a note's body or path (contributors); with If-Match, 409 if it changed since",
+        summary="Change a note's body or path (contributors); 409 if it changed since or its vault is archived",
     )
     def patch(self, request: Request, note_id: int) -> Response:
         return self._write(request, note_id, partial=True)
@@ -163,7 +165,7 @@ class NoteDetailApi(APIView):
         return note_response(note, user=actor(request))
 
     @extend_schema(
-        responses={200: NoteOut, **errors(403, 404)},
+        responses={200: NoteOut, **errors(403, 404, 409)},
         summary="Move a note to the cold tier (contributors); nothing is destroyed",
     )
     def delete(self, request: Request, note_id: int) -> Response:
@@ -173,7 +175,7 @@ class NoteDetailApi(APIView):
 
 class NoteRestoreApi(APIView):
     @extend_schema(
-        request=None, responses={200: NoteOut, **errors(403, 404)}, summary="Bring a cold note back (managers)"
+        request=None, responses={200: NoteOut, **errors(403, 404, 409)}, summary="Bring a cold note back (managers)"
     )
     def post(self, request: Request, note_id: int) -> Response:
         note = selectors.note_get(user=actor(request), note_id=note_id)
@@ -183,7 +185,7 @@ class NoteRestoreApi(APIView):
 class NotePurgeApi(APIView):
     @extend_schema(
         request=None,
-        responses={204: None, **errors(400, 403, 404)},
+        responses={204: None, **errors(400, 403, 404, 409)},
         summary="Remove a cold note for good (managers; logged)",
     )
     def post(self, request: Request, note_id: int) -> Response:
@@ -197,7 +199,7 @@ class VaultImportApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": ImportIn},
-        responses={202: JobOut, **errors(400, 403, 404)},
+        responses={202: JobOut, **errors(400, 403, 404, 409)},
         summary="Upload a zip of an Obsidian vault; poll the returned job",
     )
     def post(self, request: Request, vault_id: int) -> Response:
@@ -279,7 +281,7 @@ class JobDetailApi(APIView):
 class JobRetryApi(APIView):
     @extend_schema(
         request=None,
-        responses={202: JobOut, **errors(400, 403, 404)},
+        responses={202: JobOut, **errors(400, 403, 404, 409)},
         summary="Run a failed import again while its files are still there (contributors)",
     )
     def post(self, request: Request, job_id: int) -> Response:
@@ -304,7 +306,7 @@ class VaultCorrectionsApi(APIView):
 class CorrectionApi(APIView):
     @extend_schema(
         request=CorrectionActionIn,
-        responses={200: CorrectionOut, **errors(400, 403, 404)},
+        responses={200: CorrectionOut, **errors(400, 403, 404, 409)},
         summary="Apply a proposed correction (an authored note supersedes the passage) or decline it (contributors)",
     )
     def post(self, request: Request, correction_id: int) -> Response:

@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.auth import actor
-from apps.core.exceptions import messages_of
+from apps.core.exceptions import Conflict, messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.models import Note, Tier
 from apps.notes.rendering import RenderedNote, render_note
@@ -29,10 +29,9 @@ from apps.notes.services.notes import (
     note_update,
     note_version,
     parse_or_400,
-    require,
 )
 from apps.vaults.models import Vault
-from apps.vaults.permissions import user_may
+from apps.vaults.permissions import require_unarchived, user_may
 from apps.vaults.selectors import vault_get
 
 TITLES_OFFERED = 5000  # wikilink completion offers at most this many of the vault's titles
@@ -61,6 +60,7 @@ def note_new_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     user = actor(request)
     vault = vault_get(user=user, vault_id=vault_id, action="contribute")
     if request.method != "POST":
+        require_unarchived(vault)
         return _editor(request, vault=vault, note=None, draft=Draft(path=request.GET.get("path", "")[:500], body=""))
     draft = _draft_posted(request)
     if request.POST.get("action") == "preview":
@@ -68,7 +68,7 @@ def note_new_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     try:
         note = note_create(actor=user, vault=vault, path=draft.path, body=draft.body)
     except ValidationError as exc:
-        return _editor(request, vault=vault, note=None, draft=draft, error=messages_of(exc))
+        return _editor(request, vault=vault, note=None, draft=draft, error=messages_of(exc), status=_status(exc))
     return redirect("note-page", note_id=note.pk)
 
 
@@ -78,8 +78,10 @@ def note_edit_page(request: HttpRequest, note_id: int) -> HttpResponse:
     """A note rewritten or moved (a new path; links to it follow) by a contributor, with the version they loaded."""
     user = actor(request)
     note = note_selectors.note_get(user=user, note_id=note_id)
-    require(user, "contribute", note.vault)
+    if not user_may(user, "contribute", note.vault):
+        raise PermissionDenied("your role on this vault does not allow 'contribute'")
     if request.method != "POST":
+        require_unarchived(note.vault)
         draft = Draft(path=note.path, body=note.body, version=note_version(note))
         return _editor(request, vault=note.vault, note=note, draft=draft)
     draft = _draft_posted(request)
@@ -101,8 +103,13 @@ def note_edit_page(request: HttpRequest, note_id: int) -> HttpResponse:
         draft = replace(draft, version=note_version(current))
         return _editor(request, vault=current.vault, note=current, draft=draft, error=message, current=current)
     except ValidationError as exc:
-        return _editor(request, vault=note.vault, note=note, draft=draft, error=messages_of(exc))
+        return _editor(request, vault=note.vault, note=note, draft=draft, error=messages_of(exc), status=_status(exc))
     return redirect("note-page", note_id=note.pk)
+
+
+def _status(refusal: ValidationError) -> int:
+    # The draft comes back in the editor either way; a refusal by the vault's state says so in its status.
+    return 409 if isinstance(refusal, Conflict) else 200
 
 
 @login_required
@@ -132,6 +139,7 @@ def _editor(
     error: str = "",
     preview: bool = False,
     current: Note | None = None,
+    status: int = 200,
 ) -> HttpResponse:
     rendered = None
     if preview:
@@ -156,6 +164,7 @@ def _editor(
             "titles": list(dict.fromkeys(titles[:TITLES_OFFERED])),
             "may_manage": note is not None and note.tier == Tier.COLD and user_may(user, "manage", vault),
         },
+        status=status,
     )
 
 

@@ -67,8 +67,9 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
             "metadata": note_selectors.note_metadata(note=note),
             "superseded": note_selectors.note_superseded(note=note),
-            "may_contribute": role in ("contributor", "manager"),
-            "may_manage": role == "manager",
+            # An archived vault is read-only for every role: its pages offer no change until it is brought back.
+            "may_contribute": role in ("contributor", "manager") and note.vault.archived_at is None,
+            "may_manage": role == "manager" and note.vault.archived_at is None,
         },
     )
 

@@ -20,8 +20,10 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
+from django.urls import reverse
 
 from apps.core.auth import Requester, token_limits
+from apps.core.exceptions import Conflict
 from apps.vaults.models import Vault, VaultRole
 
 Action = Literal["read", "contribute", "manage"]
@@ -90,6 +92,17 @@ def vault_ids_for(user: Requester, action: Action = "read") -> list[int]:
 
 def user_may(user: Requester, action: Action, vault: Vault) -> bool:
     return vaults_for(user, action).filter(pk=vault.pk).exists()
+
+
+def require_unarchived(vault: Vault) -> None:
+    """An archived vault is read-only: its notes, imports and corrections wait until a manager brings it back.
+    Roles are untouched (a manager still manages it, so it can be brought back), and feedback, which changes
+    what is learned rather than what is written, goes on."""
+    if vault.archived_at is not None:
+        raise Conflict(
+            f"“{vault.name}” is archived, so nothing in it changes: a manager brings it back from the archive first.",
+            back=(reverse("vault-page", args=[vault.pk]), vault.name),
+        )
 
 
 ROLE_ACTIONS: list[tuple[str, Action]] = [

@@ -62,8 +62,9 @@ def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
 
 @transaction.atomic
 def vault_archive(*, actor: User, vault: Vault, archived: bool) -> Vault:
-    """Archive a vault or bring it back (managers); audited. An archived vault keeps its notes and members and is
-    read at its address and when chosen by name; searches and chats over "every vault" leave it out."""
+    """Archive a vault or bring it back (managers); audited. An archived vault keeps its notes and members, is read
+    at its address and when chosen by name, and is read-only (`require_unarchived`); searches and chats over "every
+    vault" leave it out."""
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may archive it")
     if vault.is_personal:

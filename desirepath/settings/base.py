@@ -99,6 +99,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "apps.core.middleware.ConflictPage",
     # Last, as django-axes asks: it turns a lockout found during sign-in into the 429 answer.
     "axes.middleware.AxesMiddleware",
 ]

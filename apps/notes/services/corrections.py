@@ -35,7 +35,8 @@ def correction_submit(*, user: User, chunk: Chunk, text: str, feedback_id: int |
             proposed_by=user,
             feedback_id=feedback_id,
         )
-        if user_may(user, "contribute", chunk.note.vault):
+        # In an archived vault a contributor's correction waits as a proposal, like a reader's.
+        if user_may(user, "contribute", chunk.note.vault) and chunk.note.vault.archived_at is None:
             return correction_apply(actor=user, correction=correction)
         audit_record(
             actor=user,

@@ -52,7 +52,7 @@ from apps.notes.services.chunks import chunks_replace, chunks_store_vectors, dra
 from apps.notes.services.notes import apply_parsed, links_replace
 from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
-from apps.vaults.permissions import user_may
+from apps.vaults.permissions import require_unarchived, user_may
 
 BATCH_FILES = 64  # files per transaction; their new chunk texts are embedded afterwards, outside it
 # Texts per embedding call: the model's own batch, so the job moves with every batch at no cost in throughput (texts
@@ -79,6 +79,8 @@ def _requester_may_still_write(job: ImportJob) -> None:
     if requester is None or not user_may(requester, "contribute", job.vault):
         who = requester.get_username() if requester is not None else "its requester"
         raise ImportRefused(f"{who} may no longer write to this vault; the import stopped there")
+    if Vault.objects.filter(pk=job.vault_id, archived_at__isnull=False).exists():
+        raise ImportRefused("the vault was archived; the import stopped there (bring the vault back to import)")
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ def import_job_create(
     """Queue an import (contributors). A zip is checked and stored for the worker; the task runs after commit."""
     if not user_may(actor, "contribute", vault):
         raise PermissionDenied("your role on this vault does not allow importing notes")
+    require_unarchived(vault)
     if (archive is None) == (folder is None):
         raise ValidationError({"detail": ["give a zip file or a folder"]})
     if archive is not None:

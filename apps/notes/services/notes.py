@@ -18,7 +18,7 @@ from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note, storabl
 from apps.notes.models import Note, NoteLink, Provenance, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve, names_of
 from apps.vaults.models import Vault
-from apps.vaults.permissions import user_may
+from apps.vaults.permissions import require_unarchived, user_may
 
 
 def normalize_path(raw: str) -> str:
@@ -90,8 +90,11 @@ def _embed_later(vault_id: int) -> None:
 
 
 def require(actor: User, action: str, vault: Vault) -> None:
+    """`actor` may do `action` to the vault, and a change (any action but read) finds the vault open."""
     if not user_may(actor, action, vault):  # type: ignore[arg-type]
         raise PermissionDenied(f"your role on this vault does not allow '{action}'")
+    if action != "read":
+        require_unarchived(vault)
 
 
 @transaction.atomic
