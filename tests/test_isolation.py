@@ -753,3 +753,26 @@ def test_the_note_editor_of_a_vault_one_may_not_read_answers_as_a_missing_note()
     assert "Secret" not in own
     preview = browser.post(f"/vaults/{mine.pk}/notes/new/", {"path": "A.md", "body": "[[Secret]]", "action": "preview"})
     assert f"/notes/{secret.pk}/" not in preview.content.decode() and 'class="unresolved"' in preview.content.decode()
+
+
+def test_a_conversation_is_deleted_by_its_owner_only(sample):
+    """Deleting is keyed by the requester as reading is: anyone else's conversation is a missing one (API and page),
+    and a read-only token of the owner's deletes nothing."""
+    from tests.chat.test_chat_api import ask
+
+    people = [sample.owner, make_user("deleter-a"), make_user("deleter-b")]
+    for person in people[1:]:
+        share(sample, "reader", user=person)
+    theirs = {person.pk: ask(person, "What is a PTW?", [sample.pk])["conversation"] for person in people}
+    for person in people:
+        browser = Client()
+        browser.force_login(person)
+        for owner_id, conversation in theirs.items():
+            if owner_id == person.pk:
+                continue
+            assert api(person).delete(f"/api/conversations/{conversation}/").status_code == 404
+            assert browser.post(f"/chat/conversations/{conversation}/delete/").status_code == 404
+    mine = theirs[people[1].pk]
+    assert api_with_token(people[1], read_only=True).delete(f"/api/conversations/{mine}/").status_code == 403
+    assert Conversation.objects.filter(pk__in=theirs.values()).count() == len(people)
+    assert api(people[1]).delete(f"/api/conversations/{mine}/").status_code == 204

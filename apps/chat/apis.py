@@ -24,6 +24,7 @@ from apps.chat.serializers import (
 )
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
 from apps.chat.services.feedback import answer_pick, correction_of, feedback_record
+from apps.chat.services.history import conversation_delete
 from apps.chat.services.relay import follow, queue_answer
 from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
@@ -212,6 +213,15 @@ class ConversationDetailApi(APIView):
         return Response(
             ConversationDetailOut(conversation_payload(conversation, messages=True, user=actor(request))).data
         )
+
+    @extend_schema(
+        request=None,
+        responses={204: None, **errors(404, 409)},
+        summary="Delete one of your conversations for good (409 while an answer in it is being written)",
+    )
+    def delete(self, request: Request, conversation_id: int) -> Response:
+        conversation_delete(user=actor(request), conversation_id=conversation_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ConversationCancelApi(APIView):

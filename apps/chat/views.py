@@ -12,13 +12,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.chat.apis import QUEUE_DOWN, conversation_payload, pending_message
 from apps.chat.models import Conversation, Message, Role
 from apps.chat.services.chat import Event, chat_run, chat_start
+from apps.chat.services.history import conversation_delete
 from apps.chat.services.relay import follow, queue_answer
 from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
@@ -57,8 +58,17 @@ def chat_page(request: HttpRequest) -> HttpResponse:
             "conversations": conversations[:50],
             "current": current,
             "find": find,
+            "deleted": request.GET.get("deleted") == "1",
         },
     )
+
+
+@login_required
+@require_POST
+def conversation_delete_page(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    """The owner deletes a conversation for good (404 for anyone else's) and lands on a new one."""
+    conversation_delete(user=actor(request), conversation_id=conversation_id)
+    return redirect(f"{reverse('chat-page')}?deleted=1")
 
 
 @login_required

@@ -57,8 +57,9 @@ class SummaryNode(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["vault", "key"], name="summary_node_unique_key"),
             models.CheckConstraint(
-                condition=models.Q(level=0, conversation__isnull=False) | models.Q(level__gt=0, conversation=None),
-                name="summary_node_level_zero_is_a_conversation",
+                # A level-0 node outlives its conversation when its owner deletes that (conversation then null).
+                condition=models.Q(level=0) | models.Q(level__gt=0, conversation=None),
+                name="summary_node_only_level_zero_has_a_conversation",
             ),
             models.CheckConstraint(condition=models.Q(period_start__lte=F("period_end")), name="summary_period"),
         ]
