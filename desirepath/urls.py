@@ -5,10 +5,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
+from apps.evaluation.pages import learning_urls
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", include(feedback_report_urls)),
+    path("admin/", include(learning_urls)),
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -18,6 +18,7 @@ from apps.evaluation import corpus
 from apps.evaluation.learning import answer_rate, ask_full, paired_bootstrap, ranked
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.metrics import reciprocal_rank
+from apps.evaluation.models import LearningCurveRun
 
 WINDOW = 20
 
@@ -79,6 +80,20 @@ def replay_report(runs: list[dict[str, list[float]]], samples: list[str], window
         "curve": curve,
         "reciprocal_ranks": dict(zip(samples, runs, strict=True)),
     }
+
+
+def replay_record(report: dict[str, Any]) -> LearningCurveRun:
+    """Keep a replay's figures and curve on the deployment, where the staff learning page draws the latest."""
+    return LearningCurveRun.objects.create(
+        dataset=str(report.get("dataset", "")),
+        window=int(report["window"]),
+        conversations=list(report["conversations"]),
+        questions=sum(report["questions"]),
+        mrr_off=float(report["mrr"]["off"]),
+        mrr_on=float(report["mrr"]["on"]),
+        mrr_change=dict(report["mrr_change"]),
+        curve=dict(report["curve"]),
+    )
 
 
 def curve_svg(curve: dict[str, list[float]], *, title: str, window: int = WINDOW) -> str:

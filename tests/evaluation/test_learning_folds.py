@@ -8,9 +8,12 @@ import json
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client
 
 from apps.evaluation.folds import Measured, chosen_rates, conversation_folds, folds_report
+from apps.evaluation.models import LearningCurveRun
 from apps.evaluation.replay import curve_svg, learning_curve, rolling
 from apps.graph.learning import Rates
 from tests.evaluation.test_scoring import TINY
@@ -101,3 +104,42 @@ def test_the_replay_command_writes_the_curve_and_its_chart(tmp_path):
     assert len(report["curve"]["on"]) == len(report["curve"]["off"]) == 3
     assert report["curve"]["on"][0] == report["curve"]["off"][0]  # nothing is learned before the first answer
     assert re.findall(r'<polyline class="(on|off)"', chart.read_text()) == ["off", "on"]
+    # the run is kept on the deployment, and the staff learning page draws it
+    staff = User.objects.create_superuser("learning-observer", password="x" * 16)
+    browser = Client()
+    browser.force_login(staff)
+    page = browser.get("/admin/learning/").content.decode()
+    assert re.findall(r'<polyline class="(on|off)"', page) == ["off", "on"]
+    kept = LearningCurveRun.objects.get()
+    assert kept.questions == 3 and kept.curve == report["curve"] and kept.dataset == "locomo:tiny.json"
+    assert f"{kept.mrr_on:.3f}" in page and "3 questions of" in page
+
+
+@pytest.mark.django_db
+def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
+    from apps.chat.models import Feedback
+    from tests.chat.test_chat_api import ask
+    from tests.factories import api, make_user
+
+    reader = make_user("learning-reader")
+    browser = Client()
+    browser.force_login(reader)
+    assert browser.get("/admin/learning/").status_code == 302  # to the admin's sign-in: not staff
+
+    staff = User.objects.create_superuser("learning-staff", password="x" * 16)
+    browser.force_login(staff)
+    empty = browser.get("/admin/learning/").content.decode()
+    assert "No learning-curve replay has run on this deployment yet" in empty and "No feedback in the last" in empty
+    assert 'href="/admin/learning/"' in browser.get("/admin/").content.decode()
+
+    items = ask(sample.owner, "What is a PTW?", [sample.pk])["context"]
+    client = api(sample.owner)
+    assert client.post("/api/feedback/", {"context_item": items[0]["id"], "signal": "confirm"}).status_code == 201
+    assert client.post("/api/feedback/", {"context_item": items[-1]["id"], "signal": "not_relevant"}).status_code == 201
+    assert Feedback.objects.count() == 2
+    page = browser.get("/admin/learning/").content.decode()
+    row = re.search(r'<table id="feedback-weeks">.*?<tbody>\s*<tr>(.*?)</tr>', page, re.S)
+    assert row is not None
+    cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
+    assert cells[1:3] == ["1", "1"] and int(cells[3]) > 0  # one helped, one did not, and the ledger moved
+    assert "What is a PTW?" not in page  # counts only

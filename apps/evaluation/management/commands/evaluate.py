@@ -12,7 +12,7 @@ from apps.evaluation.folds import DESIRE_PATHS, GRID, conversation_measure, fold
 from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
-from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, replay_report
+from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, replay_record, replay_report
 from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
 from apps.evaluation.significance_fit import calibrate_significance, groups, write_classifier
 from apps.graph.relevance import GRAPH_FEATURES
@@ -219,6 +219,9 @@ class Command(BaseCommand):
         else:
             report = self._folds(conversations, options["unit"], options["folds"])
         report = {"dataset": f"locomo:{options['data'].name}", "unit": options["unit"], **report}
+        if options["replay"] and not options["pick"]:
+            replay_record(report)
+            self.stdout.write("kept for the staff learning page (/admin/learning/)")
         if options["json_out"]:
             options["json_out"].parent.mkdir(parents=True, exist_ok=True)
             options["json_out"].write_text(json.dumps(report, indent=2))
