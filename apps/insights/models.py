@@ -89,3 +89,62 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"notification {self.pk} for {self.user_id}"
+
+
+class FootstepOrigin(models.TextChoices):
+    QUESTION = "question"  # pulled into an answer: a context item that passed the gate
+    LINK = "link"  # a note began to link to it
+
+
+class Footstep(models.Model):
+    """A visit to a note, the raw material of discovery: when, by whom, and from where (the answer's message for a
+    question, the linking note for a link). Counts only: no question text is kept here."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    origin = models.CharField(max_length=8, choices=FootstepOrigin.choices)
+    message_id = models.BigIntegerField(null=True, blank=True)  # no FK: a footstep outlives a deleted conversation
+    from_note = models.ForeignKey(Note, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["vault", "at"]), models.Index(fields=["note", "at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["note", "message_id"], condition=models.Q(origin="question"), name="footstep_one_per_answer"
+            ),
+            models.UniqueConstraint(
+                fields=["note", "from_note"], condition=models.Q(origin="link"), name="footstep_one_per_link"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(origin="question", message_id__isnull=False, from_note=None)
+                | models.Q(origin="link", message_id=None, from_note__isnull=False),
+                name="footstep_origin_named",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"footstep on note {self.note_id} ({self.origin}, {self.at:%Y-%m-%d})"
+
+
+class NoveltyCandidate(models.Model):
+    """A note whose footsteps stood out on one day: its novelty score with the three parts it is made of, and the
+    vault's bar that day (mean + 2σ over every note of the vault), kept for screening."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    spike = models.FloatField()  # the day's footsteps against the note's own daily average before it
+    freshness = models.FloatField()  # halves every week since the last visit
+    variety = models.PositiveIntegerField()  # distinct questions and notes that visited it that day
+    score = models.FloatField()
+    bar = models.FloatField()
+
+    class Meta:
+        ordering = ["-day", "-score"]
+        constraints = [models.UniqueConstraint(fields=["vault", "note", "day"], name="novelty_one_per_note_and_day")]
+
+    def __str__(self) -> str:
+        return f"novelty candidate note {self.note_id} on {self.day} ({self.score:.2f} > {self.bar:.2f})"

@@ -3,6 +3,9 @@ from celery import shared_task
 from apps.core.sweep import sweep
 from apps.graph.tasks import vaults_of
 from apps.insights.discover import principles_discover
+from apps.insights.footsteps import footsteps_collect, novelty_detect
+from apps.vaults.chat_settings import parse
+from apps.vaults.models import Vault
 
 
 @shared_task(name="apps.insights.tasks.discover_principles", time_limit=1800, soft_time_limit=1700)
@@ -14,3 +17,23 @@ def discover_principles(vault_id: int | None = None) -> int:
         lambda vid: len(principles_discover(vault_id=vid)),
     )
     return sum(done.values())
+
+
+def _discovering(vault_id: int | None) -> list[int]:
+    """The vaults whose `discovery` switch is on: with it off, nothing footstep-driven runs."""
+    ids = vaults_of(vault_id)
+    return [
+        v.pk for v in Vault.objects.filter(pk__in=ids).order_by("pk") if parse(v.chat_settings).switches["discovery"]
+    ]
+
+
+@shared_task(name="apps.insights.tasks.discovery_daily", time_limit=1800, soft_time_limit=1700)
+def discovery_daily(vault_id: int | None = None) -> dict[str, int]:
+    """Collect each discovering vault's new footsteps, then detect the day's novelty candidates."""
+
+    def run(vid: int) -> int:
+        footsteps_collect(vault_id=vid)
+        return len(novelty_detect(vault_id=vid))
+
+    done, _ = sweep(_discovering(vault_id), "footsteps and detection in vault", run)
+    return {"vaults": len(done), "candidates": sum(done.values())}

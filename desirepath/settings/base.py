@@ -260,6 +260,8 @@ CELERY_BEAT_SCHEDULE = {
     "librarian-summaries": {"task": "apps.librarian.tasks.summaries_daily", "schedule": 86400.0},
     # Patterns spanning unrelated notes become proposed principles (also after each import's community run).
     "insights-principles": {"task": "apps.insights.tasks.discover_principles", "schedule": 86400.0},
+    # Footsteps on notes collected, then the day's novelty candidates detected (pure arithmetic, no model).
+    "insights-discovery": {"task": "apps.insights.tasks.discovery_daily", "schedule": 86400.0},
     # Ten minutes before each hour: questions that burned in at that hour get their context ready.
     "graph-prewarm": {"task": "apps.chat.tasks.prewarm", "schedule": crontab(minute=50)},
 }
