@@ -84,6 +84,9 @@ def feedback_record(
                 raise ValidationError(
                     {"context_item": ["this passage has changed since it was shown; open its note to correct it"]}
                 )
+        if current is not None:  # withdrawn first: the person's one choice is free for the new vote
+            current.withdrawn_at = timezone.now()
+            current.save(update_fields=["withdrawn_at"])
         vote = Feedback.objects.create(user=user, context_item=item, signal=signal, text=text)
         if current is not None:
             _withdraw(current, why=f"replaced by {signal} (vote {vote.pk})", successor=vote)
@@ -126,7 +129,7 @@ def _withdraw(vote: Feedback, *, why: str, successor: Feedback | None = None) ->
     """Take `vote` back: its learned effect reversed on the ledger, the vote kept as withdrawn (and by what)."""
     learned = Signal.CONFIRM if vote.signal == Signal.ANSWERS else vote.signal
     paths_unlearn(feedback_id=vote.pk, signal=learned, why=f"{vote.signal} {why}")
-    vote.withdrawn_at = timezone.now()
+    vote.withdrawn_at = vote.withdrawn_at or timezone.now()
     vote.replaced_by = successor
     vote.save(update_fields=["withdrawn_at", "replaced_by"])
     correction = correction_of(vote)
