@@ -24,6 +24,7 @@ from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_sl
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
+from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_list
 
 
@@ -48,7 +49,13 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "chat.html",
-        {"vaults": vaults, "conversations": conversations[:50], "current": current, "find": find},
+        {
+            "vaults": vaults,
+            "conversations": conversations[:50],
+            "current": current,
+            "find": find,
+            "contributes": vault_ids_for(user, "contribute"),  # where a correction can be applied, not only proposed
+        },
     )
 
 
