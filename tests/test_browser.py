@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from apps.chat.models import Conversation, Feedback, Message, Role
-from tests.factories import PASSWORD, import_sample, make_note, make_user, make_vault, share
+from apps.graph.models import WeightChange
+from tests.factories import PASSWORD, api, import_sample, make_note, make_user, make_vault, share
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -747,3 +748,112 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
         time.sleep(0.2)
     opened = Feedback.objects.get(signal="opened")
     assert opened.user_id == owner.pk and opened.context_item.citation is not None
+
+
+def _no_sideways_scroll(page) -> None:  # type: ignore[no-untyped-def]
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width, (page.url, scroll_width, inner_width)
+
+
+def _verdict(page, signal: str):  # type: ignore[no-untyped-def]
+    return page.locator(".turn").nth(0).locator("ol.sources li").first.locator(f"button[data-signal={signal}]")
+
+
+def _pressed(page) -> list[str]:  # type: ignore[no-untyped-def]
+    box = page.locator(".turn").nth(0).locator("ol.sources li").first
+    return [b.get_attribute("data-signal") for b in box.locator("button[aria-pressed=true]").all()]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_shows_its_changes(live_server, page):
+    from apps.chat.models import ContextItem
+    from apps.notes.models import Correction
+
+    owner, reader = make_user("verdict-giver"), make_user("verdict-reader")
+    kitchen = make_vault(owner, "Kitchen")
+    make_note(kitchen, "Bread.md", "# Bread\nBread dough rests for an hour before baking.")
+    share(kitchen, "reader", user=reader)
+    shots = ARTIFACTS / "pages"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    page.check("label.vault:has-text('Kitchen') input")
+    page.fill("#message", "How long does bread dough rest?")
+    page.click("#send")
+    page.locator(".turn").nth(0).locator(".badge.grounded").wait_for()
+    conversation = Conversation.objects.get(owner=owner)
+    item = ContextItem.objects.filter(message__conversation=conversation, survived=True).order_by("position").first()
+    assert item is not None
+    current = Feedback.objects.filter(context_item=item, withdrawn_at__isnull=True)
+
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{live_server.url}/chat/?c={conversation.pk}")
+        _verdict(page, "confirm").click()
+        page.locator(".choice-status", has_text="Your choice: Helpful").wait_for()
+        page.reload()
+        assert _pressed(page) == ["confirm"]  # kept with the answer
+        first = page.locator(".turn").nth(0).locator("ol.sources li").first
+        first.locator("details.more summary").click()
+        _verdict(page, "reject").click()  # another choice replaces the first
+        first.locator("summary", has_text="More: Wrong").wait_for()
+        assert _pressed(page) == ["reject"]
+        assert list(current.values_list("signal", flat=True)) == ["reject"]
+        _no_sideways_scroll(page)
+        page.screenshot(path=str(shots / f"chat-feedback-chosen-{width}x{height}.png"), full_page=True)
+        page.reload()
+        assert _pressed(page) == ["reject"] and "More: Wrong" in first.locator("summary").inner_text()
+        first.locator("button.undo").click()
+        first.locator(".choice-status", has_text="Undone.").wait_for()
+        assert _pressed(page) == [] and not current.exists()
+        page.reload()
+        assert _pressed(page) == [] and first.locator("button.undo").is_hidden()
+        _no_sideways_scroll(page)
+    taken_back = WeightChange.objects.filter(reason__startswith="taken back: confirm replaced by reject")
+    assert taken_back.exists()  # the replaced helpful vote's effect was reversed on the ledger
+
+    # A correction: the passage, an editor holding it and the words changed; a contributor may apply it.
+    page.set_viewport_size({"width": 390, "height": 844})
+    first = page.locator(".turn").nth(0).locator("ol.sources li").first
+    first.locator("details.more summary").click()
+    _verdict(page, "correct").click()
+    dialog = page.locator("dialog.correct")
+    assert item.text in dialog.locator("blockquote.passage").inner_text()
+    assert dialog.locator("textarea").input_value() == item.text
+    assert dialog.locator("button.apply").is_disabled()  # nothing changed yet
+    dialog.locator("textarea").fill(item.text.replace("an hour", "two hours"))
+    assert dialog.locator(".diff del").all_inner_texts() == ["an hour"]  # only the words that changed
+    assert dialog.locator(".diff ins").all_inner_texts() == ["two hours"]
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(shots / "chat-correction-390x844.png"), full_page=True)
+    # The passage changed meanwhile: refused with the reason, the dialog and the typed text stay.
+    ContextItem.objects.filter(pk=item.pk).update(chunk=None, text="changed meanwhile")
+    dialog.locator("button.apply").click()
+    dialog.locator("[role=alert]", has_text="your text is kept").wait_for()
+    assert "two hours" in dialog.locator("textarea").input_value()
+    ContextItem.objects.filter(pk=item.pk).update(chunk=item.chunk_id, text=item.text)
+    dialog.locator("button.apply").click()
+    dialog.wait_for(state="detached")
+    first.locator(".choice-status", has_text="Applied").wait_for()
+    applied = Correction.objects.get(proposed_by=owner)
+    assert applied.status == "applied" and "two hours" in applied.successor.body
+    _accessible_in_both_themes(page, "chat-feedback")
+
+    # A reader of the vault only proposes.
+    page.context.clear_cookies()
+    asked = {"vaults": [kitchen.pk], "message": "How long does bread rest?"}
+    reply = api(reader).post("/api/chat/", asked, format="json")
+    page.goto(f"{live_server.url}/chat/?c={reply.json()['conversation']}")
+    _log_in(page, reader)
+    first = page.locator(".turn").nth(0).locator("ol.sources li").first
+    first.locator("details.more summary").click()
+    _verdict(page, "correct").click()
+    dialog = page.locator("dialog.correct")
+    assert dialog.locator("button.apply").count() == 0
+    dialog.locator("textarea").fill("Bread dough rests for two hours.")
+    dialog.locator("button.propose").click()
+    first.locator(".choice-status", has_text="Proposed to the vault's contributors").wait_for()
+    assert Correction.objects.get(proposed_by=reader).status == "proposed"
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(shots / "chat-correction-proposed-390x844.png"), full_page=True)

@@ -29,7 +29,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
-from apps.chat.models import ContextItem, Conversation
+from apps.chat.models import ContextItem, Conversation, Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.librarian.models import SummaryNode
@@ -389,6 +389,15 @@ def test_chat_and_feedback_only_ever_use_readable_vaults(tmp_path):
             vote = client.post("/api/feedback/", {"context_item": item.pk, "signal": "used"}, format="json")
             mine = item.message.conversation.owner_id == user.pk and item.vault_id in readable
             assert vote.status_code == (201 if mine else 404), (user.username, item.pk)
+    # undoing a vote: only one's own, on a passage one can still read; anyone else's is as if it did not exist
+    votes = list(Feedback.objects.filter(signal="used").select_related("context_item"))
+    for user in world.users:
+        readable = world.readable(user)
+        for vote in votes:
+            undone = api(user).delete(f"/api/feedback/{vote.pk}/")
+            mine = vote.user_id == user.pk and vote.context_item.vault_id in readable
+            assert undone.status_code == (204 if mine else 404), (user.username, vote.pk)
+    assert not Feedback.objects.filter(signal="used", withdrawn_at__isnull=True).exists()
     # pointing to the passage that answers it: only in one's own answers, only to a passage one can read
     answers = list(dict.fromkeys(item.message for item in items))[:6]
     passages = {vault_id: Chunk.objects.filter(vault_id=vault_id, tier="hot").first() for vault_id in world.markers}

@@ -23,7 +23,7 @@ from apps.chat.serializers import (
     FeedbackOut,
 )
 from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
-from apps.chat.services.feedback import answer_pick, correction_of, feedback_record
+from apps.chat.services.feedback import answer_pick, correction_of, feedback_record, feedback_undo
 from apps.chat.services.history import conversation_delete
 from apps.chat.services.relay import follow, queue_answer
 from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
@@ -126,13 +126,17 @@ class FeedbackIn(serializers.Serializer):
     context_item = serializers.IntegerField(min_value=1)
     signal = serializers.ChoiceField(choices=Signal.choices)
     text = serializers.CharField(required=False, allow_blank=True, default="")
+    propose = serializers.BooleanField(
+        required=False, default=False, help_text="a contributor's correction waits for review instead of applying"
+    )
 
 
 class FeedbackApi(APIView):
     @extend_schema(
         request=FeedbackIn,
         responses={201: FeedbackOut, 200: FeedbackOut, **errors(400, 404)},
-        summary="Rate a context item (201 new vote, 200 when this vote was already recorded)",
+        summary="Rate a context item: one choice per item, a new one replaces the earlier (201 new vote, 200 when "
+        "this choice was already your current one)",
     )
     def post(self, request: Request) -> Response:
         data = FeedbackIn(data=request.data)
@@ -142,8 +146,19 @@ class FeedbackApi(APIView):
             item_id=data.validated_data["context_item"],
             signal=data.validated_data["signal"],
             text=data.validated_data["text"],
+            propose=data.validated_data["propose"],
         )
         return vote_response(vote, created)
+
+
+class FeedbackUndoApi(APIView):
+    @extend_schema(
+        responses={204: None, **errors(400, 404)},
+        summary="Undo your vote: what it taught is taken back and it is no longer your choice (204, again harmless)",
+    )
+    def delete(self, request: Request, vote_id: int) -> Response:
+        feedback_undo(user=actor(request), vote_id=vote_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class AnswerPickIn(serializers.Serializer):
@@ -172,6 +187,9 @@ def vote_response(vote: Feedback, created: bool) -> Response:
     correction = correction_of(vote)
     if correction is not None:
         body["correction"] = {"id": correction.pk, "status": correction.status, "successor": correction.successor_id}
+    replaced = Feedback.objects.filter(replaced_by=vote).values_list("pk", flat=True).first() if created else None
+    if replaced is not None:
+        body["replaced"] = replaced
     return Response(
         FeedbackOut({**body, "created": created}).data,
         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

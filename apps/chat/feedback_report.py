@@ -16,7 +16,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from apps.chat.models import Feedback, Signal
-from apps.notes.models import Correction, Note
+from apps.notes.models import Correction, CorrectionStatus, Note
 
 TREND_WINDOW = timedelta(days=30)
 CONFIRMED = (Signal.CONFIRM, Signal.ANSWERS)  # a passage pointed to as the answer is a confirm the asker looked for
@@ -56,8 +56,9 @@ def note_feedback_report(
         raise PermissionDenied("only staff observe the feedback report")
     now = now or timezone.now()
     recent, before = now - TREND_WINDOW, now - 2 * TREND_WINDOW
-    votes = Feedback.objects.filter(context_item__note__isnull=False)
-    corrections = Correction.objects.all()
+    # A person's current choices only: one they undid or replaced no longer speaks for the note.
+    votes = Feedback.objects.filter(context_item__note__isnull=False, withdrawn_at__isnull=True)
+    corrections = Correction.objects.exclude(status=CorrectionStatus.WITHDRAWN)
     if vault_id is not None:
         votes = votes.filter(context_item__note__vault_id=vault_id)
         corrections = corrections.filter(note__vault_id=vault_id)

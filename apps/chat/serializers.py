@@ -12,6 +12,11 @@ class ContextSourceOut(serializers.Serializer):
     path = serializers.CharField()
 
 
+class ChoiceOut(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the vote: DELETE /api/feedback/{id}/ undoes it")
+    signal = serializers.ChoiceField(choices=Signal.choices)
+
+
 class ContextItemOut(serializers.Serializer):
     id = serializers.IntegerField()
     text = serializers.CharField()
@@ -26,6 +31,7 @@ class ContextItemOut(serializers.Serializer):
     survived = serializers.BooleanField(help_text="passed the gate and was given to the answer")
     citation = serializers.IntegerField(allow_null=True, help_text="its [n] in the answer, for survivors")
     signals = serializers.ListField(child=serializers.CharField(), help_text="the feedback its asker gave it")
+    choice = ChoiceOut(allow_null=True, help_text="its asker's current choice on it (one at most), to undo by `id`")
 
 
 class GateOut(serializers.Serializer):
@@ -104,6 +110,9 @@ class FeedbackOut(serializers.Serializer):
     signal = serializers.ChoiceField(choices=Signal.choices)
     created = serializers.BooleanField(help_text="false when this vote was already recorded")
     correction = FeedbackCorrectionOut(required=False, help_text="the correction a `correct` vote proposed")
+    replaced = serializers.IntegerField(
+        required=False, help_text="the earlier choice this one replaced (withdrawn, its effect taken back)"
+    )
 
 
 class ExpansionSourceOut(ContextSourceOut):

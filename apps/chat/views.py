@@ -25,6 +25,7 @@ from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_sl
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
+from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_list
 
 
@@ -59,6 +60,8 @@ def chat_page(request: HttpRequest) -> HttpResponse:
             "current": current,
             "find": find,
             "deleted": request.GET.get("deleted") == "1",
+            # where a correction can be applied, not only proposed (an archived vault takes proposals only)
+            "contributes": [vid for vid in vault_ids_for(user, "contribute") if vid not in {v.pk for v in archived}],
         },
     )
 

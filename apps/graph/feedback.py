@@ -11,13 +11,18 @@
   turns next to it in its conversation (the answer to a question is often the turn after the one confirmed); and
   so does the fact for the question itself, which questions near it in meaning inherit (`apps.graph.questions`);
 - `reject` / `correct`: the path weakens, one step down the ladder.
-Only edges of the unit's own vault move: a trace can never reach another vault's weights."""
+Only edges of the unit's own vault move: a trace can never reach another vault's weights.
+
+A vote taken back (undone, or replaced by the person's later choice) is unlearned from its own ledger rows, not
+by walking the path again: the path, the doors or the passage may have changed since, and the rows say exactly
+what it moved. Each reversal is a new ledger row naming the same vote; nothing is deleted."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from django.db.models import Sum
 from django.utils import timezone
 
 from apps.graph.conversation import neighbours_of
@@ -30,9 +35,10 @@ from apps.graph.learning import (
     fact_value_record,
     path_value_record,
     rates,
+    value_uncount,
     weight_adjust,
 )
-from apps.graph.models import Dependency, Entity, Mention
+from apps.graph.models import Dependency, Entity, LedgerSource, Mention, WeightChange
 from apps.graph.questions import question_learn
 from apps.graph.rhythm import rhythm_values_record
 from apps.notes.models import Chunk
@@ -40,6 +46,9 @@ from apps.retrieval.trace import Trace
 
 UP = {"confirm", "used"}
 DOWN = {"not_relevant", "reject", "correct"}
+BESIDE = " (the turn next to it)"  # the reason's mark on a desire path to a neighbour, learned at a fraction
+STRENGTHS = ("edge_strength", "entity_strength")
+TAKEN_BACK = "taken back: "  # how the ledger marks the rows that reverse a vote
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,48 @@ def paths_learn(*, vault_id: int, trace: Trace, chunk_id: int | None, vote: Vote
         moved.append(question_learn(vault_id=vault_id, question=vote.question, chunk_id=chunk_id, outcome=outcome))
     elif vote.signal == "not_useful":
         moved.append(_node_weaken(vault_id, trace, vote, reason))
+    return [m for m in moved if m is not None]
+
+
+def paths_unlearn(*, feedback_id: int, signal: str, why: str) -> list[Moved]:
+    """Take back what a person's vote `feedback_id` (of `signal`, as it was learned) taught, from its ledger rows:
+    each strength moves back by what the vote moved it, each step on the confidence ladder is stepped back, and
+    each learned value loses the outcome it counted. Every reversal is a ledger row with the same vote, its reason
+    "taken back: `why`"; a vote already taken back moves nothing."""
+    rows = WeightChange.objects.filter(feedback_id=feedback_id, source=LedgerSource.FEEDBACK)
+    if rows.filter(reason__startswith=TAKEN_BACK).exists():
+        return []
+    reason = f"{TAKEN_BACK}{why}"
+    moved: list[Moved | None] = []
+    net = rows.filter(target__in=STRENGTHS).values("target", "target_id").annotate(total=Sum("delta"))
+    for row in net.order_by("target", "target_id"):  # one lock order for every reversal
+        if abs(row["total"]) > 1e-12:
+            moved.append(
+                weight_adjust(
+                    target=row["target"],
+                    target_id=row["target_id"],
+                    delta=-row["total"],
+                    source=LedgerSource.FEEDBACK,
+                    reason=reason,
+                    feedback_id=feedback_id,
+                )
+            )
+    steps: dict[int, int] = {}
+    for edge, delta in rows.filter(target="edge_confidence").values_list("target_id", "delta"):
+        steps[edge] = steps.get(edge, 0) + (1 if delta > 0 else -1)
+    for edge, net_steps in sorted(steps.items()):
+        for _ in range(abs(net_steps)):
+            moved.append(
+                confidence_step(
+                    edge_id=edge, up=net_steps < 0, source=LedgerSource.FEEDBACK, reason=reason, feedback_id=feedback_id
+                )
+            )
+    if signal in UP or signal in DOWN:
+        values = rows.exclude(target__in=(*STRENGTHS, "edge_confidence")).order_by("id")
+        for target, row_id, learned in values.values_list("target", "target_id", "reason"):
+            weight = rates().neighbour if learned.endswith(BESIDE) else 1.0
+            outcome = Outcome(signal in UP, weight, LedgerSource.FEEDBACK, reason, feedback_id)
+            moved.append(value_uncount(target=target, row_id=row_id, outcome=outcome))
     return [m for m in moved if m is not None]
 
 
@@ -121,9 +172,7 @@ def _doors_learn(vault_id: int, trace: Trace, chunk_id: int | None, outcome: Out
     doors = _doors(trace)
     paths = {(door, *f): outcome for f in fact for door in doors}
     if outcome.helped and fact and chunk_id and doors:
-        beside = replace(
-            outcome, weight=outcome.weight * rates().neighbour, reason=f"{outcome.reason} (the turn next to it)"
-        )
+        beside = replace(outcome, weight=outcome.weight * rates().neighbour, reason=f"{outcome.reason}{BESIDE}")
         for f in neighbours_of(chunk_id=chunk_id, vault_id=vault_id):
             for door in doors:
                 paths.setdefault((door, *f), beside)

@@ -30,6 +30,7 @@ _VOTES = """
 WITH votes AS (
     SELECT f.id, f.signal, i.trace FROM chat_feedback f
     JOIN chat_contextitem i ON i.id = f.context_item_id AND i.vault_id = %(vault)s
+    WHERE f.withdrawn_at IS NULL  -- a vote undone or replaced no longer counts
 ), touched AS (
     SELECT m.entity_id, v.id, v.signal FROM votes v
     JOIN graph_mention m ON m.vault_id = %(vault)s

@@ -206,6 +206,40 @@ def _value_record(target: str, vault_id: int, intent: str, key: tuple[object, ..
     return Moved(target, row_id, old, new)
 
 
+def value_uncount(*, target: str, row_id: int, outcome: Outcome) -> Moved | None:
+    """Take one outcome back from the learned value `row_id` (a row an earlier ledger entry of `target` moved): the
+    counts lose what the outcome added and the value is the mean of what is left; None if the row is gone."""
+    table, _ = _VALUES[target]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {table} AS p
+            SET helped = GREATEST(0, old.helped - %(up)s), failed = GREATEST(0, old.failed - %(down)s),
+                value = (1 + GREATEST(0, old.helped - %(up)s))
+                      / (2 + GREATEST(0, old.helped - %(up)s) + GREATEST(0, old.failed - %(down)s))
+            FROM (SELECT id, helped, failed, value FROM {table} WHERE id = %(id)s FOR UPDATE) AS old
+            WHERE p.id = old.id
+            RETURNING p.vault_id, p.intent, old.value, p.value""",  # noqa: S608 - names from the fixed map
+            {"id": row_id, **_counts(outcome)},
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        vault_id, intent, old, new = row
+        WeightChange.objects.create(
+            vault_id=vault_id,
+            source=outcome.source,
+            target=target,
+            target_id=row_id,
+            intent=intent,
+            old=old,
+            new=new,
+            delta=new - old,
+            reason=outcome.reason[:300],
+            feedback_id=outcome.feedback_id,
+        )
+    return Moved(target, row_id, old, new)
+
+
 def _counts(outcome: Outcome) -> dict[str, float]:
     """What one outcome adds to a value's hits and misses."""
     if outcome.helped:

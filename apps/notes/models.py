@@ -306,6 +306,7 @@ class CorrectionStatus(models.TextChoices):
     PROPOSED = "proposed"  # a reader's: waits for a contributor
     APPLIED = "applied"  # an authored note supersedes the passage, which is cold
     DECLINED = "declined"
+    WITHDRAWN = "withdrawn"  # its vote was undone or replaced before a contributor decided
 
 
 class Correction(models.Model):

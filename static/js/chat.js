@@ -2,10 +2,11 @@
 // feedback buttons. One renderer serves streamed answers and stored conversations alike.
 "use strict";
 
-const SIGNALS = [
-  ["confirm", "Confirm"], ["used", "Used"], ["not_relevant", "Not relevant"],
-  ["not_useful", "Not useful"], ["reject", "Reject"], ["correct", "Correct…"],
-];
+// A person's verdict on a passage is one choice: helpful or not at hand, the rarer ones in a menu. Choosing
+// another replaces it; pressing the chosen one again, or Undo, takes it back.
+const CHOICES = [["confirm", "Helpful"], ["not_useful", "Not helpful"]];
+const MORE = [["used", "I used it"], ["not_relevant", "Not relevant"], ["reject", "Wrong"], ["correct", "Correct…"]];
+const LABELS = Object.fromEntries([...CHOICES, ...MORE, ["correct", "Corrected"]]);
 const FALLBACKS = {
   explicit: "Not from your notes: the vaults had nothing on this.",
   refuse: "Not answered: the vaults had nothing on this and are set to refuse.",
@@ -33,25 +34,139 @@ function postJson(url, body, options = {}) {
   });
 }
 
-async function rate(button, item, signal) {
-  let text = "";
-  if (signal === "correct") {
-    text = window.prompt("What is the correct information?") || "";
-    if (!text.trim()) return;
+function deleteJson(url) {
+  return fetch(url, { method: "DELETE", headers: { "X-CSRFToken": csrf() } });
+}
+
+async function problem(response) {
+  const body = await response.json().catch(() => null);
+  if (!body) return `the server answered ${response.status}`;
+  return Object.values(body).flat().join(" ") || `the server answered ${response.status}`;
+}
+
+// The vaults whose notes this person may change: there a correction can be applied, elsewhere only proposed.
+function contributes(vaultId) {
+  const mine = document.getElementById("contributes");
+  return mine ? JSON.parse(mine.textContent).includes(vaultId) : false;
+}
+
+function showChoice(box, item, said) {
+  const chosen = item.choice ? item.choice.signal : null;
+  box.querySelectorAll("button[data-signal]").forEach((button) => {
+    const on = button.dataset.signal === chosen;
+    button.classList.toggle("pressed", on);
+    button.setAttribute("aria-pressed", String(on));
+  });
+  const inMenu = MORE.some(([signal]) => signal === chosen);
+  box.querySelector("summary").textContent = inMenu ? `More: ${LABELS[chosen]}` : "More…";
+  box.querySelector("summary").classList.toggle("pressed", inMenu);
+  box.querySelector("button.undo").hidden = !chosen;
+  box.querySelector(".choice-status").textContent = said !== undefined ? said
+    : chosen ? `Your choice: ${LABELS[chosen]}.` : "";
+}
+
+async function choose(box, item, signal, extra = {}) {
+  const response = await postJson("/api/feedback/", { context_item: item.id, signal, ...extra });
+  if (!response.ok) return problem(response);
+  const vote = await response.json();
+  item.choice = { id: vote.id, signal: vote.signal };
+  const correction = vote.correction;
+  let said;
+  if (correction) {
+    said = correction.status === "applied" ? "Applied: a note with your correction supersedes this passage."
+      : "Proposed to the vault's contributors.";
   }
-  const response = await postJson("/api/feedback/", { context_item: item.id, signal, text });
-  if (response.ok) {
-    button.classList.add("pressed");
-    button.setAttribute("aria-pressed", "true");
-    const correction = (await response.json()).correction;
-    if (correction) {
-      button.after(el("span", { class: "small muted correction-status" }, correction.status === "applied"
-        ? " Applied: a new note supersedes this passage."
-        : " Proposed to the vault's contributors."));
-    }
-  } else {
-    button.title = "Not recorded: " + (await response.text());
+  showChoice(box, item, said);
+  box.querySelector("details").open = false;
+  return "";
+}
+
+async function undo(box, item) {
+  if (!item.choice) return;
+  const response = await deleteJson(`/api/feedback/${item.choice.id}/`);
+  if (!response.ok) {
+    showChoice(box, item, "Not undone: " + (await problem(response)));
+    return;
   }
+  item.choice = null;
+  showChoice(box, item, "Undone.");
+}
+
+async function press(box, item, signal) {
+  if (signal === "correct") { openCorrection(box, item); return; }
+  if (item.choice && item.choice.signal === signal) { await undo(box, item); return; }
+  const failed = await choose(box, item, signal);
+  if (failed) showChoice(box, item, "Not recorded: " + failed);
+}
+
+function feedbackBox(item) {
+  const chip = ([signal, label]) => {
+    const button = el("button", { type: "button", class: "chip", "data-signal": signal, "aria-pressed": "false" },
+      label);
+    button.addEventListener("click", () => press(box, item, signal));
+    return button;
+  };
+  const undoButton = el("button", { type: "button", class: "chip undo" }, "Undo");
+  undoButton.addEventListener("click", () => undo(box, item));
+  const box = el("span", { class: "feedback", role: "group", "aria-label": "Your verdict on this passage" },
+    ...CHOICES.map(chip),
+    el("details", { class: "more" }, el("summary", { class: "chip" }, "More…"),
+      el("span", { class: "menu" }, ...MORE.map(chip))),
+    undoButton, el("span", { class: "choice-status small muted", role: "status" }));
+  showChoice(box, item);
+  return box;
+}
+
+// The words taken out and put in, as a reader would mark them on paper.
+function wordDiff(before, after) {
+  const parts = window.Diff.diffWords(before, after);
+  if (!parts.some((part) => part.added || part.removed)) return [el("span", { class: "muted" }, "No change yet.")];
+  return parts.map((part) => part.added ? el("ins", {}, part.value)
+    : part.removed ? el("del", {}, part.value) : document.createTextNode(part.value));
+}
+
+function openCorrection(box, item) {
+  const editor = el("textarea", { id: "correction-text", rows: "7", spellcheck: "true" });
+  editor.value = item.text;
+  const diff = el("p", { class: "diff", id: "correction-diff" });
+  const error = el("p", { class: "error", role: "alert", hidden: "" });
+  const may = contributes(item.vault);
+  const apply = may ? el("button", { type: "button", class: "apply" }, "Apply") : null;
+  const propose = el("button", { type: "button", class: may ? "secondary propose" : "propose" }, "Propose");
+  const cancel = el("button", { type: "button", class: "secondary" }, "Cancel");
+  const dialog = el("dialog", { class: "pick correct", "aria-labelledby": "correct-title" },
+    el("h2", { id: "correct-title" }, "Correct this passage"),
+    el("p", { class: "muted small" }, item.title || item.path),
+    el("h3", {}, "As you were shown it"), el("blockquote", { class: "passage" }, item.text),
+    el("label", { for: "correction-text" }, "Your correction"), editor,
+    el("h3", {}, "What changes"), diff, error,
+    el("p", { class: "actions" }, apply, propose, cancel),
+    el("p", { class: "muted small" }, may
+      ? "Apply: a note with your correction supersedes the passage now. Propose: the vault's contributors decide."
+      : "Your correction goes to the vault's contributors, who apply or decline it."));
+  const changed = () => {
+    diff.replaceChildren(...wordDiff(item.text, editor.value));
+    const same = !editor.value.trim() || editor.value.trim() === item.text.trim();
+    [apply, propose].forEach((button) => { if (button) button.disabled = same; });
+  };
+  const send = async (extra) => {
+    [apply, propose].forEach((button) => { if (button) button.disabled = true; });
+    error.hidden = true;
+    const failed = await choose(box, item, "correct", { text: editor.value, ...extra });
+    if (!failed) { dialog.close(); return; }
+    error.textContent = "Not saved, your text is kept: " + failed;  // the dialog stays open with what was typed
+    error.hidden = false;
+    changed();
+  };
+  editor.addEventListener("input", changed);
+  apply?.addEventListener("click", () => send({}));
+  propose.addEventListener("click", () => send({ propose: true }));
+  cancel.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => dialog.remove());
+  changed();
+  document.body.append(dialog);
+  dialog.showModal();
+  editor.focus();
 }
 
 function sourceList(payload) {
@@ -60,14 +175,7 @@ function sourceList(payload) {
     el("a", { href: `/notes/${item.note}/`, class: "source-link" }, `[${item.citation}] ${item.title || item.path}`),
     el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
        item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),
-    el("span", { class: "feedback" }, ...SIGNALS.map(([signal, label]) => {
-      const given = (item.signals || []).includes(signal);
-      const button = el("button", {
-        type: "button", class: given ? "chip pressed" : "chip", "data-signal": signal, "aria-pressed": String(given),
-      }, label);
-      button.addEventListener("click", () => rate(button, item, signal));
-      return button;
-    })),
+    feedbackBox(item),
   )));
 }
 

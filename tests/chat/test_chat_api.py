@@ -161,7 +161,7 @@ def test_conversation_history_hides_context_from_a_vault_no_longer_readable(samp
     assert turns[0]["answer"] == WITHHELD and turns[0]["question"] == "What is a PTW?"
 
 
-def test_feedback_is_one_vote_per_user_item_and_signal(sample):
+def test_feedback_is_one_choice_per_user_and_item(sample):
     reply = ask(sample.owner, "What is a PTW?", [sample.pk])
     item = reply["context"][0]["id"]
     client = api(sample.owner)
@@ -172,7 +172,8 @@ def test_feedback_is_one_vote_per_user_item_and_signal(sample):
     assert_matches_schema(first)
     assert_matches_schema(again)
     assert again.json()["created"] is False
-    assert sorted(Feedback.objects.values_list("signal", flat=True)) == ["confirm", "used"]
+    assert other.json()["replaced"] == first.json()["id"]  # the latest choice replaces the earlier
+    assert list(Feedback.objects.filter(withdrawn_at__isnull=True).values_list("signal", flat=True)) == ["used"]
 
     missing = client.post("/api/feedback/", {"context_item": item, "signal": "correct"}, format="json")
     assert missing.status_code == 400 and "text" in missing.json()
@@ -181,6 +182,7 @@ def test_feedback_is_one_vote_per_user_item_and_signal(sample):
     assert corrected.status_code == 201 and corrected.json()["correction"]["status"]
     assert_matches_schema(corrected)
     assert Feedback.objects.get(signal="correct").text == "Facilities issue PTWs, not IT."
+    assert list(Feedback.objects.filter(withdrawn_at__isnull=True).values_list("signal", flat=True)) == ["correct"]
     bad = client.post("/api/feedback/", {"context_item": item, "signal": "love"}, format="json")
     assert bad.status_code == 400
 

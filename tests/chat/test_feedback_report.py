@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.chat.feedback_report import feedback_report_csv, note_feedback_report
 from apps.chat.models import ContextItem, Feedback
 from apps.notes.models import Correction, Note
-from tests.factories import api, make_user, make_vault
+from tests.factories import api, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
 
@@ -38,12 +38,17 @@ def _vote(user, item_id, signal, text="", status=201):
 
 
 def _two_notes_shown(sample):
-    reply = api(sample.owner).post("/api/chat/", {"vaults": [sample.pk], "message": QUESTION}, format="json").json()
+    helpful, weak = list(_shown(sample.owner, sample).values())[:2]
+    return helpful, weak
+
+
+def _shown(user, vault):
+    """note → the first item of it `user` was shown for QUESTION."""
+    reply = api(user).post("/api/chat/", {"vaults": [vault.pk], "message": QUESTION}, format="json").json()
     firsts: dict[int, dict] = {}
     for item in reply["context"] + reply["candidates"]:
         firsts.setdefault(item["note"], item)
-    helpful, weak = list(firsts.values())[:2]
-    return helpful, weak
+    return firsts
 
 
 def _rows_by_note(rows):
@@ -52,17 +57,25 @@ def _rows_by_note(rows):
 
 def test_the_report_counts_votes_and_corrections_per_note_with_their_trend(sample, staff_client):
     helpful, weak = _two_notes_shown(sample)
-    _vote(sample.owner, helpful["id"], "confirm")
+    first_reader, second_reader = make_user("report-reader-1"), make_user("report-reader-2")
+    share(sample, "reader", user=first_reader)
+    share(sample, "reader", user=second_reader)
+    theirs, others = _shown(first_reader, sample), _shown(second_reader, sample)
     _vote(sample.owner, helpful["id"], "used")
+    _vote(sample.owner, helpful["id"], "confirm")  # one choice per person: the confirm replaces the use
     _vote(sample.owner, helpful["id"], "confirm", status=200)  # pressed twice: one vote
+    _vote(first_reader, theirs[helpful["note"]]["id"], "used")
     _vote(sample.owner, weak["id"], "reject")
     _vote(sample.owner, weak["id"], "not_relevant")
     weak_item = ContextItem.objects.get(pk=weak["id"])
     _vote(sample.owner, weak["id"], "correct", text="The permit is issued by facilities, not the helpdesk.")
-    # the rejection was given six weeks ago: the window before the last thirty days
-    Feedback.objects.filter(context_item_id=weak["id"], signal="reject").update(
+    _vote(second_reader, others[weak["note"]]["id"], "not_relevant")
+    _vote(first_reader, theirs[weak["note"]]["id"], "reject")
+    # the first reader's rejection was given six weeks ago: the window before the last thirty days
+    Feedback.objects.filter(context_item_id=theirs[weak["note"]]["id"], signal="reject").update(
         created_at=timezone.now() - timedelta(days=42)
     )
+    assert Feedback.objects.filter(user=sample.owner, withdrawn_at__isnull=False).count() == 3  # replaced
 
     staff = User.objects.get(username="report-reader")
     rows = _rows_by_note(note_feedback_report(user=staff))

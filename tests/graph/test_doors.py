@@ -81,12 +81,13 @@ def test_a_confirm_through_one_question_serves_the_fact_first_to_another_of_its_
     low, high = sorted(["grafana-dashboards.md", "grafana-alerts.md"], key=lambda p: -before[p].position)
     assert before[low].position > before[high].position
 
-    first = _order(owner, vault, "What Grafana panel should I open?")
-    item = first[low]
+    # asked twice (one choice per passage shown): confirmed the first time, used the second
+    shown = [_order(owner, vault, "What Grafana panel should I open?")[low] for _ in range(2)]
+    item = shown[0]
     assert "grafana" in item.trace["doors"] and "team" not in item.trace["doors"] and item.trace["asks"] == "what"
     votes = [
-        api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": signal}, format="json")
-        for signal in ("confirm", "used")
+        api(owner).post("/api/feedback/", {"context_item": unit.pk, "signal": signal}, format="json")
+        for unit, signal in zip(shown, ("confirm", "used"), strict=True)
     ]
     assert [v.status_code for v in votes] == [201, 201]
     learned = [WeightChange.objects.get(feedback_id=v.json()["id"], target="door_value") for v in votes]

@@ -21,16 +21,19 @@ pytestmark = pytest.mark.django_db
 
 def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     vault = _vault(owner)
-    reply = (
-        api(owner)
-        .post("/api/chat/", {"vaults": [vault.pk], "message": "What is Grafana used for?"}, format="json")
-        .json()
-    )
-    item = next(i for i in ContextItem.objects.filter(message_id=reply["message"]) if i.trace.get("mention"))
-    entity = Mention.objects.get(pk=item.trace["mention"]).entity
-    for signal in ("not_relevant", "not_useful", "reject"):
+    item = None
+    for signal in ("not_relevant", "not_useful", "reject"):  # asked three times: one choice per passage shown
+        reply = (
+            api(owner)
+            .post("/api/chat/", {"vaults": [vault.pk], "message": "What is Grafana used for?"}, format="json")
+            .json()
+        )
+        shown = [i for i in ContextItem.objects.filter(message_id=reply["message"]) if i.trace.get("mention")]
+        item = next(i for i in shown if item is None or i.chunk_id == item.chunk_id)
         vote = api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": signal}, format="json")
         assert vote.status_code == 201
+    assert item is not None
+    entity = Mention.objects.get(pk=item.trace["mention"]).entity
 
     report = entities_tend(vault_id=vault.pk)
 

@@ -62,7 +62,8 @@ def test_a_passage_confirmed_for_a_question_comes_earlier_for_its_paraphrase(own
     assert before[FORM].survived and before[FORM].position == 3  # behind three notes on parking
 
     asked = _ask(owner, [vault], ASKED)
-    votes = _vote(owner, asked[FORM], "confirm", "used")
+    votes = _vote(owner, asked[FORM], "confirm")
+    votes += _vote(owner, _ask(owner, [vault], ASKED)[FORM], "used")  # asked again: one choice per passage shown
     question = RatedQuestion.objects.get(vault=vault)
     assert question.text == ASKED and len(question.embedding) == 384  # the vector search used
     learned = QuestionValue.objects.get(question=question)

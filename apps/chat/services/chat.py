@@ -19,7 +19,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from apps.chat.hooks import exchange_answered
-from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Signal, Status
+from apps.chat.models import CHOICES, ContextItem, Conversation, Fallback, Feedback, Message, Role, Signal, Status
 from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
@@ -393,6 +393,8 @@ WITHHELD = "(This answer read a vault you can no longer read, so it is no longer
 
 
 def item_payload(item: ContextItem) -> dict[str, Any]:
+    current = [vote for vote in item.feedback.all() if vote.withdrawn_at is None]
+    choice = next((vote for vote in current if vote.signal in CHOICES), None)
     return {
         "id": item.pk,
         "text": item.text,
@@ -407,8 +409,13 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
         "survived": item.survived,
         "citation": item.citation,
         # Only the conversation's owner rates its items, so every vote on it is theirs: shown pressed on reload.
-        "signals": sorted({vote.signal for vote in item.feedback.all()}),
+        "signals": sorted({vote.signal for vote in current}),
+        "choice": {"id": choice.pk, "signal": choice.signal} if choice else None,
     }
+
+
+def _picked(vote: Feedback) -> bool:
+    return vote.signal == Signal.ANSWERS and vote.withdrawn_at is None
 
 
 def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
@@ -436,7 +443,7 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "status": message.status,
         "context": [item_payload(i) for i in items if i.survived],
         "candidates": [item_payload(i) for i in items if i.provenance != PICKED],
-        "picked": [item_payload(i) for i in items if any(v.signal == Signal.ANSWERS for v in i.feedback.all())],
+        "picked": [item_payload(i) for i in items if any(_picked(v) for v in i.feedback.all())],
         "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
         "research": message.research
         or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},

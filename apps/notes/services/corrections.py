@@ -20,8 +20,11 @@ from apps.notes.services.notes import note_create, require
 from apps.vaults.permissions import user_may
 
 
-def correction_submit(*, user: User, chunk: Chunk, text: str, feedback_id: int | None = None) -> Correction:
-    """Record a correction of `chunk`: applied when `user` contributes to its vault, else proposed."""
+def correction_submit(
+    *, user: User, chunk: Chunk, text: str, feedback_id: int | None = None, propose: bool = False
+) -> Correction:
+    """Record a correction of `chunk`: applied when `user` contributes to its vault (unless they `propose` it for
+    review), else proposed."""
     text = text.strip()
     if not text:
         raise ValidationError({"text": ["a correction needs the corrected text"]})
@@ -36,7 +39,7 @@ def correction_submit(*, user: User, chunk: Chunk, text: str, feedback_id: int |
             feedback_id=feedback_id,
         )
         # In an archived vault a contributor's correction waits as a proposal, like a reader's.
-        if user_may(user, "contribute", chunk.note.vault) and chunk.note.vault.archived_at is None:
+        if not propose and user_may(user, "contribute", chunk.note.vault) and chunk.note.vault.archived_at is None:
             return correction_apply(actor=user, correction=correction)
         audit_record(
             actor=user,
@@ -115,6 +118,29 @@ def correction_decline(*, actor: User, correction: Correction) -> Correction:
     audit_record(
         actor=actor,
         action="correction.decline",
+        object_type="correction",
+        object_id=correction.pk,
+        vault_id=correction.vault_id,
+        changes={"note": correction.note_id},
+    )
+    return correction
+
+
+@transaction.atomic
+def correction_withdraw(*, actor: User, correction: Correction) -> Correction:
+    """The proposer takes back a correction nobody has decided on yet (its vote was undone or replaced)."""
+    correction = Correction.objects.select_for_update().get(pk=correction.pk)
+    if correction.proposed_by_id != actor.pk:
+        raise ValidationError({"detail": ["only its proposer withdraws a correction"]})
+    if correction.status != CorrectionStatus.PROPOSED:
+        raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
+    correction.status = CorrectionStatus.WITHDRAWN
+    correction.decided_by = actor
+    correction.decided_at = timezone.now()
+    correction.save(update_fields=["status", "decided_by", "decided_at"])
+    audit_record(
+        actor=actor,
+        action="correction.withdraw",
         object_type="correction",
         object_id=correction.pk,
         vault_id=correction.vault_id,
