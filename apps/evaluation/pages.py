@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -41,7 +41,7 @@ def feedback_weeks(*, weeks: int = WEEKS_SHOWN) -> list[dict[str, object]]:
         .values("week")
         .annotate(changes=Count("id"))
     )
-    rows: dict[object, dict[str, object]] = {}
+    rows: dict[datetime, dict[str, object]] = {}
     for row in votes:
         rows[row["week"]] = {"week": row["week"], "helped": row["helped"], "hurt": row["hurt"], "changes": 0}
     for row in changes:
