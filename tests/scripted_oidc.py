@@ -40,7 +40,7 @@ class Provider:
     client_id: str = "desirepath-test"
     client_secret: str = "scripted-client-secret"
     issuer: str = ""
-    key: rsa.RSAPrivateKey = field(default_factory=lambda: new_key())
+    key: rsa.RSAPrivateKey = field(default_factory=new_key)
     codes: dict[str, dict[str, str]] = field(default_factory=dict)
     token_requests: list[dict[str, str]] = field(default_factory=list)
 
