@@ -19,6 +19,7 @@ from apps.audit.models import AuditEvent
 from apps.vaults.models import Vault
 from tests.factories import PASSWORD, make_team, make_user
 from tests.scripted_oidc import Provider, scripted_provider
+from tests.test_browser import _accessible_in_both_themes, page  # noqa: F401 (the Chromium fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,8 +39,8 @@ def idp(settings) -> Iterator[Provider]:
         yield provider
 
 
-def sso_button(page: str) -> str:
-    found = re.search(r'<a class="button sso" href="([^"]+)">Sign in with ([^<]+)</a>', page)
+def sso_button(text: str) -> str:
+    found = re.search(r'<a class="button sso" href="([^"]+)">Sign in with ([^<]+)</a>', text)
     assert found, "no single sign-on button on the page"
     return html.unescape(found.group(1))
 
@@ -53,10 +54,10 @@ def sso_sign_in(base_url: str, browser: requests.Session | None = None, next_pag
 
 def signed_in_as(base_url: str, browser: requests.Session) -> str:
     """Whose the browser's session is: the name on the tokens page, or '' when it is sent to sign in."""
-    page = browser.get(f"{base_url}/tokens/", timeout=30, allow_redirects=False)
-    if page.status_code != 200:
+    tokens = browser.get(f"{base_url}/tokens/", timeout=30, allow_redirects=False)
+    if tokens.status_code != 200:
         return ""
-    return re.search(r"Log out ([^<]+)</button>", page.text).group(1)
+    return re.search(r"Log out ([^<]+)</button>", tokens.text).group(1)
 
 
 def error_of(response: requests.Response) -> str:
@@ -86,6 +87,19 @@ def test_first_sign_in_makes_the_account_and_the_next_finds_it_by_subject(live_s
     sso_sign_in(live_server.url, again)
     assert signed_in_as(live_server.url, again) == "ada"
     assert User.objects.count() == 1 and SsoIdentity.objects.get().user == ada
+
+
+@pytest.mark.browser
+def test_in_chromium_the_button_takes_a_person_through_the_provider(live_server, idp, page):  # noqa: F811
+    idp.sign_in_as("subject-ada", email="ada@example.org", email_verified=True, preferred_username="ada")
+
+    page.goto(f"{live_server.url}/tokens/")
+    assert "/login/" in page.url
+    _accessible_in_both_themes(page, "login-sso")
+    page.click("text=Sign in with Scripted IdP")
+
+    assert page.url == f"{live_server.url}/tokens/"
+    assert page.locator("button", has_text="Log out ada").count() == 1
 
 
 def test_without_provisioning_a_stranger_is_refused_and_nothing_is_made(live_server, idp, settings):
@@ -219,8 +233,8 @@ def test_with_local_login_off_passwords_are_refused_everywhere_and_tokens_still_
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', before.text).group(1)
     settings.LOCAL_LOGIN = False
 
-    page = browser.get(f"{live_server.url}/login/", timeout=30)
-    assert 'name="password"' not in page.text and sso_button(page.text)
+    login = browser.get(f"{live_server.url}/login/", timeout=30)
+    assert 'name="password"' not in login.text and sso_button(login.text)
     posted = browser.post(
         f"{live_server.url}/login/",
         data={"username": "pat", "password": PASSWORD, "csrfmiddlewaretoken": csrf},
@@ -248,9 +262,9 @@ def test_without_single_sign_on_configured_nothing_changes(live_server):
     make_user("kim")
     browser = requests.Session()
 
-    page = browser.get(f"{live_server.url}/login/", timeout=30)
+    login = browser.get(f"{live_server.url}/login/", timeout=30)
 
-    assert "Sign in with" not in page.text and 'name="password"' in page.text
+    assert "Sign in with" not in login.text and 'name="password"' in login.text
     assert browser.get(f"{live_server.url}/oidc/authenticate/", timeout=30).status_code == 404
     assert browser.get(f"{live_server.url}/oidc/callback/?code=x&state=y", timeout=30).status_code == 404
     token = browser.cookies["csrftoken"]
