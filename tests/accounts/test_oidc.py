@@ -274,3 +274,15 @@ def test_without_single_sign_on_configured_nothing_changes(live_server):
         timeout=30,
     )
     assert signed_in_as(live_server.url, browser) == "kim"
+
+
+def test_with_local_login_off_django_checks_no_password_whoever_asks(idp, settings):
+    from django.contrib.auth import authenticate
+    from django.test import RequestFactory
+
+    make_user("quinn")
+    request = RequestFactory().post("/login/")
+    assert authenticate(request, username="quinn", password=PASSWORD) is not None
+    settings.LOCAL_LOGIN = False
+
+    assert authenticate(request, username="quinn", password=PASSWORD) is None
