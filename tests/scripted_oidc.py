@@ -37,6 +37,7 @@ class Provider:
     claims: dict[str, Any] = field(default_factory=dict)
     userinfo: dict[str, Any] = field(default_factory=dict)
     tamper: str = ""
+    deny: bool = False  # the person declines at the provider: it sends the browser back with error=access_denied
     client_id: str = "desirepath-test"
     client_secret: str = "scripted-client-secret"
     issuer: str = ""
@@ -95,6 +96,11 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
             if url.path == "/authorize":
                 if query.get("client_id") != provider.client_id or query.get("code_challenge_method") != "S256":
                     return self._send(400, {"error": "invalid_request"})
+                if provider.deny:
+                    self.send_response(302)
+                    self.send_header("Location", f"{query['redirect_uri']}?error=access_denied&state={query['state']}")
+                    self.end_headers()
+                    return None
                 code = secrets.token_urlsafe(16)
                 provider.codes[code] = {
                     "nonce": query["nonce"],

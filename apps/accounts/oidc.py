@@ -68,9 +68,8 @@ def _discover(issuer: str) -> dict[str, Any]:
             f"discovery document {url} names issuer {named!r}, not {issuer!r}",
             "The sign-in provider is not the one this site is configured for; ask an administrator.",
         )
-    if missing := [
-        ENDPOINTS[name] for name in ENDPOINTS if name != "OIDC_OP_USER_ENDPOINT" and not document.get(ENDPOINTS[name])
-    ]:
+    needed = ("authorization_endpoint", "token_endpoint", "jwks_uri")  # userinfo is optional
+    if missing := [name for name in needed if not document.get(name)]:
         raise refused(f"discovery document {url} lacks {', '.join(missing)}", UNREACHABLE)
     return document
 

@@ -19,6 +19,7 @@ from apps.audit.models import AuditEvent
 from apps.vaults.models import Vault
 from tests.factories import PASSWORD, make_team, make_user
 from tests.scripted_oidc import Provider, scripted_provider
+from tests.servers import free_port
 from tests.test_browser import _accessible_in_both_themes, page  # noqa: F401 (the Chromium fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -223,6 +224,26 @@ def test_a_callback_this_browser_never_started_is_refused(live_server, idp):
     assert forged.status_code in (400, 403) and "start again" in error_of(forged)
     assert signed_in_as(live_server.url, browser) == ""
     assert idp.token_requests == []  # the code was never spent
+
+
+def test_a_person_who_declines_at_the_provider_is_told_so_and_stays_signed_out(live_server, idp):
+    idp.deny = True
+    browser = requests.Session()
+
+    declined = sso_sign_in(live_server.url, browser)
+
+    assert declined.status_code == 403
+    assert error_of(declined) == "The sign-in provider did not sign you in (access_denied)."
+    assert signed_in_as(live_server.url, browser) == "" and idp.token_requests == []
+
+
+def test_a_provider_that_cannot_be_reached_is_said_so(live_server, idp, settings):
+    settings.OIDC_ISSUER = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+
+    answer = requests.get(f"{live_server.url}/oidc/authenticate/", timeout=30)
+
+    assert answer.status_code == 503
+    assert error_of(answer).startswith("The sign-in provider cannot be reached right now")
 
 
 def test_with_local_login_off_passwords_are_refused_everywhere_and_tokens_still_work(live_server, idp, settings):
