@@ -89,6 +89,14 @@ def test_first_sign_in_makes_the_account_and_the_next_finds_it_by_subject(live_s
     assert signed_in_as(live_server.url, again) == "ada"
     assert User.objects.count() == 1 and SsoIdentity.objects.get().user == ada
 
+    # Deactivated here, the account's sessions end and the provider's word no longer lets it in.
+    ada.is_active = False
+    ada.save()
+    assert signed_in_as(live_server.url, again) == ""
+    refused = sso_sign_in(live_server.url, again)
+    assert refused.status_code == 403
+    assert error_of(refused) == "The account ada is deactivated here; ask an administrator."
+
 
 @pytest.mark.browser
 def test_in_chromium_the_button_takes_a_person_through_the_provider(live_server, idp, page):  # noqa: F811
