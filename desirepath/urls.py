@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from apps.accounts import signin
 from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
 from apps.evaluation.pages import learning_urls
@@ -11,8 +12,11 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", include(feedback_report_urls)),
     path("admin/", include(learning_urls)),
+    path("admin/login/", signin.admin_login),  # before the admin's own: local login off sends it to /login/
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
+    path("login/", signin.LoginPage.as_view(), name="login"),
+    path("oidc/authenticate/", signin.SsoStart.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", signin.SsoCallback.as_view(), name="oidc_authentication_callback"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),

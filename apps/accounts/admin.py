@@ -8,14 +8,14 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.hooks import user_created
-from apps.accounts.models import ApiToken, Team, TeamMembership
+from apps.accounts.models import ApiToken, SsoIdentity, Team, TeamMembership
 from apps.accounts.tokens import token_revoke
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 class MembershipInline(ReadOnlyInline):
     model = TeamMembership
-    fields = ("user", "role", "created_at")
+    fields = ("user", "role", "from_claim", "created_at")
 
 
 @admin.register(Team)
@@ -89,3 +89,11 @@ class ApiTokenAdmin(ReadOnlyAdmin):
         assert isinstance(user, User)
         for token in queryset.filter(revoked_at__isnull=True):
             token_revoke(actor=user, token=token, reason="revoked by an administrator")
+
+
+@admin.register(SsoIdentity)
+class SsoIdentityAdmin(ReadOnlyAdmin):
+    """Which account answers to which subject at the single sign-on provider, and when it last signed in that way."""
+
+    list_display = ["user", "issuer", "subject", "created_at", "last_login_at"]
+    search_fields = ["user__username", "subject"]

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,17 +32,21 @@ from apps.core.serializers import errors
 class TokenApi(APIView):
     """Username and password for a new token. Failed attempts count towards the lockout of the account and of the
     address (django-axes, shared by every web process); a locked-out attempt gets 429 without its password being
-    checked."""
+    checked. With local login off it is refused (403): people make tokens on /tokens/ after single sign-on."""
 
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
 
     @extend_schema(
         request=TokenIn,
-        responses={200: TokenExchangeOut, **errors(400, 429)},
+        responses={200: TokenExchangeOut, **errors(400, 403, 429)},
         summary="Exchange username and password for a new token (default lifetime, every vault)",
     )
     def post(self, request: Request) -> Response:
+        if not settings.LOCAL_LOGIN:
+            raise PermissionDenied(
+                "signing in with a password is turned off here: sign in on the web and make a token on /tokens/"
+            )
         data = TokenIn(data=request.data)
         data.is_valid(raise_exception=True)
         # The Django request: django-axes marks a lockout on it, and its middleware answers with the 429.

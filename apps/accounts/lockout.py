@@ -10,6 +10,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 
+from apps.accounts.signin import sign_in_options
+
 
 def lockout_message() -> str:
     minutes = max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
@@ -27,7 +29,8 @@ def lockout_response(
     if request.path.startswith("/api/"):
         response = JsonResponse({"detail": lockout_message()}, status=429)
     else:
-        response = TemplateResponse(request, "login.html", {"lockout": lockout_message()}, status=429)
+        context = {**sign_in_options(), "lockout": lockout_message()}
+        response = TemplateResponse(request, "login.html", context, status=429)
         response.render()
     response["Retry-After"] = retry_after
     return response

@@ -25,6 +25,9 @@ class TeamMembership(models.Model):
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_memberships")
     role = models.CharField(max_length=16, choices=TeamRole.choices, default=TeamRole.MEMBER)
+    # Made by single sign-on from the provider's group claim: such a membership ends when the claim stops naming
+    # the team. One a person made or changed stays theirs.
+    from_claim = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -55,3 +58,24 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class SsoIdentity(models.Model):
+    """Who an account is at an OpenID Connect provider: the provider's issuer and its never-reassigned subject
+    (`sub`). A sign-in finds its account by this pair; an e-mail address can change hands, a subject cannot."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identities")
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_login_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique"),
+            # One identity per account and provider: a second one could not be told from a takeover.
+            models.UniqueConstraint(fields=["issuer", "user"], name="sso_identity_one_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.issuer}"

@@ -74,9 +74,10 @@ def team_member_add(*, actor: User, team: Team, user: User, role: str = TeamRole
         raise ValidationError({"user": ["nobody can add themselves to a team or change their own role"]})
     membership, created = TeamMembership.objects.get_or_create(team=team, user=user, defaults={"role": role})
     old_role = None if created else membership.role
-    if not created and membership.role != role:
-        membership.role = role
-        membership.save(update_fields=["role"])
+    if not created and (membership.role != role or membership.from_claim):
+        # A manager's say makes the membership theirs: single sign-on's group claim no longer ends it.
+        membership.role, membership.from_claim = role, False
+        membership.save(update_fields=["role", "from_claim"])
     user.groups.add(team.group)
     audit_record(
         actor=actor,

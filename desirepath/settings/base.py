@@ -5,6 +5,7 @@ production refuses to start without them."""
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -12,6 +13,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from celery.schedules import crontab
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.core.exceptions import ImproperlyConfigured
 
 # Offline rules: litellm and the model libraries must never reach for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -126,9 +128,68 @@ TEMPLATES = [
 AUTHENTICATION_BACKENDS = [
     # First: a locked-out account or address is refused before its password is even checked.
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "apps.accounts.backends.PasswordBackend",  # Django's own, checking no password while local login is off
+    "apps.accounts.oidc.OidcBackend",  # answers only the single sign-on callback, and only when it is configured
     "guardian.backends.ObjectPermissionBackend",
 ]
+
+# Single sign-on over OpenID Connect (mozilla-django-oidc; docs/operations.md, "Single sign-on"). Off unless the
+# issuer, client id and secret are all set; the endpoints and signing keys come from the issuer's discovery document.
+OIDC_ISSUER = os.environ.get("DESIREPATH_OIDC_ISSUER", "")
+OIDC_RP_CLIENT_ID = os.environ.get("DESIREPATH_OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = os.environ.get("DESIREPATH_OIDC_CLIENT_SECRET", "")
+_oidc_needs = {  # lower case: not a setting
+    "DESIREPATH_OIDC_ISSUER": OIDC_ISSUER,
+    "DESIREPATH_OIDC_CLIENT_ID": OIDC_RP_CLIENT_ID,
+    "DESIREPATH_OIDC_CLIENT_SECRET": OIDC_RP_CLIENT_SECRET,
+}
+OIDC_ENABLED = all(_oidc_needs.values())
+if any(_oidc_needs.values()) and not OIDC_ENABLED:
+    # Half a configuration would show a button that cannot work, or silently leave single sign-on off.
+    raise ImproperlyConfigured(
+        "single sign-on is half configured: set "
+        + ", ".join(name for name, value in _oidc_needs.items() if not value)
+        + " too, or unset "
+        + ", ".join(name for name, value in _oidc_needs.items() if value)
+    )
+OIDC_PROVIDER_NAME = os.environ.get("DESIREPATH_OIDC_PROVIDER_NAME") or urlparse(OIDC_ISSUER).hostname or ""
+OIDC_RP_SCOPES = os.environ.get("DESIREPATH_OIDC_SCOPES", "openid email profile")
+if OIDC_ENABLED and "openid" not in OIDC_RP_SCOPES.split():
+    raise ImproperlyConfigured("DESIREPATH_OIDC_SCOPES must include openid (an ID token is asked for with it)")
+OIDC_RP_SIGN_ALGO = os.environ.get("DESIREPATH_OIDC_SIGN_ALGO", "RS256")
+OIDC_TIMEOUT = float(os.environ.get("DESIREPATH_OIDC_TIMEOUT_SECONDS", "10"))
+OIDC_DISCOVERY_SECONDS = int(os.environ.get("DESIREPATH_OIDC_DISCOVERY_SECONDS", "3600"))
+OIDC_CLOCK_SKEW_SECONDS = 60  # an ID token's exp and iat, read with this much leeway between the two clocks
+OIDC_USE_PKCE = True
+OIDC_CREATE_USERS = env_bool("DESIREPATH_OIDC_CREATE_USERS", False)
+OIDC_GROUPS_CLAIM = os.environ.get("DESIREPATH_OIDC_GROUPS_CLAIM", "")
+
+
+def group_teams_from_json(text: str) -> dict[str, list[str]]:
+    """`{"claim value": "Team name" or ["Team", ...]}` as claim value → team names; ImproperlyConfigured otherwise."""
+    try:
+        mapping = json.loads(text or "{}")
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DESIREPATH_OIDC_GROUP_TEAMS is not JSON: {exc}") from exc
+    shape = 'a JSON object of claim values to team names, {"staff": "Staff", "eng": ["Engineering", "Staff"]}'
+    if not isinstance(mapping, dict):
+        raise ImproperlyConfigured(f"DESIREPATH_OIDC_GROUP_TEAMS must be {shape}")
+    teams: dict[str, list[str]] = {}
+    for value, names in mapping.items():
+        listed = [names] if isinstance(names, str) else names
+        if not isinstance(listed, list) or not listed or not all(isinstance(n, str) and n.strip() for n in listed):
+            raise ImproperlyConfigured(f"DESIREPATH_OIDC_GROUP_TEAMS must be {shape}; {value!r} is not")
+        teams[value] = [name.strip() for name in listed]
+    return teams
+
+
+OIDC_GROUP_TEAMS = group_teams_from_json(os.environ.get("DESIREPATH_OIDC_GROUP_TEAMS", ""))
+if OIDC_GROUP_TEAMS and not OIDC_GROUPS_CLAIM:
+    raise ImproperlyConfigured("DESIREPATH_OIDC_GROUP_TEAMS needs DESIREPATH_OIDC_GROUPS_CLAIM: the claim to read")
+# Off: the sign-in form, the admin's and POST /api/auth/token/ refuse passwords; API tokens keep working.
+LOCAL_LOGIN = env_bool("DESIREPATH_LOCAL_LOGIN", True)
+if not LOCAL_LOGIN and not OIDC_ENABLED:
+    raise ImproperlyConfigured("DESIREPATH_LOCAL_LOGIN=0 needs single sign-on configured: nobody could sign in")
 ANONYMOUS_USER_NAME = None
 GUARDIAN_RAISE_403 = False
 LOGIN_URL = "/login/"

@@ -8,7 +8,7 @@ from collections import Counter
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import BASE_DIR, env_bool
+from .base import BASE_DIR, OIDC_ENABLED, OIDC_ISSUER, env_bool
 
 _required = ("DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")  # lower case: not a setting
 if _missing := [name for name in _required if not os.environ.get(name)]:
@@ -45,6 +45,9 @@ SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", str(365 *
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", True)
 SESSION_COOKIE_SECURE = True
+# The client secret goes to the provider, and its keys and ID tokens come back: never over plain HTTP.
+if OIDC_ENABLED and not OIDC_ISSUER.startswith("https://"):
+    raise ImproperlyConfigured(f"{__name__} needs DESIREPATH_OIDC_ISSUER to be an https:// address")
 CSRF_COOKIE_SECURE = True
 
 # Collected when the code is built and shipped with it (the image), not kept in the data volume.
