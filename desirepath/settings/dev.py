@@ -28,3 +28,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+# `curl localhost:8000/metrics` works on the machine itself; anything further needs the token or a network.
+METRICS_NETWORKS = [
+    n.strip() for n in os.environ.get("DESIREPATH_METRICS_NETWORKS", "127.0.0.1,::1").split(",") if n.strip()
+]

@@ -12,6 +12,11 @@ _queue = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath-test")
 if XDIST_WORKER and not _queue.endswith(f"-{XDIST_WORKER}"):
     _queue = f"{_queue}-{XDIST_WORKER}"
 os.environ["DESIREPATH_TASK_QUEUE"] = _queue
+# Metrics of this test process and the servers and workers it starts; apart from other test processes'.
+os.environ.setdefault(
+    "DESIREPATH_METRICS_DIR", str(Path(os.environ["DESIREPATH_DATA_DIR"]) / f"metrics-{XDIST_WORKER or 'main'}")
+)
+os.environ.setdefault("DESIREPATH_METRICS_TOKEN", "test-metrics-token-not-secret")
 
 from desirepath import embedded  # noqa: E402
 
