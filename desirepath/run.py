@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 
 from desirepath import embedded
-from desirepath.processes import commands, web_address
 from desirepath.observability import metrics_directory_empty
+from desirepath.processes import commands, web_address
 from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME, METRICS_DIR
 
 GRACE_SECONDS = 20

@@ -7,9 +7,9 @@ from collections import Counter
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import *  # noqa: F403
 from desirepath.observability import logging_settings
 
+from .base import *  # noqa: F403
 from .base import BASE_DIR, METRICS_TOKEN, env_bool
 
 _required = ("DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")  # lower case: not a setting
