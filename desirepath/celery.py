@@ -5,12 +5,15 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import heartbeat_sent, setup_logging, worker_shutdown
+from django_structlog.celery.steps import DjangoStructLogInitStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
 
 app = Celery("desirepath")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Each task's log lines carry the request id of the request that queued it (django-structlog's task headers).
+app.steps["worker"].add(DjangoStructLogInitStep)
 
 
 @setup_logging.connect
