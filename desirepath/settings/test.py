@@ -16,7 +16,6 @@ os.environ["DESIREPATH_TASK_QUEUE"] = _queue
 os.environ.setdefault(
     "DESIREPATH_METRICS_DIR", str(Path(os.environ["DESIREPATH_DATA_DIR"]) / f"metrics-{XDIST_WORKER or 'main'}")
 )
-os.environ.setdefault("DESIREPATH_METRICS_TOKEN", "test-metrics-token-not-secret")
 
 from desirepath import embedded  # noqa: E402
 
@@ -33,6 +32,7 @@ if not REDIS_URL:
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
+METRICS_TOKEN = os.environ.get("DESIREPATH_METRICS_TOKEN") or "test-metrics-token-not-secret"
 DEBUG = False
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
