@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 from celery.schedules import crontab
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
-from desirepath.observability import logging_settings, metrics_directory_use
+from desirepath.observability import logging_settings
 
 # Offline rules: litellm and the model libraries must never reach for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -370,8 +370,8 @@ DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # bound by RequestId, as far as the
 # Metrics (/metrics, Prometheus text): every web process and worker of this machine writes into one directory.
 # Scraped with `Authorization: Bearer <DESIREPATH_METRICS_TOKEN>` or from an address in DESIREPATH_METRICS_NETWORKS;
 # with neither set /metrics refuses everyone.
+# Each environment's module puts the directory to use (desirepath.observability.metrics_directory_use).
 METRICS_DIR = Path(os.environ.get("DESIREPATH_METRICS_DIR") or DATA_DIR / "metrics").expanduser().resolve()
-metrics_directory_use(METRICS_DIR)
 METRICS_TOKEN = os.environ.get("DESIREPATH_METRICS_TOKEN", "")
 METRICS_NETWORKS = [n.strip() for n in os.environ.get("DESIREPATH_METRICS_NETWORKS", "").split(",") if n.strip()]
 # A worker whose last heartbeat is older than this is taken for down (/healthz, /metrics).

@@ -2,12 +2,14 @@
 
 import math
 import os
+import tempfile
 import zlib
 from collections import Counter
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from desirepath.observability import logging_settings
+from desirepath.observability import logging_settings, metrics_directory_use
 
 from .base import *  # noqa: F403
 from .base import BASE_DIR, METRICS_TOKEN, env_bool
@@ -56,6 +58,10 @@ LOGGING = logging_settings(json_lines=LOG_JSON, level=os.environ.get("DESIREPATH
 # The metrics token opens /metrics to anyone who has it: a guessable one is refused like a weak secret key.
 if METRICS_TOKEN and len(METRICS_TOKEN) < 32:
     raise ImproperlyConfigured(f"{__name__} refuses a DESIREPATH_METRICS_TOKEN under 32 characters")
+# Production keeps nothing in the data directory: by default the machine's temporary directory, which a web
+# process and workers on one machine share; containers share a volume instead (docker/compose.yml).
+METRICS_DIR = Path(os.environ.get("DESIREPATH_METRICS_DIR") or Path(tempfile.gettempdir()) / "desirepath-metrics")
+metrics_directory_use(METRICS_DIR)  # after every refusal: a process refused writes nothing
 
 # Collected when the code is built and shipped with it (the image), not kept in the data volume.
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -18,9 +18,19 @@ os.environ.setdefault(
 )
 
 from desirepath import embedded  # noqa: E402
+from desirepath.observability import metrics_directory_use  # noqa: E402
 
 from .base import *  # noqa: E402, F403
-from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings, env_bool  # noqa: E402
+from .base import (  # noqa: E402
+    DATA_DIR,
+    DATABASE_URL,
+    DB_NAME,
+    METRICS_DIR,
+    REDIS_URL,
+    STATIC_ROOT,
+    database_settings,
+    env_bool,
+)
 
 if not DATABASE_URL:
     DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
@@ -30,6 +40,7 @@ if not REDIS_URL:
         REDIS_URL = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + int(XDIST_WORKER.removeprefix('gw'))}"
     CELERY_BROKER_URL = REDIS_URL
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+metrics_directory_use(METRICS_DIR)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 METRICS_TOKEN = os.environ.get("DESIREPATH_METRICS_TOKEN") or "test-metrics-token-not-secret"
