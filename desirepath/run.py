@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass
 
 from desirepath import embedded
+from desirepath.observability import metrics_directory_empty
 from desirepath.processes import commands, web_address
-from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME
+from desirepath.settings.base import BASE_DIR, DATA_DIR, DB_NAME, METRICS_DIR
 
 GRACE_SECONDS = 20
 
@@ -35,6 +36,7 @@ def main() -> int:
     try:
         services_start(started)
         prepare()
+        metrics_directory_empty(METRICS_DIR)  # the last run's processes are gone
         for name, command in commands().items():
             children[name] = subprocess.Popen(command, cwd=BASE_DIR)
         announce()

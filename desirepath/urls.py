@@ -6,10 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from apps.accounts import signin
 from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
+from apps.core.metrics import metrics
 from apps.evaluation.pages import learning_urls
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics, name="metrics"),
     path("admin/", include(feedback_report_urls)),
     path("admin/", include(learning_urls)),
     path("admin/login/", signin.admin_login),  # before the admin's own: local login off sends it to /login/

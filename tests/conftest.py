@@ -46,6 +46,14 @@ def _empty_redis_database() -> None:
     client.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _empty_metrics_directory() -> None:
+    """Metrics of earlier runs' servers and workers (this test process's directory alone: settings/test.py)."""
+    from desirepath.observability import metrics_directory_empty
+
+    metrics_directory_empty(django_settings.METRICS_DIR)
+
+
 class _RememberingEncoder:
     """The real sentence-transformers encoder, asked once per text: a model's vector for a text never changes, and
     the three real vaults are imported by a dozen tests in each test process."""
@@ -154,7 +162,8 @@ def _start_worker(log_dir: Path, models: Script, queues: list[str] | None = None
         "DESIREPATH_LLM_BACKOFF_SECONDS": "0.01",
         "OPENAI_API_KEY": "sk-test-not-a-real-key",
     }
-    log = (log_dir / "worker.log").open("a")
+    log_path = log_dir / "worker.log"
+    log = log_path.open("a")
     command = [sys.executable, "-m", "celery", "-A", "desirepath", "worker", "--pool=solo", "-Q", ",".join(queues)]
     process = subprocess.Popen(
         [*command, "-l", "INFO", "--without-mingle", "--without-gossip"],
@@ -164,6 +173,7 @@ def _start_worker(log_dir: Path, models: Script, queues: list[str] | None = None
         stderr=subprocess.STDOUT,
     )
     log.close()  # the child holds its own descriptor
+    process.log_path = log_path  # type: ignore[attr-defined]  # what the worker logged, for tests that read it
     deadline = time.time() + 60
     while not app.control.ping(timeout=0.5):
         if process.poll() is not None or time.time() > deadline:

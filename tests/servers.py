@@ -24,8 +24,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn_serving(*, threads: int = 2, env: dict[str, str] | None = None) -> Iterator[int]:
-    """One gunicorn worker with `threads` threads on a free port, up once the application answers; its port."""
+def gunicorn_serving(*, threads: int = 2, env: dict[str, str] | None = None, log: Path | None = None) -> Iterator[int]:
+    """One gunicorn worker with `threads` threads on a free port, up once the application answers; its port.
+    What it logs goes to `log` when named."""
     port = free_port()
     environment = {
         **os.environ,
@@ -35,13 +36,16 @@ def gunicorn_serving(*, threads: int = 2, env: dict[str, str] | None = None) -> 
         **(env or {}),
     }
     command = [sys.executable, "-m", "gunicorn", "desirepath.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    output = log.open("a") if log else subprocess.DEVNULL
     process = subprocess.Popen(
         [*command, "--workers", "1", "--threads", str(threads)],
         cwd=ROOT,
         env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=subprocess.STDOUT,
     )
+    if log:
+        output.close()  # type: ignore[union-attr]  # the child holds its own descriptor
     try:
         deadline = time.time() + 60
         while True:

@@ -69,7 +69,8 @@ def test_worker_imports_an_uploaded_zip_and_embeds_new_notes(worker):
     hits = client.get("/api/search/", {"q": "sourdough starter", "k": 3}).json()["results"]
     assert hits[0]["note"] == note["id"] and "vector" in hits[0]["sources"]
 
-    assert client.get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "ok"}
+    queues = dict.fromkeys([settings.CELERY_TASK_DEFAULT_QUEUE, settings.CHAT_ANSWER_QUEUE], "ok")
+    assert client.get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "ok", "queues": queues}
 
     # After an answer, the worker (never the request) files the exchange in the asker's personal vault.
     reply = client.post("/api/chat/", {"vaults": [vault.pk], "message": "What is a sourdough starter?"}, format="json")

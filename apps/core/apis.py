@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-import time
-
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request, page_not_found
+
+from apps.core.workers import live_workers, task_queues
 
 
 def _check_db() -> str:
@@ -28,32 +28,28 @@ def _check_redis() -> str:
         return f"error: {type(exc).__name__}"
 
 
-# A worker that answered this process within WORKER_OK_SECONDS counts as up: the ping is a broadcast through the
-# broker that waits for a worker's reply, which a poller calling every second need not pay on each call.
-WORKER_OK_SECONDS = 5.0
-_worker_answered_at = float("-inf")
-
-
-def _check_worker() -> str:
-    from celery import current_app  # the project's app, set when the `desirepath` package is imported
-
-    global _worker_answered_at
-    if time.monotonic() - _worker_answered_at < WORKER_OK_SECONDS:
-        return "ok"
+def _check_queues() -> dict[str, str]:
+    """Per queue: `ok` when a worker consuming it sent a heartbeat lately, else `down` (`unknown`: Redis is down)."""
+    queues = task_queues()
     try:
-        replies = current_app.control.ping(timeout=1.0, limit=1)  # done at the first reply, not after the timeout
+        live = live_workers(queues)
     except Exception:  # noqa: BLE001
-        return "down"
-    if not replies:
-        return "down"
-    _worker_answered_at = time.monotonic()
-    return "ok"
+        return dict.fromkeys(queues, "unknown")
+    return {queue: "ok" if live[queue] else "down" for queue in queues}
 
 
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness of the parts: database (with pgvector), Redis, and whether any Celery worker answers."""
-    body = {"db": _check_db(), "redis": _check_redis(), "worker": _check_worker()}
+    """Which part is down: the database (with pgvector), Redis, and per queue whether a worker consumes it
+    (`worker` is `ok` when every queue has one). 503 when the database or Redis is down, as nothing works without
+    them; a queue without a worker leaves the pages and the API up (work waits in it), so it says so with 200."""
+    queues = _check_queues()
+    body = {
+        "db": _check_db(),
+        "redis": _check_redis(),
+        "worker": "ok" if all(state == "ok" for state in queues.values()) else "down",
+        "queues": queues,
+    }
     healthy = body["db"] == "ok" and body["redis"] == "ok"
     return JsonResponse(body, status=200 if healthy else 503)
 

@@ -44,3 +44,8 @@ def client_ip(request: HttpRequest) -> str:
         if not _trusted(address, networks):
             return str(address)
     return str(_address(forwarded[0])) if forwarded else remote
+
+
+def client_in(request: HttpRequest, networks: Iterable[str]) -> bool:
+    """Whether the client's address (`client_ip`) lies in one of `networks` (addresses or CIDR networks)."""
+    return _trusted(_address(client_ip(request)), _networks(tuple(networks)))

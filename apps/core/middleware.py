@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Callable
 
+import structlog
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 
 from apps.core.exceptions import Conflict, messages_of
+from apps.core.http import client_ip
 
 
 class HeadWithoutBody:
@@ -46,3 +50,26 @@ class ConflictPage:
         if not isinstance(exception, Conflict):
             return None
         return render(request, "refused.html", {"reason": messages_of(exception), "back": exception.back}, status=409)
+
+
+# What a request id may look like when a proxy or client sends one: anything else is replaced, so a log line never
+# carries someone's arbitrary text under the name of an id.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+
+class RequestId:
+    """Settles the request's id before django-structlog (placed after this) binds it to every log line and to the
+    tasks the request queues: the incoming X-Request-ID when it looks like one, else a new one. The response
+    carries it back in X-Request-ID. Binds the client's address too, as far as the trusted proxies allow."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        request_id = str(request.META.get("HTTP_X_REQUEST_ID", ""))
+        if not REQUEST_ID.fullmatch(request_id):
+            request_id = request.META["HTTP_X_REQUEST_ID"] = str(uuid.uuid4())
+        structlog.contextvars.bind_contextvars(ip=client_ip(request))
+        response = self.get_response(request)
+        response["X-Request-ID"] = request_id
+        return response

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from apps.llm.connections import MissingKey, connection, slot_default_model
+from apps.llm.metrics import model_call_count
 from apps.llm.models import ModelUsage, Outcome, Slot
 
 LOCAL_PREFIX = "local/"
@@ -99,6 +100,13 @@ class _Call:
             outcome=outcome,
             attempts=max(1, self.attempts),
             **fields,
+        )
+        model_call_count(
+            slot=self.slot,
+            outcome=outcome,
+            tokens_in=fields.get("tokens_in", 0),
+            tokens_out=fields.get("tokens_out", 0),
+            cost_usd=fields.get("cost_usd", Decimal(0)),
         )
 
     def fail(self, exc: BaseException) -> ModelUnavailable:

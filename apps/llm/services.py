@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import time
+from decimal import Decimal
 
 from django.contrib.auth.models import User
 
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.metrics import model_call_count
 from apps.llm.models import ModelUsage, Outcome, Slot
 from apps.llm.selectors import latest_purpose
 
@@ -35,6 +37,7 @@ def _embedding_test(user: User | None) -> ModelUsage:
         embed_texts(["a test sentence"], model=model)
     except Exception as exc:  # noqa: BLE001 - a missing key, a bad size, any provider failure: all shown as they are
         error = f"{type(exc).__name__}: {exc}"[:2000]
+    model_call_count(slot=Slot.EMBEDDING, outcome=Outcome.ERROR if error else Outcome.OK, cost_usd=Decimal(0))
     return ModelUsage.objects.create(
         user=user,
         slot=Slot.EMBEDDING,

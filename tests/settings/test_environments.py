@@ -30,6 +30,8 @@ NOT_INHERITED = {
     "DJANGO_ALLOWED_HOSTS",
     "DESIREPATH_DB_NAME",
     "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "DESIREPATH_METRICS_DIR",  # in the data directory each test names
+    "PROMETHEUS_MULTIPROC_DIR",
 }
 
 
@@ -108,6 +110,18 @@ def test_production_refuses_a_weak_secret_key_in_one_line(tmp_path, weak):
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("desirepath.settings.production refuses a weak DJANGO_SECRET_KEY")
     assert weak not in line  # the refusal never repeats the key
+    assert not data.exists()
+
+
+def test_production_refuses_a_short_metrics_token_in_one_line(tmp_path):
+    data = tmp_path / "data"
+    env = {**PRODUCTION_SECRETS, **_stack_urls(), "DJANGO_SETTINGS_MODULE": "desirepath.settings.production"}
+
+    result = _run(["manage.py", "check"], data, **{**env, "DESIREPATH_METRICS_TOKEN": "metrics"})
+
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line == "desirepath.settings.production refuses a DESIREPATH_METRICS_TOKEN under 32 characters"
     assert not data.exists()
 
 

@@ -19,6 +19,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from apps.chat.hooks import exchange_answered
+from apps.chat.metrics import answer_latency_observe, gate_count
 from apps.chat.models import CHOICES, ContextItem, Conversation, Fallback, Feedback, Message, Role, Signal, Status
 from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import explorer_quota
@@ -282,6 +283,11 @@ def _fail(message: Message, reason: str) -> None:
     message.notices.append(reason)
     message.status = Status.FAILED
     message.save(update_fields=["notices", "status"])
+    _latency_observe(message)
+
+
+def _latency_observe(message: Message) -> None:
+    answer_latency_observe(seconds=(timezone.now() - message.created_at).total_seconds(), outcome=message.status)
 
 
 def _run(message: Message, user: User) -> Iterator[Event]:
@@ -302,6 +308,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.resolved_query = resolve(question.text, earlier)
     yield Event("status", {"text": f"Searching {', '.join(v.name for v in vaults)}…"})
     result = yield from _context(message, user, cfg, scope)
+    gate_count(weighed=len(result.rated), passed=len(result.survivors))
     _explore(message, result, scope)
     message.notices.extend(result.notes)
     message.gate_model, message.gate_threshold = result.model, result.threshold
@@ -383,6 +390,7 @@ def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
 def _finish(message: Message) -> Event:
     message.status = Status.COMPLETE
     message.save()
+    _latency_observe(message)
     exchange_answered(message_id=message.pk)
     Conversation.objects.filter(pk=message.conversation_id).update(updated_at=message.created_at)
     return Event("done", message_payload(message))
