@@ -191,19 +191,8 @@ def _value_record(target: str, vault_id: int, intent: str, key: tuple[object, ..
             {**params, **_counts(outcome)},
         )
         row_id, old, new = cursor.fetchone()
-        WeightChange.objects.create(
-            vault_id=vault_id,
-            source=outcome.source,
-            target=target,
-            target_id=row_id,
-            intent=intent,
-            old=old,
-            new=new,
-            delta=new - old,
-            reason=outcome.reason[:300],
-            feedback_id=outcome.feedback_id,
-        )
-    return Moved(target, row_id, old, new)
+        moved = _ledgered(vault_id, target, row_id, intent, old, new, outcome)  # in the update's transaction
+    return moved
 
 
 def value_uncount(*, target: str, row_id: int, outcome: Outcome) -> Moved | None:
@@ -225,19 +214,8 @@ def value_uncount(*, target: str, row_id: int, outcome: Outcome) -> Moved | None
         if row is None:
             return None
         vault_id, intent, old, new = row
-        WeightChange.objects.create(
-            vault_id=vault_id,
-            source=outcome.source,
-            target=target,
-            target_id=row_id,
-            intent=intent,
-            old=old,
-            new=new,
-            delta=new - old,
-            reason=outcome.reason[:300],
-            feedback_id=outcome.feedback_id,
-        )
-    return Moved(target, row_id, old, new)
+        moved = _ledgered(vault_id, target, row_id, intent, old, new, outcome)  # in the update's transaction
+    return moved
 
 
 def _counts(outcome: Outcome) -> dict[str, float]:
@@ -300,3 +278,20 @@ def edges_decay(*, now: datetime | None = None) -> int:
         ):
             moved += 1
     return moved
+
+
+def _ledgered(vault_id: int, target: str, row_id: int, intent: str, old: float, new: float, outcome: Outcome) -> Moved:
+    """One learned value's move, on the ledger under the outcome's source, reason and vote."""
+    WeightChange.objects.create(
+        vault_id=vault_id,
+        source=outcome.source,
+        target=target,
+        target_id=row_id,
+        intent=intent,
+        old=old,
+        new=new,
+        delta=new - old,
+        reason=outcome.reason[:300],
+        feedback_id=outcome.feedback_id,
+    )
+    return Moved(target, row_id, old, new)

@@ -111,19 +111,7 @@ def correction_decline(*, actor: User, correction: Correction) -> Correction:
     require(actor, "contribute", correction.note.vault)
     if correction.status != CorrectionStatus.PROPOSED:
         raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
-    correction.status = CorrectionStatus.DECLINED
-    correction.decided_by = actor
-    correction.decided_at = timezone.now()
-    correction.save(update_fields=["status", "decided_by", "decided_at"])
-    audit_record(
-        actor=actor,
-        action="correction.decline",
-        object_type="correction",
-        object_id=correction.pk,
-        vault_id=correction.vault_id,
-        changes={"note": correction.note_id},
-    )
-    return correction
+    return _decided(correction, actor=actor, status=CorrectionStatus.DECLINED, action="correction.decline")
 
 
 @transaction.atomic
@@ -134,13 +122,18 @@ def correction_withdraw(*, actor: User, correction: Correction) -> Correction:
         raise ValidationError({"detail": ["only its proposer withdraws a correction"]})
     if correction.status != CorrectionStatus.PROPOSED:
         raise ValidationError({"detail": [f"this correction is {correction.status} already"]})
-    correction.status = CorrectionStatus.WITHDRAWN
+    return _decided(correction, actor=actor, status=CorrectionStatus.WITHDRAWN, action="correction.withdraw")
+
+
+def _decided(correction: Correction, *, actor: User, status: str, action: str) -> Correction:
+    """A proposed correction closed without touching its note (declined, withdrawn); audited."""
+    correction.status = status
     correction.decided_by = actor
     correction.decided_at = timezone.now()
     correction.save(update_fields=["status", "decided_by", "decided_at"])
     audit_record(
         actor=actor,
-        action="correction.withdraw",
+        action=action,
         object_type="correction",
         object_id=correction.pk,
         vault_id=correction.vault_id,
