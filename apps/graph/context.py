@@ -137,6 +137,7 @@ def context_for(
         local_rater=graph_rater(scope),
         among_notes=not any(is_turn(c.text) for c in candidates),
         priors=priors,
+        note_chunks=frozenset(c.chunk for c in candidates if not is_turn(c.text)),
     )
     constraints = _constraints(found, scope, readable, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints

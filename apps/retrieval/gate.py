@@ -41,6 +41,11 @@ FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
 # The highest value that silenced no question of the dev sets (docs/evaluation.md); small talk is the significance
 # check's to stop.
 NOTE_SIMILARITY = 0.25
+# A passage of a note far in meaning (below FLOOR_SIMILARITY) is evidence only when it carries at least this
+# share of the question's word weight (the `overlap` feature: rarer words weigh more, words no candidate has weigh
+# most). One incidental word ("point" for "the melting point of tungsten") is not. Half, by design: no dev question
+# constrains it (every one has a close or a well-matched candidate); docs/evaluation.md has what it silences.
+NOTE_OVERLAP = 0.5
 DEFAULT_THRESHOLD = 3
 
 SYSTEM_PROMPT = (
@@ -200,6 +205,7 @@ def gate(
     local_rater: Rater = local_ratings,
     among_notes: bool = False,
     priors: dict[int, float] | None = None,
+    note_chunks: frozenset[int] = frozenset(),
 ) -> GateResult:
     """Rate and cut; the budget is what the first `budget_top` candidates (by search rank) would inject.
     What passed is put in order by the local estimate with less of the search's rank in it (`order_probability`),
@@ -207,7 +213,8 @@ def gate(
     so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
-    anything passes (`_speaks_to`), the search's order what (`_in_search_order`).
+    anything passes (`_speaks_to`), the search's order what (`_in_search_order`). `note_chunks`: the candidates
+    that are passages of notes rather than turns (all of them among notes), held to the notes' floor.
     `priors` (chunk → factor, from questions near this one) join the local estimate before the cut (`with_prior`);
     where no estimate decides what passes (among notes, or a model's ratings) they order what passed, as `boosts` do.
     The Librarian's own notes are no candidates unless the question calls for them (`apps.retrieval.filed`)."""
@@ -218,10 +225,13 @@ def gate(
     rated, notes = rate(question, candidates, model=model, user=user, vault_id=vault_id, local_rater=local_rater)
     priors = priors or {}
     boosts = boosts or {}
-    if among_notes and all(r.probability is not None for r in rated) and _speaks_to(rated, threshold):
-        survivors, ordered = _in_search_order(
-            rated, budget=_budget(candidates, budget_top), lift=_times(boosts, priors)
-        )
+    local = all(r.probability is not None for r in rated)
+    if local:
+        rated = _floored_notes(question, rated, note_chunks)
+    if among_notes and local:
+        # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are.
+        budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
+        survivors, ordered = _in_search_order(rated, budget=budget, lift=_times(boosts, priors))
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -235,6 +245,19 @@ def gate(
 def _times(first: dict[int, float], second: dict[int, float]) -> dict[int, float]:
     """Two sets of odds factors as one."""
     return {chunk: first.get(chunk, 1.0) * second.get(chunk, 1.0) for chunk in first.keys() | second.keys()}
+
+
+def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int]) -> list[Rated]:
+    """Passages of notes far in meaning that share too little of the question's words top out at the floor."""
+    if not note_chunks:
+        return rated
+    overlaps = feature_matrix(question, [r.candidate for r in rated])[:, FEATURES.index("overlap")]
+    return [
+        Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability)
+        if r.candidate.chunk in note_chunks and r.candidate.similarity < FLOOR_SIMILARITY and overlap < NOTE_OVERLAP
+        else r
+        for r, overlap in zip(rated, overlaps, strict=True)
+    ]
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
