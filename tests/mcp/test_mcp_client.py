@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import http.client
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -24,7 +26,8 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 ANSWERS_IN_WORKER = {"DESIREPATH_CHAT_ANSWERS_IN_WORKER": "1"}
 
 
-def mcp_client(base: str, key: str, statuses: list[int] | None = None) -> Client:
+@asynccontextmanager
+async def mcp_client(base: str, key: str, statuses: list[int] | None = None) -> AsyncIterator[Client]:
     """The SDK's client over Streamable HTTP with `key` as its bearer token; the HTTP statuses it gets are noted in
     `statuses` (the client itself reports a refused request as a generic protocol error)."""
 
@@ -37,7 +40,9 @@ def mcp_client(base: str, key: str, statuses: list[int] | None = None) -> Client
         timeout=httpx2.Timeout(30, read=300),
         event_hooks={"response": [note]},
     )
-    return Client(streamable_http_client(f"{base}/mcp/", http_client=http))
+    # The client closes its connections with it: one left open would hold the server's graceful stop.
+    async with http, Client(streamable_http_client(f"{base}/mcp/", http_client=http)) as client:
+        yield client
 
 
 async def _tool(client: Client, name: str, **arguments: Any) -> Any:
