@@ -11,7 +11,6 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
-from rest_framework.exceptions import ValidationError
 
 from apps.chat.models import Status
 from apps.chat.services.asking import chat_ask, not_answered
