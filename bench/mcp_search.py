@@ -3,9 +3,16 @@
 The stack `make run` starts (bench/load.py's: embedded PostgreSQL and Redis, gunicorn with its default workers and
 threads, the Celery workers) on its own data directory and port, with the sample vault the bootstrap imports. The
 admin's API token asks each query of samples/queries.jsonl through both doors, one after the other, the order
-alternating by round: REST as `GET /api/search/?q=…&k=10`, MCP as a `search` tool call from the SDK's client over
-Streamable HTTP (one client session, as an agent keeps). Both clients are async httpx2 clients, so the difference is
-the endpoint's. Two warm-up rounds are not counted (the first search loads the embedding model in each web process).
+rotating by round, through three doors:
+
+- `rest`: `GET /api/search/?q=…&k=10`;
+- `mcp`: the same search as a `tools/call` of `search`, one JSON-RPC POST to /mcp/ from the same kind of client:
+  the endpoint's own cost beside REST's;
+- `mcp_sdk`: the same tool call from the `mcp` SDK's `Client` over Streamable HTTP (one session, as an agent keeps
+  one): what an agent using the SDK waits, its client's own work (validation, dispatch) included.
+
+All three use async httpx2 clients. Two warm-up rounds are not counted (the first search loads the embedding model
+in each web process).
 
 Usage: .venv/bin/python bench/mcp_search.py [--rounds 20] [--json bench/results/mcp-search.json] [--keep-data]
 """
@@ -59,11 +66,18 @@ async def measure(port: int, token: str, queries: list[str], rounds: int) -> dic
 
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {token}"}
-    timings: dict[str, list[float]] = {"rest": [], "mcp": []}
+    timings: dict[str, list[float]] = {"rest": [], "mcp": [], "mcp_sdk": []}
     differing: set[str] = set()
+    versions: set[str] = set()
+
+    async def note_version(request: httpx2.Request) -> None:
+        versions.add(request.headers.get("mcp-protocol-version", "none"))
+
+    rpc_headers = {**headers, "Accept": "application/json, text/event-stream"}
     async with (
         httpx2.AsyncClient(base_url=base, headers=headers, timeout=60) as rest,
-        httpx2.AsyncClient(headers=headers, timeout=60) as mcp_http,
+        httpx2.AsyncClient(base_url=base, headers=rpc_headers, timeout=60) as rpc,
+        httpx2.AsyncClient(headers=headers, timeout=60, event_hooks={"request": [note_version]}) as mcp_http,
         Client(streamable_http_client(f"{base}/mcp/", http_client=mcp_http)) as mcp,
     ):
 
@@ -73,13 +87,22 @@ async def measure(port: int, token: str, queries: list[str], rounds: int) -> dic
             return [hit["path"] for hit in response.json()["results"]]
 
         async def by_mcp(query: str) -> list[str]:
+            call = {"name": "search", "arguments": {"query": query, "k": 10}}
+            response = await rpc.post("/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+            response.raise_for_status()
+            result = response.json()["result"]
+            assert not result.get("isError"), result
+            return [hit["path"] for hit in result["structuredContent"]["results"]]
+
+        async def by_mcp_sdk(query: str) -> list[str]:
             result = await mcp.call_tool("search", {"query": query, "k": 10})
             assert not result.is_error, result.content
             return [hit["path"] for hit in result.structured_content["results"]]
 
-        doors = {"rest": by_rest, "mcp": by_mcp}
+        doors = {"rest": by_rest, "mcp": by_mcp, "mcp_sdk": by_mcp_sdk}
+        names = list(doors)
         for round_number in range(WARM_UP_ROUNDS + rounds):
-            order = ["rest", "mcp"] if round_number % 2 == 0 else ["mcp", "rest"]
+            order = names[round_number % 3 :] + names[: round_number % 3]
             for query in queries:
                 paths = {}
                 for door in order:
@@ -87,7 +110,7 @@ async def measure(port: int, token: str, queries: list[str], rounds: int) -> dic
                     paths[door] = await doors[door](query)
                     if round_number >= WARM_UP_ROUNDS:
                         timings[door].append((time.perf_counter() - started) * 1000)
-                if paths["rest"] != paths["mcp"]:
+                if not paths["rest"] == paths["mcp"] == paths["mcp_sdk"]:
                     differing.add(query)
     report: dict[str, Any] = {}
     for door, values in timings.items():
@@ -97,9 +120,11 @@ async def measure(port: int, token: str, queries: list[str], rounds: int) -> dic
             "p95_ms": percentile(values, 95),
             "mean_ms": round(sum(values) / len(values), 1),
         }
-    report["ratio_p95"] = round(report["mcp"]["p95_ms"] / report["rest"]["p95_ms"], 3)
-    report["ratio_p50"] = round(report["mcp"]["p50_ms"] / report["rest"]["p50_ms"], 3)
+    for door in ("mcp", "mcp_sdk"):
+        report[f"{door}_to_rest_p95"] = round(report[door]["p95_ms"] / report["rest"]["p95_ms"], 3)
+        report[f"{door}_to_rest_p50"] = round(report[door]["p50_ms"] / report["rest"]["p50_ms"], 3)
     report["queries_with_different_hits"] = sorted(differing)
+    report["sdk_client_protocol_versions"] = sorted(versions)
     return report
 
 

@@ -24,8 +24,8 @@ from apps.mcp import tools
 # Set by the endpoint for one request; asgiref and anyio carry it into the server's tasks and back to the thread.
 CALLER: contextvars.ContextVar[tools.Caller] = contextvars.ContextVar("mcp_caller")
 
-READS = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
-WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 server: MCPServer[Any] = MCPServer(
     name="DesirePath",

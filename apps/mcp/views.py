@@ -8,6 +8,7 @@ validates and dispatches the protocol; this view only authenticates the token fi
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any
 
 import anyio
@@ -92,7 +93,7 @@ async def _exchange(scope: dict[str, Any], body: bytes) -> Exchange:
         await answered.wait()  # the client stays until the answer is sent
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status, headers
         if message["type"] == "http.response.start":
             status, headers = message["status"], list(message.get("headers", []))
