@@ -1,15 +1,15 @@
 """The MCP server: its tools, described for the model that calls them, each a thin async shell around
-`apps.mcp.tools`. A tool's work runs on the request's own thread (`sync_to_async`, thread-sensitive): it shares the
-request's database connection and ends with it, as a REST view's would. Every failure a person can cause comes back
+`apps.mcp.tools`. A tool's work runs on the request's own thread (`request_loop`): it shares the request's database
+connection and ends with it, as a REST view's would. Every failure a person can cause comes back
 as the tool's error text, in the REST API's words; anything else stays in the server log."""
 
 from __future__ import annotations
 
 import contextvars
+import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from asgiref.sync import sync_to_async
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
@@ -20,8 +20,9 @@ from pydantic import Field
 from rest_framework.exceptions import APIException
 
 from apps.mcp import tools
+from apps.mcp.request_loop import on_request_thread
 
-# Set by the endpoint for one request; asgiref and anyio carry it into the server's tasks and back to the thread.
+# Set by the endpoint for one request; its loop's tasks inherit it.
 CALLER: contextvars.ContextVar[tools.Caller] = contextvars.ContextVar("mcp_caller")
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -51,7 +52,7 @@ def _in_words(exc: Exception) -> str:
 async def _call(work: Callable[..., dict[str, Any]], **arguments: Any) -> dict[str, Any]:
     caller = CALLER.get()
     try:
-        return await sync_to_async(work, thread_sensitive=True)(caller, **arguments)
+        return await on_request_thread(functools.partial(work, caller, **arguments))
     except (Http404, DjangoValidationError, DjangoPermissionDenied, APIException) as exc:
         raise ToolError(_in_words(exc)) from exc
 

@@ -12,7 +12,6 @@ from collections.abc import MutableMapping
 from typing import Any
 
 import anyio
-from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
 from django.http import HttpResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -24,6 +23,7 @@ from rest_framework.views import APIView
 from apps.accounts.authentication import token_user
 from apps.accounts.models import ApiToken
 from apps.core.auth import actor
+from apps.mcp.request_loop import run_here
 from apps.mcp.server import CALLER, server
 from apps.mcp.tools import Caller
 
@@ -52,7 +52,7 @@ class McpApi(APIView):
         caller = Caller(user=actor(request), site=request.build_absolute_uri("/").rstrip("/"))
         token = CALLER.set(caller)
         try:
-            status, headers, body = async_to_sync(_exchange)(_scope(request), request.body)
+            status, headers, body = run_here(_exchange(_scope(request), request.body))
         finally:
             CALLER.reset(token)
         response = HttpResponse(body, status=status)
