@@ -102,6 +102,7 @@ async def _exchange(scope: dict[str, Any], body: bytes) -> Exchange:
             if not message.get("more_body", False):
                 answered.set()
 
+    # The low-level server behind MCPServer, as the SDK's own in-process Client reaches it.
     manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True)
     async with manager.run():
         await manager.handle_request(scope, receive, send)
