@@ -145,11 +145,15 @@ def feedback(caller: Caller, *, context_item: int, signal: str, text: str) -> di
     """A vote on a passage an answer of the caller's showed (never through a read-only token)."""
     caller.writes()
     vote, created = feedback_record(user=caller.user, item_id=context_item, signal=signal, text=text)
+    item = vote.context_item
     result: dict[str, Any] = {
         "feedback": vote.pk,
-        "context_item": vote.context_item_id,
+        "context_item": item.pk,
         "signal": vote.signal,
         "created": created,
+        "vault": item.vault_id,
+        "path": item.path,
+        "url": caller.url("note-page", item.note_id) if item.note_id else None,
     }
     correction = correction_of(vote)
     if correction is not None:

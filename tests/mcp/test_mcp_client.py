@@ -123,6 +123,11 @@ def test_every_tool_over_http_carries_vault_path_and_url_and_a_revoked_token_is_
             "url": note_url,
         }
         assert seen["vote"]["created"] is True and seen["vote"]["signal"] == "confirm"
+        assert (seen["vote"]["vault"], seen["vote"]["path"], seen["vote"]["url"]) == (
+            bakery.pk,
+            "bread/Starter.md",
+            note_url,
+        )
         rye = Note.objects.get(vault=bakery, path="bread/Rye.md")
         assert seen["new"] == {
             "note": rye.pk,
