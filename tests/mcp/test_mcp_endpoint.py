@@ -60,3 +60,11 @@ def test_a_reader_may_not_write_and_a_contributor_may(vault):
         "Garden.md",
         "b.md",
     ]
+
+
+def test_a_client_that_starts_with_the_initialize_handshake_is_answered(owner):
+    key = token_create(user=owner, name="agent").key
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+    status, body = rpc(key, "initialize", hello)
+    assert status == 200 and body["result"]["serverInfo"]["name"] == "DesirePath"
+    assert "tools" in body["result"]["capabilities"]
