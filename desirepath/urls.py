@@ -22,6 +22,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("apps.mcp.urls")),
     path("api/", include("apps.accounts.urls")),
     path("api/", include("apps.vaults.urls")),
     path("api/", include("apps.notes.urls")),

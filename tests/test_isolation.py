@@ -1,16 +1,18 @@
 """Isolation: nobody ever sees anything from a vault they may not read.
 
 Users, teams, vaults and shares are generated at random (seeded); every vault's notes, paths, tags, import
-files, attachments and name carry a unique marker. Every user chats about every marker first, so conversations and their
-context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering to
-add it), the search API, the chat and feedback APIs and the web pages (a note page embeds another vault's note
-and, through it, that vault's file) are tried by every user, before and after a share is revoked and a team
-membership removed. Readability is computed here, independently of the permission code, from what was generated.
+files, attachments and name carry a unique marker. Every user chats about every marker first, so conversations and
+their context exist. Every GET route of the OpenAPI schema (so a new endpoint is covered without anyone remembering
+to add it), the search API, the chat and feedback APIs, every tool of the MCP endpoint and the web pages (a note
+page embeds another vault's note and, through it, that vault's file) are tried by every user, before and after a
+share is revoked and a team membership removed. Readability is computed here, independently of the permission code,
+from what was generated.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 import secrets
@@ -29,6 +31,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
+from apps.accounts.tokens import token_create, token_revoke
 from apps.chat.models import ContextItem, Conversation, Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
@@ -42,6 +45,7 @@ from apps.vaults.models import Vault
 from apps.vaults.selectors import vault_shares
 from apps.vaults.services import vault_unshare
 from tests.factories import api, api_with_token, import_folder, make_note, make_team, make_user, make_vault, share
+from tests.mcp.rpc import call, rpc
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -785,3 +789,117 @@ def test_a_conversation_is_deleted_by_its_owner_only(sample):
     assert api_with_token(people[1], read_only=True).delete(f"/api/conversations/{mine}/").status_code == 403
     assert Conversation.objects.filter(pk__in=theirs.values()).count() == len(people)
     assert api(people[1]).delete(f"/api/conversations/{mine}/").status_code == 204
+
+
+def _role(world: World, user: User, vault_id: int) -> str | None:
+    """The strongest role `user` holds on a vault, from what was generated."""
+    if world.owner[vault_id] == user.pk:
+        return "manager"
+    teams = {t for t, users in world.members.items() if user.pk in users}
+    roles = {world.direct.get((user.pk, vault_id))} | {world.team_roles.get((t, vault_id)) for t in teams}
+    return next((r for r in ("manager", "contributor", "reader") if r in roles), None)
+
+
+@dataclass(frozen=True)
+class _McpRequester:
+    who: str
+    user: User
+    key: str
+    readable: set[int]
+    read_only: bool = False
+
+
+def _mcp_requesters(world: World, users: set[int] | None = None) -> Iterator[_McpRequester]:
+    """Every user through an unlimited token, a read-only one and one limited to a shared vault they read."""
+    for user in world.users:
+        if users is not None and user.pk not in users:
+            continue
+        readable = world.readable(user)
+        yield _McpRequester(user.username, user, token_create(user=user, name="mcp").key, readable)
+        key = token_create(user=user, name="mcp read-only", read_only=True).key
+        yield _McpRequester(f"{user.username} (read-only)", user, key, readable, read_only=True)
+        shared = sorted(v for v in readable if not Vault.objects.get(pk=v).is_personal)
+        if shared:
+            only = shared[user.pk % len(shared)]
+            key = token_create(user=user, name="mcp limited", vault_ids=[only]).key
+            yield _McpRequester(f"{user.username} (token for {only})", user, key, {only})
+
+
+def _check_every_mcp_tool(
+    world: World, items: list[ContextItem], stage: str, users: set[int] | None = None
+) -> set[str]:
+    """Every MCP tool, as each requester, on every vault, note and context item of the world: found, read, asked,
+    written and rated exactly where the requester may; no result names a marker of a vault they may not read. The
+    markers each requester was shown, returned."""
+    plain = {v: Note.objects.get(vault_id=v, path="Plain.md").pk for v in world.markers}
+    seen: set[str] = set()
+    for requester in _mcp_requesters(world, users):
+        who, readable, key = requester.who, requester.readable, requester.key
+        allowed = {world.markers[v] for v in readable}
+        results: list[object] = []
+
+        def tool(name: str, **arguments: object) -> tuple[bool, object]:
+            ok, result = call(key, name, **arguments)  # noqa: B023 - used within this requester's loop only
+            results.append(result)  # noqa: B023
+            return ok, result
+
+        ok, listed = tool("list_vaults")
+        assert ok and {v["vault"] for v in listed["vaults"]} == readable, who
+        for vault_id, marker in world.markers.items():
+            mine = vault_id in readable
+            ok, found = tool("search", query=marker)
+            hit = ok and any(h["vault"] == vault_id and marker in h["path"] for h in found["results"])
+            assert hit == mine and all(h["vault"] in readable for h in found["results"]), (who, vault_id)
+            ok, scoped = tool("search", query=marker, vaults=[vault_id])
+            assert ok == mine and (mine or "No vault matches" in scoped), (who, vault_id, scoped)
+            ok, note = tool("get_note", note=plain[vault_id])
+            assert ok == mine and (mine or "No note matches" in note), (who, vault_id, note)
+            ok, answer = tool("ask", question=f"What is the code word {marker}?", vaults=[vault_id])
+            assert ok == mine, (who, vault_id, answer)
+            if mine:
+                assert all(c["vault"] == vault_id for c in answer["citations"]), (who, answer)
+            path = f"mcp/{stage}/{who}.md"
+            may_write = mine and not requester.read_only and _role(world, requester.user, vault_id) != "reader"
+            ok, written = tool("write_note", vault=vault_id, path=path, body=f"# Planted by {who}")
+            assert ok == may_write, (who, vault_id, written)
+            assert Note.objects.filter(vault_id=vault_id, path=path).exists() == may_write
+            if not ok and not mine:
+                assert "read-only" in written if requester.read_only else "No vault matches" in written
+        tool("ask", question="What is the plain note about gardening?")
+        for item in items:
+            ok, vote = tool("feedback", context_item=item.pk, signal="not_useful")
+            rated = item.message.conversation.owner_id == requester.user.pk and item.vault_id in readable
+            assert ok == (rated and not requester.read_only), (who, item.pk, vote)
+        shown = " ".join(json.dumps(result) for result in results).lower()
+        leaked = set(MARKER.findall(shown)) - allowed
+        assert not leaked, (who, leaked)
+        seen |= set(MARKER.findall(shown))
+    return seen
+
+
+def test_every_mcp_tool_only_ever_reaches_readable_vaults_before_and_after_revocation(tmp_path):
+    world = build_world(13, tmp_path)
+    items = list(ContextItem.objects.select_related("message__conversation"))
+    assert items  # the world's chats gathered context to rate
+    # The check can fail: every marker is shown to those who may read its vault.
+    assert _check_every_mcp_tool(world, items, "before") == set(world.markers.values())
+
+    rng = random.Random(13)
+    (user_id, vault_id), _ = rng.choice(sorted(world.direct.items()))
+    vault = Vault.objects.get(pk=vault_id)
+    vault_unshare(actor=vault.owner, vault=vault, user=User.objects.get(pk=user_id))
+    del world.direct[(user_id, vault_id)]
+    team = next(t for t in world.teams if len(world.members[t.pk]) > 1)
+    manager = team.memberships.get(role="manager").user
+    leaving = next(uid for uid in sorted(world.members[team.pk]) if uid != manager.pk)
+    team_member_remove(actor=manager, team=team, user=User.objects.get(pk=leaving))
+    world.members[team.pk].discard(leaving)
+    _check_every_mcp_tool(world, items, "after", users={user_id, leaving})
+
+    # A revoked token answers nothing at all, whatever the tool.
+    user = world.users[0]
+    token = token_create(user=user, name="mcp to revoke")
+    token_revoke(actor=user, token=token.token)
+    for method, params in [("tools/list", {}), ("tools/call", {"name": "list_vaults", "arguments": {}})]:
+        status, body = rpc(token.key, method, params)
+        assert status == 401 and "result" not in body

@@ -18,29 +18,36 @@ from apps.core.auth import TokenLimits, token_limits_attach
 KEYWORDS = (b"token", b"bearer")
 
 
+def token_user(request: Request) -> tuple[User, ApiToken] | None:
+    """The user of the live token a request presents, with the token's limits attached (the vault policy applies
+    them); None when it presents none; AuthenticationFailed for a malformed, unknown, expired or revoked one."""
+    parts = get_authorization_header(request).split()
+    if not parts or parts[0].lower() not in KEYWORDS:
+        return None
+    if len(parts) != 2:
+        raise exceptions.AuthenticationFailed("the Authorization header takes one key: Token <key>")
+    try:
+        key = parts[1].decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise exceptions.AuthenticationFailed("that token is not valid") from exc
+    token = token_authenticate(key)
+    if token is None:
+        raise exceptions.AuthenticationFailed("that token is unknown, expired or revoked")
+    vaults = None if token.vault_ids is None else frozenset(token.vault_ids)
+    user = token.user
+    token_limits_attach(user, TokenLimits(read_only=token.read_only, vault_ids=vaults, expires_at=token.expires_at))
+    return user, token
+
+
 class ApiTokenAuthentication(BaseAuthentication):
     """A live token authenticates its user with the token's limits attached (the vault policy applies them). A
     read-only token authenticates safe methods only: refusing here covers every view, whatever its permissions."""
 
     def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
-        parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() not in KEYWORDS:
-            return None
-        if len(parts) != 2:
-            raise exceptions.AuthenticationFailed("the Authorization header takes one key: Token <key>")
-        try:
-            key = parts[1].decode("ascii")
-        except UnicodeDecodeError as exc:
-            raise exceptions.AuthenticationFailed("that token is not valid") from exc
-        token = token_authenticate(key)
-        if token is None:
-            raise exceptions.AuthenticationFailed("that token is unknown, expired or revoked")
-        if token.read_only and request.method not in SAFE_METHODS:
+        found = token_user(request)
+        if found is not None and found[1].read_only and request.method not in SAFE_METHODS:
             raise exceptions.PermissionDenied("this token is read-only")
-        vaults = None if token.vault_ids is None else frozenset(token.vault_ids)
-        user = token.user
-        token_limits_attach(user, TokenLimits(read_only=token.read_only, vault_ids=vaults, expires_at=token.expires_at))
-        return user, token
+        return found
 
     def authenticate_header(self, request: Request) -> str:
         return "Token"

@@ -1,9 +1,7 @@
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -22,11 +20,10 @@ from apps.chat.serializers import (
     ExpansionOut,
     FeedbackOut,
 )
-from apps.chat.services.chat import Event, chat_run, chat_start, message_payload
+from apps.chat.services.asking import chat_ask, not_answered
+from apps.chat.services.chat import message_payload
 from apps.chat.services.feedback import answer_pick, correction_of, feedback_record, feedback_undo
 from apps.chat.services.history import conversation_delete
-from apps.chat.services.relay import follow, queue_answer
-from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_slot_take
 from apps.core.auth import actor
 from apps.core.serializers import ErrorOut, errors
 from apps.vaults.permissions import vault_ids_for
@@ -67,59 +64,24 @@ class ChatApi(APIView):
     def post(self, request: Request) -> Response:
         data = ChatIn(data=request.data)
         data.is_valid(raise_exception=True)
-        user = actor(request)
-        message = chat_start(
-            user=user,
+        asked = chat_ask(
+            user=actor(request),
             vault_ids=data.validated_data["vaults"],
             text=data.validated_data["message"],
             conversation_id=data.validated_data.get("conversation"),
         )
-        if not settings.CHAT_ANSWERS_IN_WORKER:
-            events: Iterable[Event] = chat_run(message=message, user=user)
-        else:
-            try:
-                queue_answer(message, user)
-            except Exception:  # noqa: BLE001 - the question is stored; say so rather than fail opaquely
-                body = ChatAnswerDetailOut({**message_payload(message), "detail": QUEUE_DOWN}).data
-                return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-            try:
-                slot = wait_slot_take(user_id=user.pk)
-            except NoWaitSlot as busy:
-                detail = f"Not waited for: {busy}. {ANSWERED_LATER}"
-                body = ChatAnswerDetailOut({**message_payload(message), "detail": detail}).data
-                return Response(body, status=status.HTTP_202_ACCEPTED)
-            events = Held(
-                follow(message.pk, wait=settings.CHAT_WAIT_SECONDS, unclaimed=settings.CHAT_UNCLAIMED_SECONDS), slot
-            )
-        finals = [e for e in events if e.kind in ("failure", "done", "timeout")]  # to the end of either source
-        last = finals[-1] if finals else Event("timeout", {})
-        message.refresh_from_db()
-        payload = message_payload(message)
+        last, payload = asked.last, message_payload(asked.message)
+        if last.kind == "unwaited":
+            body = ChatAnswerDetailOut({**payload, "detail": last.data["detail"]}).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
         if last.kind == "failure":
             return Response(
                 ChatAnswerDetailOut({**payload, "detail": last.data["detail"]}).data, status=last.data["status"]
             )
         if last.kind == "timeout":
-            return _not_answered_yet(payload, queued=bool(last.data.get("queued")))
+            code, detail = not_answered(asked)
+            return Response(ChatAnswerDetailOut({**payload, "detail": detail}).data, status=code)
         return Response(ChatAnswerOut(payload).data)
-
-
-QUEUE_DOWN = "The answer queue cannot be reached right now; your question is kept in the conversation."
-
-
-QUEUED = "Waiting its turn: the workers are busy with other answers; your question is kept and will be answered."
-
-
-def _not_answered_yet(payload: dict[str, Any], *, queued: bool) -> Response:
-    if payload["status"] == Status.PENDING and queued:
-        return Response(ChatAnswerDetailOut({**payload, "detail": QUEUED}).data, status=status.HTTP_202_ACCEPTED)
-    if payload["status"] == Status.PENDING:
-        detail = "No worker has picked this answer up yet; your question is kept and will be answered."
-        return Response(
-            ChatAnswerDetailOut({**payload, "detail": detail}).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
-        )
-    detail = "Still being answered: fetch the conversation for the finished answer."
-    return Response(ChatAnswerDetailOut({**payload, "detail": detail}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class FeedbackIn(serializers.Serializer):

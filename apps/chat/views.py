@@ -16,8 +16,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.chat.apis import QUEUE_DOWN, conversation_payload, pending_message
+from apps.chat.apis import conversation_payload, pending_message
 from apps.chat.models import Conversation, Message, Role
+from apps.chat.services.asking import QUEUE_DOWN
 from apps.chat.services.chat import Event, chat_run, chat_start
 from apps.chat.services.history import conversation_delete
 from apps.chat.services.relay import follow, queue_answer

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "apps.graph",
     "apps.insights",
     "apps.evaluation",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [
