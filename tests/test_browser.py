@@ -750,11 +750,6 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
     assert opened.user_id == owner.pk and opened.context_item.citation is not None
 
 
-def _no_sideways_scroll(page) -> None:  # type: ignore[no-untyped-def]
-    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert scroll_width <= inner_width, (page.url, scroll_width, inner_width)
-
-
 def _verdict(page, signal: str):  # type: ignore[no-untyped-def]
     return page.locator(".turn").nth(0).locator("ol.sources li").first.locator(f"button[data-signal={signal}]")
 
@@ -800,7 +795,7 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
         first.locator("summary", has_text="More: Wrong").wait_for()
         assert _pressed(page) == ["reject"]
         assert list(current.values_list("signal", flat=True)) == ["reject"]
-        _no_sideways_scroll(page)
+        _no_sideways_scroll(page, page.url)
         page.screenshot(path=str(shots / f"chat-feedback-chosen-{width}x{height}.png"), full_page=True)
         page.reload()
         assert _pressed(page) == ["reject"] and "More: Wrong" in first.locator("summary").inner_text()
@@ -809,7 +804,7 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
         assert _pressed(page) == [] and not current.exists()
         page.reload()
         assert _pressed(page) == [] and first.locator("button.undo").is_hidden()
-        _no_sideways_scroll(page)
+        _no_sideways_scroll(page, page.url)
     taken_back = WeightChange.objects.filter(reason__startswith="taken back: confirm replaced by reject")
     assert taken_back.exists()  # the replaced helpful vote's effect was reversed on the ledger
 
@@ -825,7 +820,7 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
     dialog.locator("textarea").fill(item.text.replace("an hour", "two hours"))
     assert dialog.locator(".diff del").all_inner_texts() == ["an hour"]  # only the words that changed
     assert dialog.locator(".diff ins").all_inner_texts() == ["two hours"]
-    _no_sideways_scroll(page)
+    _no_sideways_scroll(page, page.url)
     page.screenshot(path=str(shots / "chat-correction-390x844.png"), full_page=True)
     # The passage changed meanwhile: refused with the reason, the dialog and the typed text stay.
     ContextItem.objects.filter(pk=item.pk).update(chunk=None, text="changed meanwhile")
@@ -855,5 +850,5 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
     dialog.locator("button.propose").click()
     first.locator(".choice-status", has_text="Proposed to the vault's contributors").wait_for()
     assert Correction.objects.get(proposed_by=reader).status == "proposed"
-    _no_sideways_scroll(page)
+    _no_sideways_scroll(page, page.url)
     page.screenshot(path=str(shots / "chat-correction-proposed-390x844.png"), full_page=True)

@@ -21,7 +21,8 @@ _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
        CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
                  OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
-            ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity
+            ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity,
+       v.embedding IS NOT NULL AS embedded
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(vaults)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(vaults)s)
@@ -42,6 +43,7 @@ class Candidate:
     rank: int  # 0-based position in the search's ranking
     similarity: float  # cosine between the message and the chunk (0 when no vector)
     trace: Trace | None = None  # the graph path that brought it, for feedback on paths
+    embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
 
 
 def load_candidates(
@@ -79,5 +81,7 @@ def load_chunks(
 
 
 def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity = row
-    return Candidate(chunk, note, vault, path, title, heading, text, provenance, rank, float(similarity))
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded = row
+    return Candidate(
+        chunk, note, vault, path, title, heading, text, provenance, rank, float(similarity), embedded=bool(embedded)
+    )

@@ -254,7 +254,10 @@ def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int
     overlaps = feature_matrix(question, [r.candidate for r in rated])[:, FEATURES.index("overlap")]
     return [
         Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability)
-        if r.candidate.chunk in note_chunks and r.candidate.similarity < FLOOR_SIMILARITY and overlap < NOTE_OVERLAP
+        if r.candidate.chunk in note_chunks
+        and r.candidate.embedded  # one not embedded yet is of unknown meaning, not far from the question
+        and r.candidate.similarity < FLOOR_SIMILARITY
+        and overlap < NOTE_OVERLAP
         else r
         for r, overlap in zip(rated, overlaps, strict=True)
     ]
