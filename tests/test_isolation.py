@@ -334,6 +334,11 @@ def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_p
     assert set(seen) == set(world.markers.values())
 
     # Revoke a direct share and remove a team membership, then try everything again.
+    _check_everyone(world, users=_revoke_one_share_and_one_membership(world, seed))  # no one else's access changed
+
+
+def _revoke_one_share_and_one_membership(world: World, seed: int) -> set[int]:
+    """A direct share revoked and a team member removed, in the world as in its record; the two people."""
     rng = random.Random(seed)
     (user_id, vault_id), _ = rng.choice(sorted(world.direct.items()))
     vault = Vault.objects.get(pk=vault_id)
@@ -344,7 +349,7 @@ def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_p
     leaving = next(uid for uid in sorted(world.members[team.pk]) if uid != manager.pk)
     team_member_remove(actor=manager, team=team, user=User.objects.get(pk=leaving))
     world.members[team.pk].discard(leaving)
-    _check_everyone(world, users={user_id, leaving})  # no one else's access changed
+    return {user_id, leaving}
 
 
 def _limited_requesters(world: World) -> Iterator[tuple[str, APIClient, set[int]]]:
@@ -884,17 +889,7 @@ def test_every_mcp_tool_only_ever_reaches_readable_vaults_before_and_after_revoc
     # The check can fail: every marker is shown to those who may read its vault.
     assert _check_every_mcp_tool(world, items, "before") == set(world.markers.values())
 
-    rng = random.Random(13)
-    (user_id, vault_id), _ = rng.choice(sorted(world.direct.items()))
-    vault = Vault.objects.get(pk=vault_id)
-    vault_unshare(actor=vault.owner, vault=vault, user=User.objects.get(pk=user_id))
-    del world.direct[(user_id, vault_id)]
-    team = next(t for t in world.teams if len(world.members[t.pk]) > 1)
-    manager = team.memberships.get(role="manager").user
-    leaving = next(uid for uid in sorted(world.members[team.pk]) if uid != manager.pk)
-    team_member_remove(actor=manager, team=team, user=User.objects.get(pk=leaving))
-    world.members[team.pk].discard(leaving)
-    _check_every_mcp_tool(world, items, "after", users={user_id, leaving})
+    _check_every_mcp_tool(world, items, "after", users=_revoke_one_share_and_one_membership(world, 13))
 
     # A revoked token answers nothing at all, whatever the tool.
     user = world.users[0]
