@@ -97,7 +97,7 @@ def _close_stray_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
 def sample_vault_id(django_db_setup, django_db_blocker) -> int:
     """The sample vault, imported (and embedded) once per test session as committed baseline data.
 
-    pytest-django runs transactional tests (which flush the database) after all the others."""
+    pytest-django runs transactional tests (which flush the database) after all the others in each process."""
     with django_db_blocker.unblock():
         owner = make_user("sample-owner")
         vault = make_vault(owner, "Sample vault")
@@ -107,9 +107,15 @@ def sample_vault_id(django_db_setup, django_db_blocker) -> int:
 
 @pytest.fixture
 def sample(db, sample_vault_id):
+    """The committed sample vault; imported again inside the test, when a transactional test's flush took it (a
+    worker that steals tests, `--dist worksteal`, can run a test that uses it after a transactional one)."""
     from apps.vaults.models import Vault
 
-    return Vault.objects.select_related("owner").get(pk=sample_vault_id)
+    vault = Vault.objects.select_related("owner").filter(pk=sample_vault_id).first()
+    if vault is None:
+        vault = make_vault(make_user("sample-owner"), "Sample vault")
+        import_sample(vault)
+    return vault
 
 
 @pytest.fixture
