@@ -16,11 +16,13 @@ from typing import Any
 @dataclass
 class Script:
     """Replies in order to /chat/completions (a status code, a delay, content; streamed a word at a time when the
-    client asks for a stream), then `default` once they run out; embeddings come from `embed`."""
+    client asks for a stream), then `respond`'s reply to the request or `default` once they run out; embeddings come
+    from `embed`."""
 
     replies: list[dict[str, Any]] = field(default_factory=list)
     default: dict[str, Any] = field(default_factory=lambda: {"content": "ok"})
     embed: Callable[[str], list[float]] | None = None
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # instead of `default`: a reply per request
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -55,7 +57,10 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                         "usage": {"prompt_tokens": 3, "total_tokens": 3},
                     },
                 )
-            reply = script.replies.pop(0) if script.replies else script.default
+            if script.replies:
+                reply = script.replies.pop(0)
+            else:
+                reply = script.respond(body) if script.respond else script.default
             time.sleep(reply.get("delay", 0))
             status = reply.get("status", 200)
             if status != 200:

@@ -59,6 +59,21 @@ def says_not_available(answer: str) -> bool:
     return "no information available" in lowered or "not mentioned" in lowered
 
 
+# How a model says the sources do not answer (chat's prompt asks it to "say that plainly"), beside LoCoMo's phrases.
+_DECLINES = re.compile(
+    r"no information available|not mentioned|"
+    r"\b(sources?|notes?|conversation|context)\s+(do|does|did)\s*(not|n't)\s+(answer|say|mention|state|contain|tell)|"
+    r"\bnothing in the (sources?|notes?|conversation)\b|"
+    r"\b(there is|there's) no (information|mention|record)\b",
+    re.IGNORECASE,
+)
+
+
+def declines_to_answer(answer: str) -> bool:
+    """A model's answer that says the sources do not answer: an abstention, as the offline fallback is."""
+    return bool(_DECLINES.search(answer))
+
+
 def readable(answer: str) -> str:
     """The answer's words: citation marks dropped."""
     return CITATION.sub("", answer).strip()
@@ -71,6 +86,10 @@ class AnswerTally:
         self.f1: dict[str, list[float]] = {c: [] for c in ANSWERED}
         self.abstained_adversarial: list[float] = []
         self.abstained_answerable: list[float] = []
+        self.judged: dict[str, list[float]] = {c: [] for c in ANSWERED}
+        self.unjudged = 0  # the judge stayed down or gave no label
+        self.model_failures = 0  # questions the model could not answer: the offline answer stood in
+        self.answered_by = "offline"
 
     def add(self, *, category: int, gold: str, answer: str | None) -> float | None:
         """Count one answer and return its F1 (None for category 5). `answer` is None when the answerer abstained
@@ -83,6 +102,13 @@ class AnswerTally:
         self.f1[str(category)].append(f1)
         return round(f1, 4)
 
+    def add_verdict(self, *, category: int, correct: bool | None) -> None:
+        """The judge's verdict on an answerable question's answer (an abstention is WRONG without asking)."""
+        if correct is None:
+            self.unjudged += 1
+            return
+        self.judged[str(category)].append(float(correct))
+
     def report(self) -> dict[str, object]:
         scored = [f for cat in ANSWERED for f in self.f1[cat]]
         return {
@@ -93,6 +119,15 @@ class AnswerTally:
                 "answerable": _mean(self.abstained_answerable),
             },
             "questions": {"answerable": len(scored), "category5": len(self.abstained_adversarial)},
+            "answered_by": self.answered_by,
+            "model_failures": self.model_failures,
+        } | ({"judge": self._judge_report()} if any(self.judged.values()) or self.unjudged else {})
+
+    def _judge_report(self) -> dict[str, object]:
+        return {
+            "correct": _mean(v for cat in ANSWERED for v in self.judged[cat]),
+            "correct_by_category": {cat: _mean(self.judged[cat]) for cat in ANSWERED},
+            "unjudged": self.unjudged,
         }
 
 

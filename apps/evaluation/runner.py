@@ -13,9 +13,9 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from apps.accounts.services import user_create
-from apps.chat.services.answering import Source, answer_lines, lead
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answer_scores import AnswerTally
+from apps.evaluation.answerer import Answerer
 from apps.evaluation.metrics import (
     Item,
     hit_at,
@@ -71,16 +71,11 @@ def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
     return [items[i] for i in ids if i in items]
 
 
-def _offline_answer(question: str, sources: tuple[Source, ...]) -> str:
-    """What the offline answer says first: its answer span, or, when it has none, its cited sentences."""
-    found = lead(question, sources)
-    return found.text if found else "".join(answer_lines(question, sources))
-
-
 class _Tally:
     """Per-pipeline accumulation of question scores, injected context, silence and latency."""
 
-    def __init__(self) -> None:
+    def __init__(self, answerer: Answerer | None = None) -> None:
+        self.answerer = answerer
         self.scores: dict[str, list[dict[str, float]]] = defaultdict(list)  # category → rows
         self.injected: list[dict[str, float]] = []
         self.injected_cat5: list[dict[str, float]] = []
@@ -93,17 +88,25 @@ class _Tally:
     def answer(self, question: locomo.Question, result: Retrieved) -> dict[str, Any] | None:
         """Chat's offline answer from what the pipeline injected (no context is an abstention: the fallback), and
         the row that shows it beside the gold answer; None when the pipeline does not answer."""
-        if result.sources is None:
+        if result.sources is None or self.answerer is None:
             return None
         self.answering = True
-        answer = _offline_answer(question.text, result.sources) if result.sources else None
+        answered = self.answerer.answer(question.text, result.sources)
+        answer = answered.text
+        self.answers.answered_by = self.answerer.name
+        self.answers.model_failures += int(answered.failed)
         f1 = self.answers.add(category=question.category, gold=question.answer, answer=answer)
+        verdict = None
+        if self.answerer.judging and question.category != 5:
+            verdict = False if answer is None else self.answerer.judge(question.text, question.answer, answer)
+            self.answers.add_verdict(category=question.category, correct=verdict)
         return {
             "question": question.text,
             "category": question.category,
             "gold": question.answer,
             "answer": answer,
             "f1": f1,
+            "judged_correct": verdict,
             "sources": [{"n": s.number, "path": s.path, "text": s.text} for s in result.sources],
         }
 
@@ -152,13 +155,20 @@ def run_locomo(
     chatter: Path | None,
     tick: Tick | None = None,
     answers_out: Path | None = None,
+    judge: bool = False,
 ) -> dict[str, Any]:
-    """Every pipeline's figures on a LoCoMo split; with `answers_out`, each answer beside its gold one as JSONL."""
+    """Every pipeline's figures on a LoCoMo split; with `answers_out`, each answer beside its gold one as JSONL. The
+    chat slot's model answers when one is configured, else the offline answerer; `judge` grades the answers."""
     conversations = locomo.load(data)
     answer_rows: list[dict[str, Any]] = []
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
-    tallies = {name: _Tally() for name in [*pipelines, *REFERENCES]}
     user = eval_user()
+    try:
+        answerer = Answerer(user, judge=judge)
+    except BaseException:
+        corpus.teardown(user)
+        raise
+    tallies = {name: _Tally(answerer if name in pipelines else None) for name in [*pipelines, *REFERENCES]}
     ingested_notes = ingested_chunks = 0
     extractions: list[tuple[str, int]] = []
     try:

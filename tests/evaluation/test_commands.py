@@ -8,6 +8,7 @@ import json
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from apps.vaults.models import Vault
 from tests.evaluation.test_scoring import TINY
@@ -226,4 +227,76 @@ def test_evaluate_locomo_learn_pick_compares_the_buttons_with_pointing_to_the_an
     assert pointing["votes"]["answers"] >= 1  # the asker pointed to the evidence where nothing shown carried it
     assert pointing["before"] == buttons["before"]  # the same questions, measured before any feedback
     assert "pointing: MRR" in stdout.getvalue()
+    assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def _scripted_reader(body: dict) -> dict:
+    """The chat slot answers from the sources it is given; the scoring slot grades (the judge) or scores (the gate)."""
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    if body["model"] == "scripted-writer":
+        if "Question: What is the name of Ada's cat?" in user:
+            return {"content": "Her cat is called Pixel [1]."}
+        if "Question: When did Bo hurt the ankle?" in user:
+            return {"status": 500}  # the provider fails on this one: the offline answer stands in
+        return {"content": "The sources do not say."}
+    if "You grade answers" in system:
+        graded = json.loads(user)
+        correct = graded["gold_answer"].lower() in graded["generated_answer"].lower()
+        return {"content": json.dumps({"label": "CORRECT" if correct else "WRONG"})}
+    return {"content": "not a score"}  # the gate's scorer: malformed, so it scores offline
+
+
+def test_evaluate_locomo_measures_the_chat_models_answers_and_the_judges_verdicts(tmp_path, llm_server):
+    llm_server.respond = _scripted_reader
+    data, out, answers = tmp_path / "tiny.json", tmp_path / "out.json", tmp_path / "answers.jsonl"
+    data.write_text(json.dumps([TINY]))
+    stdout = io.StringIO()
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--pipeline",
+        "hybrid-top6",
+        "--pipeline",
+        "research",
+        "--answers",
+        str(answers),
+        "--judge",
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    figures = json.loads(out.read_text())["pipelines"]["research"]["answers"]
+    rows = {row["question"]: row for row in map(json.loads, answers.read_text().splitlines())}
+    assert figures["answered_by"] == "openai/scripted-writer"
+    cat = rows["What is the name of Ada's cat?"]
+    assert cat["answer"] == "Her cat is called Pixel [1]." and cat["judged_correct"] is True
+    assert figures["f1_by_category"]["4"] == cat["f1"] > 0
+    # "The sources do not say." is an abstention: right on the adversarial question, wrong on an answerable one.
+    assert rows["What is Bo's dog called?"]["answer"] is None and figures["abstained"]["category5"] == 1.0
+    assert rows["No evidence"]["answer"] is None and rows["No evidence"]["judged_correct"] is False
+    # The provider failed on one question: counted, and the offline answer was scored in its place.
+    assert figures["model_failures"] == 1 and rows["When did Bo hurt the ankle?"]["answer"]
+    judge = figures["judge"]
+    assert judge["correct_by_category"]["4"] == 1.0 and judge["correct_by_category"]["3"] == 0.0
+    graded = [r for r in llm_server.requests if "You grade answers" in r["body"]["messages"][0]["content"]]
+    answered = [r for r in rows.values() if r["category"] != 5 and r["answer"] is not None]
+    assert len(graded) == len(answered)  # an abstention is wrong without asking the judge
+    assert "openai/scripted-writer (chat slot) answer" in stdout.getvalue() and "judged correct" in stdout.getvalue()
+    assert "answers" not in json.loads(out.read_text())["pipelines"]["hybrid-top6"]
+
+
+def test_evaluate_locomo_refuses_a_judge_without_a_scoring_model(tmp_path):
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([TINY]))
+
+    with pytest.raises(CommandError, match="--judge needs a model in the scoring slot"):
+        call_command(
+            "evaluate", "locomo", "--data", str(data), "--pipeline", "research", "--judge", stdout=io.StringIO()
+        )
+
     assert not User.objects.filter(username__startswith="evaluator-").exists()

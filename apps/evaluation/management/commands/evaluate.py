@@ -1,4 +1,6 @@
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -7,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from apps.evaluation import corpus, locomo
+from apps.evaluation.answerer import JudgeUnavailable
 from apps.evaluation.calibration import calibrate, collect
 from apps.evaluation.folds import DESIRE_PATHS, GRID, conversation_measure, folds_report
 from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
@@ -69,6 +72,11 @@ class Command(BaseCommand):
             "--answers",
             type=Path,
             help="write each answering pipeline's answer beside the gold answer, its F1 and its sources, as JSONL",
+        )
+        conv.add_argument(
+            "--judge",
+            action="store_true",
+            help="also grade each answer against the gold one with the scoring slot's model (CORRECT or WRONG)",
         )
         self._common(conv)
         cal = modes.add_parser("calibrate", help="fit the local relevance scorer on the LoCoMo dev split")
@@ -265,7 +273,7 @@ class Command(BaseCommand):
                 self._learning_only(options)
                 return
             total = sum(len(c.questions) for c in locomo.load(options["data"]))
-            with tqdm(total=total, unit="question", desc="LoCoMo") as bar:
+            with tqdm(total=total, unit="question", desc="LoCoMo") as bar, _judge_refused():
                 report = run_locomo(
                     data=options["data"],
                     unit=options["unit"],
@@ -273,6 +281,7 @@ class Command(BaseCommand):
                     chatter=chatter,
                     tick=bar.update,
                     answers_out=options["answers"],
+                    judge=options["judge"],
                 )
             if options["learn"]:
                 report["learning"] = self._learning(options["data"], options["unit"])
@@ -343,7 +352,25 @@ def render_table(report: dict[str, Any]) -> str:
 def _answers_line(name: str, answers: dict[str, Any]) -> str:
     by_category = " ".join(f"{c}={f:.3f}" for c, f in answers["f1_by_category"].items())
     abstained = answers["abstained"]
-    return (
-        f"  {name} offline answer: F1 {answers['f1']:.3f} (by category {by_category}); abstained on category 5 "
-        f"{abstained['category5']:.1%}, on answerable questions {abstained['answerable']:.1%}"
+    by = answers["answered_by"]
+    line = (
+        f"  {name} {by if by == 'offline' else by + ' (chat slot)'} answer: F1 {answers['f1']:.3f} "
+        f"(by category {by_category}); abstained on category 5 {abstained['category5']:.1%}, on answerable "
+        f"questions {abstained['answerable']:.1%}"
     )
+    if answers["model_failures"]:
+        line += f"; the model failed on {answers['model_failures']} (the offline answer stood in)"
+    if "judge" in answers:
+        judge = answers["judge"]
+        by_category = " ".join(f"{c}={f:.3f}" for c, f in judge["correct_by_category"].items())
+        line += f"\n  {name} judged correct: {judge['correct']:.3f} (by category {by_category})"
+        line += f", {judge['unjudged']} not graded" if judge["unjudged"] else ""
+    return line
+
+
+@contextmanager
+def _judge_refused() -> Iterator[None]:
+    try:
+        yield
+    except JudgeUnavailable as exc:
+        raise CommandError(str(exc)) from exc
