@@ -9,7 +9,8 @@ request's database connection, and the loop goes on with its result.
 The loop lasts as long as its thread, so what an exchange needs that outlives one request (the SDK's session
 manager, which is meant to be started once and serve every request) is started on it once (`held_open`) and waits
 there, idle, between requests. A request ends only once every task it started has ended: nothing of one caller's
-exchange is left to run during the next one's."""
+exchange is left to run during the next one's. gunicorn's threads serve for their worker's life, so a loop is made
+once per thread; one that ended would leave its loop unclosed to the garbage collector."""
 
 from __future__ import annotations
 
