@@ -8,7 +8,8 @@ validates and dispatches the protocol; this view only authenticates the token fi
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -23,7 +24,7 @@ from rest_framework.views import APIView
 from apps.accounts.authentication import token_user
 from apps.accounts.models import ApiToken
 from apps.core.auth import actor
-from apps.mcp.request_loop import run_here
+from apps.mcp.request_loop import held_open, run_here
 from apps.mcp.server import CALLER, server
 from apps.mcp.tools import Caller
 
@@ -52,7 +53,8 @@ class McpApi(APIView):
         caller = Caller(user=actor(request), site=request.build_absolute_uri("/").rstrip("/"))
         token = CALLER.set(caller)
         try:
-            status, headers, body = run_here(_exchange(_scope(request), request.body))
+            manager = held_open("mcp-session-manager", _running_manager)
+            status, headers, body = run_here(_exchange(manager, _scope(request), request.body))
         finally:
             CALLER.reset(token)
         response = HttpResponse(body, status=status)
@@ -80,8 +82,18 @@ def _scope(request: Request) -> dict[str, Any]:
     }
 
 
-async def _exchange(scope: dict[str, Any], body: bytes) -> Exchange:
-    """One request through a fresh stateless manager (a manager runs once; its setup is a task group)."""
+@asynccontextmanager
+async def _running_manager() -> AsyncIterator[StreamableHTTPSessionManager]:
+    """The SDK's session manager, stateless and answering in JSON, over the low-level server behind MCPServer (as
+    the SDK's own in-process Client reaches it). Started once for each request thread's loop, as the SDK means a
+    manager to be (each stateless request still gets a fresh transport of its own)."""
+    manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True)
+    async with manager.run():
+        yield manager
+
+
+async def _exchange(manager: StreamableHTTPSessionManager, scope: dict[str, Any], body: bytes) -> Exchange:
+    """One request through the thread's manager, as an ASGI server would hand it over."""
     status, headers, content = 500, [], bytearray()
     answered, delivered = anyio.Event(), False
 
@@ -102,9 +114,6 @@ async def _exchange(scope: dict[str, Any], body: bytes) -> Exchange:
             if not message.get("more_body", False):
                 answered.set()
 
-    # The low-level server behind MCPServer, as the SDK's own in-process Client reaches it.
-    manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True)
-    async with manager.run():
-        await manager.handle_request(scope, receive, send)
+    await manager.handle_request(scope, receive, send)
     answered.set()
     return status, headers, bytes(content)
