@@ -167,7 +167,6 @@ class Concept(models.Model):
     key = models.CharField(max_length=200)  # the normalised label: one concept per key and vault
     description = models.TextField()
     hub = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="+")
-    members = models.ManyToManyField(Note, through="ConceptMember", related_name="+")
     relations = models.JSONField(default=list, blank=True)  # [{"concept": id, "label": …, "why": …}]
     provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.PROPOSAL)
     written_by = models.CharField(max_length=200)
