@@ -47,10 +47,10 @@ class Draft:
     relations: list[dict[str, Any]] = field(default_factory=list)  # {"concept": id, "label", "why"}
 
 
-def central_sentences(text: str, k: int = CENTRAL_SENTENCES) -> list[str]:
+def central_sentences(text: str, k: int = CENTRAL_SENTENCES, *, title: str = "") -> list[str]:
     """The k sentences closest to the note's own vocabulary (cosine of their terms with the note's term counts),
-    in the note's order."""
-    found = [s for s in sentences(text) if len(terms_of(s)) >= 2]
+    in the note's order; its title, said as a heading, is not one of them."""
+    found = [s for s in sentences(text) if len(terms_of(s)) >= 2 and s.strip() != title.strip()]
     if not found:
         return []
     whole = Counter(t for s in found for t in terms_of(s))
@@ -87,7 +87,7 @@ def _hub_text(note_id: int) -> str:
 
 
 def model_free(hub: Note, members: list[int], concepts: list[Concept]) -> Draft:
-    central = central_sentences(_hub_text(hub.pk))
+    central = central_sentences(_hub_text(hub.pk), title=hub.title)
     description = " ".join(central) or hub.title
     titles = dict(Note.objects.filter(pk__in=members).values_list("pk", "title"))
     shown = [titles[m] for m in members if m in titles]
