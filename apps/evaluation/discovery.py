@@ -108,12 +108,14 @@ def footstep_log(vault_id: int) -> list[dict[str, Any]]:
     if not rows:
         return []
     first = timezone.localdate(rows[0].at)
-    return [
-        {"day": (timezone.localdate(r.at) - first).days, "note": r.note.path}
-        | ({"question": f"m{r.message_id}"} if r.origin == FootstepOrigin.QUESTION else {"from": r.from_note.path})
-        for r in rows
-        if r.origin == FootstepOrigin.QUESTION or r.from_note is not None
-    ]
+    lines = []
+    for row in rows:
+        line: dict[str, Any] = {"day": (timezone.localdate(row.at) - first).days, "note": row.note.path}
+        if row.origin == FootstepOrigin.QUESTION:
+            lines.append({**line, "question": f"m{row.message_id}"})
+        elif row.from_note is not None:
+            lines.append({**line, "from": row.from_note.path})
+    return lines
 
 
 def _message_id(question: str) -> int:

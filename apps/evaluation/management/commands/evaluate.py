@@ -270,15 +270,15 @@ class Command(BaseCommand):
             return
         if not options["notes"].is_dir() or (options["log"] and not options["log"].exists()):
             raise CommandError("--notes must be a folder and --log a .jsonl file")
+        if options["log"]:
+            try:
+                steps, emerging = read_log(options["log"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         user = eval_user()
         try:
             vault = corpus.ingest_folder(user, "discovery replay", options["notes"], graph=False).vault
-            if options["log"]:
-                try:
-                    steps, emerging = read_log(options["log"])
-                except ValueError as exc:
-                    raise CommandError(str(exc)) from None
-            else:
+            if not options["log"]:
                 paths = list(Note.objects.filter(vault=vault).values_list("path", flat=True))
                 lines = scripted_log(paths, days=options["days"], seed=options["seed"])
                 if options["write_log"]:
