@@ -18,13 +18,13 @@ from apps.insights.concepts import VERDICTS, concept_answer, concept_get, concep
 from apps.insights.models import ConceptStatus
 
 
-class MemberOut(serializers.Serializer):
+class ConceptMemberOut(serializers.Serializer):
     note = serializers.IntegerField()
     path = serializers.CharField()
     co_visits = serializers.IntegerField(help_text="answers and linking notes it shared with the hub")
 
 
-class RelationOut(serializers.Serializer):
+class ConceptRelationOut(serializers.Serializer):
     concept = serializers.IntegerField()
     label = serializers.CharField()  # type: ignore[assignment]
     why = serializers.CharField()
@@ -40,8 +40,8 @@ class ConceptOut(serializers.Serializer):
     status = serializers.ChoiceField(choices=ConceptStatus.choices)
     written_by = serializers.CharField(help_text="the reasoning model that wrote it, or `model-free`")
     hub = serializers.IntegerField(allow_null=True)
-    members = MemberOut(many=True)
-    relations = RelationOut(many=True)
+    members = ConceptMemberOut(many=True)
+    relations = ConceptRelationOut(many=True)
     created_at = serializers.DateTimeField()
 
 

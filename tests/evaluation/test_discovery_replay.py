@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
+from apps.evaluation.discovery import read_log
+from apps.insights.models import Footstep
 from apps.vaults.models import Vault
+from tests.factories import make_note, make_user, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +89,21 @@ def test_a_log_line_without_a_source_is_refused_with_its_line(tmp_path):
         call_command(
             "evaluate", "discovery", "--notes", str(_folder(tmp_path)), "--log", str(log), stdout=io.StringIO()
         )
+
+
+def test_a_vaults_recorded_footsteps_export_as_a_log_the_replay_reads(tmp_path):
+    vault = make_vault(make_user(), "Recorded")
+    hub = make_note(vault, "Hub.md", "# Hub\nText.", embed=False)
+    other = make_note(vault, "Other.md", "# Other\nSee [[Hub]].", embed=False)
+    start = timezone.now() - timedelta(days=3)
+    Footstep.objects.create(vault=vault, note=hub, at=start, origin="question", message_id=41)
+    Footstep.objects.create(vault=vault, note=hub, at=start + timedelta(days=2), origin="link", from_note=other)
+    log = tmp_path / "recorded.jsonl"
+    export = ["--export-vault", str(vault.pk), "--write-log", str(log)]
+    call_command("evaluate", "discovery", *export, stdout=io.StringIO())
+    steps, emerging = read_log(log)
+    assert [(s.day, s.note, s.question, s.from_note) for s in steps] == [
+        (0, "Hub.md", "m41", None),
+        (2, "Hub.md", None, "Other.md"),
+    ]
+    assert emerging == set()

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.chat.models import ContextItem, Conversation, Message, Role, Status
 from apps.graph.models import Dependency, Entity, EntityKind
+from apps.insights.budgets import calls_left
 from apps.insights.footsteps import footsteps_collect, novelty_detect
 from apps.insights.formation import concepts_form
 from apps.insights.models import Concept, ConceptMember, NoveltyCandidate, Screening
@@ -284,3 +285,20 @@ def test_a_failure_on_one_survivor_is_recorded_and_the_others_are_formed(monkeyp
     assert [c.label for c in concepts_form(vault_id=vault.pk)] == ["Radiator bleeding"]  # tried again
     failed.refresh_from_db()
     assert failed.formation_error == ""
+
+
+def test_a_vaults_own_budgets_are_set_in_its_settings_and_kept_when_the_settings_page_saves():
+    owner = make_user()
+    vault = make_vault(owner, "Budgeted")
+    url = f"/api/vaults/{vault.pk}/settings/"
+    refused = api(owner).put(url, {"discovery_budgets": {"screening": -1, "dreaming": 2}}, format="json")
+    assert refused.status_code == 400 and "discovery_budgets" in refused.json()
+    changed = api(owner).put(url, {"discovery_budgets": {"formation": 0}}, format="json")
+    assert changed.status_code == 200 and changed.json()["discovery_budgets"] == {"formation": 0}
+    browser = Client()
+    browser.force_login(owner)
+    saved = browser.post(f"/vaults/{vault.pk}/settings/", {"gate_threshold": "4", "fallback": "explicit"})
+    assert saved.status_code == 302
+    vault.refresh_from_db()
+    assert vault.chat_settings["gate_threshold"] == 4 and vault.chat_settings["discovery_budgets"] == {"formation": 0}
+    assert calls_left(vault, "formation") == 0 and calls_left(vault, "screening") == 2
