@@ -297,7 +297,8 @@ def test_a_vaults_own_budgets_are_set_in_its_settings_and_kept_when_the_settings
     assert changed.status_code == 200 and changed.json()["discovery_budgets"] == {"formation": 0}
     browser = Client()
     browser.force_login(owner)
-    saved = browser.post(f"/vaults/{vault.pk}/settings/", {"gate_threshold": "4", "fallback": "explicit"})
+    form = {"gate_threshold": "4", "fallback": "explicit", "discovery": "on"}
+    saved = browser.post(f"/vaults/{vault.pk}/settings/", form)
     assert saved.status_code == 302
     vault.refresh_from_db()
     assert vault.chat_settings["gate_threshold"] == 4 and vault.chat_settings["discovery_budgets"] == {"formation": 0}
