@@ -36,7 +36,7 @@ class NotificationAdmin(ReadOnlyAdmin):
 
 @admin.register(Concept)
 class ConceptAdmin(ReadOnlyAdmin):
-    content_fields = ("label", "description", "relations")
+    content_fields = ("label", "key", "description", "relations", "fallback")
     list_display = ["id", "vault", "entity", "status", "written_by", "created_at"]
     list_filter = ["status"]
 
@@ -45,6 +45,6 @@ class ConceptAdmin(ReadOnlyAdmin):
 class ScreeningAdmin(ReadOnlyAdmin):
     """What screening did with each novelty candidate and why; the label is the vault's words, not shown."""
 
-    content_fields = ("label", "reason")
+    content_fields = ("label", "reason", "fallback", "formation_error")
     list_display = ["id", "vault", "day", "outcome", "labelled_by", "concept"]
     list_filter = ["outcome"]
