@@ -8,12 +8,14 @@ from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
 from apps.core.metrics import metrics
 from apps.evaluation.pages import learning_urls
+from apps.insights.usage_page import discovery_urls
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),
     path("admin/", include(feedback_report_urls)),
     path("admin/", include(learning_urls)),
+    path("admin/", include(discovery_urls)),
     path("admin/login/", signin.admin_login),  # before the admin's own: local login off sends it to /login/
     path("admin/", admin.site.urls),
     path("login/", signin.LoginPage.as_view(), name="login"),

@@ -26,6 +26,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.test import Client
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
@@ -35,6 +36,9 @@ from apps.accounts.tokens import token_create, token_revoke
 from apps.chat.models import ContextItem, Conversation, Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
+from apps.insights.formation import concepts_form
+from apps.insights.models import NoveltyCandidate
+from apps.insights.screening import candidates_screen
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
 from apps.notes.models import Attachment, Chunk, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
@@ -131,6 +135,13 @@ def build_world(seed: int, tmp_path: Path) -> World:
         make_note(vault, "lessons/Servers.md", "# Servers\n\nRule of thumb: small parts nobody checks decide uptime.\n")
         graph_extract_pending(vault_id=vault.pk)
         assert len(principles_discover(vault_id=vault.pk)) == 1
+    for vault in vaults:  # the secret note stood out one day: discovery forms a concept named after it
+        secret = Note.objects.get(vault=vault, path__startswith=f"{world.markers[vault.pk]}/Secret")
+        NoveltyCandidate.objects.create(
+            vault=vault, note=secret, day=timezone.localdate(), spike=5, freshness=1, variety=5, score=3, bar=1
+        )
+        candidates_screen(vault_id=vault.pk)
+        assert [c.label for c in concepts_form(vault_id=vault.pk)] == [f"Secret {world.markers[vault.pk]}"]
     reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
     for vault in vaults:  # a background step failed on a note: its reason names the vault's marker
         note = Note.objects.get(vault=vault, path="lessons/Bikes.md")
@@ -181,7 +192,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
     for param in operation.get("parameters", []):
         if param.get("in") == "query" and "enum" in param.get("schema", {}):
             queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
-    if path in ("/api/graph/constellation/", "/api/principles/"):
+    if path in ("/api/graph/constellation/", "/api/principles/", "/api/concepts/"):
         queries = [f"?vault={v.pk}" for v in world.vaults]
     if path == "/api/vaults/{vault_id}/impact/":
         queries = ["?entity=Code", "?entity=Plain", "?entity=Secret"]

@@ -24,6 +24,7 @@ class EntityKind(models.TextChoices):
     TAG = "tag"
     PRINCIPLE = "principle"
     COMMUNITY = "community"
+    CONCEPT = "concept"  # found by discovery from footsteps: a proposal, never a note
 
 
 class Tier(models.TextChoices):

@@ -4,7 +4,7 @@ page or through the API, where every weight moves on the ledger."""
 from django.contrib import admin
 
 from apps.core.admin import ReadOnlyAdmin
-from apps.insights.models import Answer, Evidence, Notification, Principle
+from apps.insights.models import Answer, Concept, Evidence, Notification, Principle, Screening
 
 
 @admin.register(Principle)
@@ -32,3 +32,19 @@ class AnswerAdmin(ReadOnlyAdmin):
 class NotificationAdmin(ReadOnlyAdmin):
     content_fields = ("title", "text")
     list_display = ["id", "user", "vault", "created_at", "read_at"]
+
+
+@admin.register(Concept)
+class ConceptAdmin(ReadOnlyAdmin):
+    content_fields = ("label", "key", "description", "relations", "fallback")
+    list_display = ["id", "vault", "entity", "status", "written_by", "created_at"]
+    list_filter = ["status"]
+
+
+@admin.register(Screening)
+class ScreeningAdmin(ReadOnlyAdmin):
+    """What screening did with each novelty candidate and why; the label is the vault's words, not shown."""
+
+    content_fields = ("label", "reason", "fallback", "formation_error")
+    list_display = ["id", "vault", "day", "outcome", "labelled_by", "concept"]
+    list_filter = ["outcome"]

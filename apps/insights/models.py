@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.graph.models import Entity
-from apps.notes.models import Chunk, Note
+from apps.notes.models import Chunk, Note, Provenance
 from apps.vaults.models import Vault
 
 
@@ -148,3 +148,85 @@ class NoveltyCandidate(models.Model):
 
     def __str__(self) -> str:
         return f"novelty candidate note {self.note_id} on {self.day} ({self.score:.2f} > {self.bar:.2f})"
+
+
+class ConceptStatus(models.TextChoices):
+    PROPOSED = "proposed"
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+
+
+class Concept(models.Model):
+    """A concept discovery formed from a hub note's footsteps: a `concept` entity of the graph with its description,
+    its member notes and its relations to the vault's earlier concepts. Always a proposal until a person accepts it;
+    `written_by` names the model that wrote the description, or the model-free default."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    entity = models.OneToOneField(Entity, on_delete=models.CASCADE, related_name="concept")
+    label = models.CharField(max_length=200)
+    key = models.CharField(max_length=200)  # the normalised label: one concept per key and vault
+    description = models.TextField()
+    hub = models.ForeignKey(Note, null=True, on_delete=models.SET_NULL, related_name="+")
+    relations = models.JSONField(default=list, blank=True)  # [{"concept": id, "label": …, "why": …}]
+    provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.PROPOSAL)
+    written_by = models.CharField(max_length=200)
+    fallback = models.TextField(blank=True)  # why the model's reply was not used, when it was not
+    status = models.CharField(max_length=16, choices=ConceptStatus.choices, default=ConceptStatus.PROPOSED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["vault", "key"], name="insights_concept_one_per_key"),
+            models.CheckConstraint(condition=models.Q(provenance="proposal"), name="insights_concept_is_proposal"),
+        ]
+
+    def __str__(self) -> str:
+        return f"concept {self.pk} ({self.status})"  # its label is the vault's words
+
+
+class ConceptMember(models.Model):
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    concept = models.ForeignKey(Concept, on_delete=models.CASCADE, related_name="memberships")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    co_visits = models.PositiveIntegerField(default=0)  # answers and linking notes it shared with the hub
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["concept", "note"], name="insights_concept_member_once")]
+
+    def __str__(self) -> str:
+        return f"note {self.note_id} in concept {self.concept_id}"
+
+
+class ScreeningOutcome(models.TextChoices):
+    KEPT = "kept"  # survives to formation
+    DUPLICATE = "duplicate"  # an existing concept (same label or a label close in meaning)
+    GENERIC = "generic"  # a label too broad to be a concept
+    FAILED = "failed"  # screening this candidate raised: recorded, the others went on
+
+
+class Screening(models.Model):
+    """What screening made of one novelty candidate: its label, its outcome and why, and what formation did."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    candidate = models.OneToOneField(NoveltyCandidate, on_delete=models.CASCADE, related_name="screening")
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    label = models.CharField(max_length=200, blank=True)
+    outcome = models.CharField(max_length=16, choices=ScreeningOutcome.choices)
+    reason = models.TextField(blank=True)
+    duplicate_of = models.ForeignKey(Concept, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    similarity = models.FloatField(null=True, blank=True)  # to the closest existing concept's label
+    labelled_by = models.CharField(max_length=200)  # the scoring model, or the model-free default
+    fallback = models.TextField(blank=True)  # why the model's reply was not used, when it was not
+    concept = models.ForeignKey(Concept, null=True, blank=True, on_delete=models.SET_NULL, related_name="screenings")
+    formation_error = models.TextField(blank=True)  # formation failed on it: the next run tries again
+    screened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-day", "id"]
+        indexes = [models.Index(fields=["vault", "day"])]
+
+    def __str__(self) -> str:
+        return f"screening of candidate {self.candidate_id}: {self.outcome}"

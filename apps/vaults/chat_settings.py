@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 FALLBACKS = ("explicit", "silent", "refuse")  # from least to most reserved
 SWITCHES = ("discovery", "deep_research", "librarian")
 SLOTS = ("chat", "reasoning", "scoring")
+DISCOVERY_TIERS = ("screening", "formation")  # the tiers of discovery that call a model
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class ChatSettings:
     fallback: str = "explicit"
     switches: dict[str, bool] = field(default_factory=lambda: dict.fromkeys(SWITCHES, True))
     models: dict[str, str] = field(default_factory=dict)  # slot → litellm model string (per-vault override)
+    discovery_budgets: dict[str, int] = field(default_factory=dict)  # tier → model calls a day (per-vault override)
 
     def model_for(self, slot: str) -> str:
         return self.models.get(slot) or str(settings.LLM_SLOTS[slot])
@@ -43,11 +45,22 @@ def parse(raw: dict[str, Any] | None) -> ChatSettings:
     models = raw.pop("models", {}) or {}
     if not isinstance(models, dict) or any(k not in SLOTS or not isinstance(v, str) for k, v in models.items()):
         errors["models"] = [f"a mapping of {', '.join(SLOTS)} to litellm model strings"]
+    budgets = raw.pop("discovery_budgets", {}) or {}
+    if not isinstance(budgets, dict) or any(
+        k not in DISCOVERY_TIERS or isinstance(v, bool) or not isinstance(v, int) or v < 0 for k, v in budgets.items()
+    ):
+        errors["discovery_budgets"] = [f"a mapping of {', '.join(DISCOVERY_TIERS)} to whole numbers from 0"]
     if raw:
         errors["settings"] = [f"unknown settings: {', '.join(sorted(raw))}"]
     if errors:
         raise ValidationError(errors)
-    return ChatSettings(gate_threshold=threshold, fallback=fallback, switches=switches, models=dict(models))
+    return ChatSettings(
+        gate_threshold=threshold,
+        fallback=fallback,
+        switches=switches,
+        models=dict(models),
+        discovery_budgets=dict(budgets),
+    )
 
 
 def strictest(all_settings: Iterable[ChatSettings]) -> ChatSettings:

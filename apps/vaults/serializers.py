@@ -65,6 +65,7 @@ class ChatSettingsOut(serializers.Serializer):
     fallback = serializers.ChoiceField(choices=FALLBACKS)
     switches = SwitchesOut()
     models = SlotModels()
+    discovery_budgets = serializers.DictField(child=serializers.IntegerField(min_value=0))
 
 
 class ChatSettingsIn(serializers.Serializer):
@@ -77,6 +78,11 @@ class ChatSettingsIn(serializers.Serializer):
     deep_research = serializers.BooleanField(required=False)
     librarian = serializers.BooleanField(required=False)
     models = SlotModels(required=False)
+    discovery_budgets = serializers.DictField(
+        child=serializers.IntegerField(min_value=0),
+        required=False,
+        help_text="model calls a day per discovery tier (screening, formation); the deployment's otherwise",
+    )
 
 
 class MeOut(UserOut):

@@ -180,6 +180,8 @@ def _settings_from_form(form: QueryDict, current: ChatSettings) -> dict[str, obj
         if chosen:
             models[slot] = chosen
     raw["models"] = models
+    if current.discovery_budgets:  # not on the form: kept as they were
+        raw["discovery_budgets"] = current.discovery_budgets
     return raw
 
 

@@ -337,6 +337,12 @@ CELERY_BEAT_SCHEDULE = {
     "graph-prewarm": {"task": "apps.chat.tasks.prewarm", "schedule": crontab(minute=50)},
 }
 LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50"))
+# Discovery's model calls a vault may spend a day, per tier (a vault's settings may set its own): screening is one
+# batched call per day of candidates, formation one call per surviving candidate. docs/design.md, "Discovery".
+DISCOVERY_DAILY_CALLS = {
+    "screening": int(os.environ.get("DESIREPATH_DISCOVERY_SCREENING_CALLS", "2")),
+    "formation": int(os.environ.get("DESIREPATH_DISCOVERY_FORMATION_CALLS", "5")),
+}
 
 # Embeddings: one deployment-wide model; the vector column's dimension follows it.
 EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")

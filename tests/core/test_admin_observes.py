@@ -37,6 +37,8 @@ CONTENT = {
     "insights.Evidence": {"sentence"},
     "insights.Answer": {"text"},
     "insights.Notification": {"title", "text"},
+    "insights.Concept": {"label", "key", "description", "relations", "fallback"},
+    "insights.Screening": {"label", "reason", "fallback", "formation_error"},
 }
 # Not in the admin at all: conversations, passages, and whatever assigns a role or a membership.
 UNREGISTERED = {

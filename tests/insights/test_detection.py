@@ -104,5 +104,5 @@ def test_a_new_link_is_a_footstep_from_the_linking_note_and_discovery_off_collec
     vault.chat_settings = {"discovery": False}
     vault.save(update_fields=["chat_settings"])
     other = make_note(vault, "Caretaker.md", "# Caretaker\nCalls about the [[Boiler]].", embed=False)
-    assert discovery_daily(vault.pk) == {"vaults": 0, "candidates": 0}
+    assert discovery_daily(vault.pk) == {"vaults": 0, "candidates": 0, "screened": 0, "formed": 0}
     assert not Footstep.objects.filter(from_note=other).exists()

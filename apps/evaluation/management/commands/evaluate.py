@@ -1,4 +1,5 @@
 import json
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +12,7 @@ from tqdm import tqdm
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answerer import JudgeUnavailable
 from apps.evaluation.calibration import calibrate, collect
+from apps.evaluation.discovery import footstep_log, read_log, replay, scripted_log
 from apps.evaluation.folds import DESIRE_PATHS, GRID, conversation_measure, folds_report
 from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
@@ -21,12 +23,15 @@ from apps.evaluation.significance_fit import calibrate_significance, groups, wri
 from apps.graph.relevance import GRAPH_FEATURES
 from apps.llm.embeddings import current_model
 from apps.llm.local_models import ModelConfigurationError, is_local, local_model
+from apps.notes.models import Note
 from apps.retrieval.relevance import FEATURES
 from apps.retrieval.significance import CLASSIFIERS
+from apps.vaults.chat_settings import DISCOVERY_TIERS
 
 SHARED_EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
 LEARNING_PICK = ((False, "learning"), (True, "learning, pointing"))  # the buttons alone, then with picks
 SAMPLE_QUERIES = Path(settings.BASE_DIR) / "samples" / "queries.jsonl"
+SAMPLE_VAULT = Path(settings.BASE_DIR) / "samples" / "vault"
 
 
 class Command(BaseCommand):
@@ -99,6 +104,25 @@ class Command(BaseCommand):
         cal.add_argument(
             "--write", action="store_true", help="with --significance: store the fitted classifier for the model"
         )
+        disc = modes.add_parser(
+            "discovery", help="replay a footstep log over a vault: detection, screening and formation, day by day"
+        )
+        disc.add_argument("--notes", type=Path, default=SAMPLE_VAULT, help="the vault's folder (the sample vault)")
+        disc.add_argument("--log", type=Path, help="a footstep log (JSON Lines); a scripted one over --notes otherwise")
+        disc.add_argument("--days", type=int, default=42, help="days of the scripted log")
+        disc.add_argument("--seed", type=int, default=7, help="the scripted log's seed")
+        disc.add_argument(
+            "--warmup", type=int, default=0, help="days of the log laid down as history before the daily tiers run"
+        )
+        disc.add_argument("--write-log", type=Path, help="also write the log replayed here")
+        disc.add_argument(
+            "--export-vault", type=int, help="write this vault's recorded footsteps to --write-log as a log, and stop"
+        )
+        for tier in DISCOVERY_TIERS:
+            disc.add_argument(
+                f"--{tier}-budget", type=int, default=settings.DISCOVERY_DAILY_CALLS[tier], help="calls a day"
+            )
+        disc.add_argument("--json", type=Path, dest="json_out")
         vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
         vault.add_argument("--notes", type=Path, required=True)
         vault.add_argument("--queries", type=Path, required=True)
@@ -244,7 +268,48 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
         settings.EMBEDDING_MODEL = name
 
+    def _discovery(self, options: dict[str, Any]) -> None:
+        if options["export_vault"] is not None:
+            if not options["write_log"]:
+                raise CommandError("--export-vault writes to --write-log")
+            lines = footstep_log(options["export_vault"])
+            options["write_log"].write_text("".join(json.dumps(line) + "\n" for line in lines))
+            self.stdout.write(f"{len(lines)} footsteps written to {options['write_log']}")
+            return
+        if not options["notes"].is_dir() or (options["log"] and not options["log"].exists()):
+            raise CommandError("--notes must be a folder and --log a .jsonl file")
+        if options["log"]:
+            try:
+                steps, emerging = read_log(options["log"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+        user = eval_user()
+        try:
+            vault = corpus.ingest_folder(user, "discovery replay", options["notes"], graph=False).vault
+            if not options["log"]:
+                paths = list(Note.objects.filter(vault=vault).values_list("path", flat=True))
+                lines = scripted_log(paths, days=options["days"], seed=options["seed"])
+                if options["write_log"]:
+                    options["write_log"].write_text("".join(json.dumps(line) + "\n" for line in lines))
+                tmp = Path(tempfile.mkstemp(suffix=".jsonl")[1])
+                tmp.write_text("".join(json.dumps(line) + "\n" for line in lines))
+                steps, emerging = read_log(tmp)
+                tmp.unlink()
+            budgets = {tier: options[f"{tier}_budget"] for tier in DISCOVERY_TIERS}
+            report = replay(vault=vault, steps=steps, emerging=emerging, budgets=budgets, warmup=options["warmup"])
+        finally:
+            corpus.teardown(user)
+        report["budgets"], report["warmup"] = budgets, options["warmup"]
+        self.stdout.write(_discovery_lines(report))
+        if options["json_out"]:
+            options["json_out"].parent.mkdir(parents=True, exist_ok=True)
+            options["json_out"].write_text(json.dumps(report, indent=2))
+            self.stdout.write(f"figures written to {options['json_out']}")
+
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["dataset"] == "discovery":
+            self._discovery(options)
+            return
         if options["dataset"] == "calibrate":
             if not options["data"].exists():
                 raise CommandError(f"{options['data']} not found")
@@ -303,6 +368,20 @@ class Command(BaseCommand):
             options["json_out"].parent.mkdir(parents=True, exist_ok=True)
             options["json_out"].write_text(json.dumps(report, indent=2))
             self.stdout.write(f"figures written to {options['json_out']}")
+
+
+def _discovery_lines(report: dict[str, Any]) -> str:
+    dropped = ", ".join(f"{n} {why}" for why, n in sorted(report["dropped"].items())) or "none"
+    return "\n".join(
+        [
+            f"{report['days']} days: {report['candidates']} candidates ({report['candidates_per_day']} a day)",
+            f"screening: {report['screening_calls']} calls, {report['screened']} screened, dropped {dropped} "
+            f"(drop rate {report['drop_rate']})",
+            f"formation: {report['formation_calls']} calls, {report['formed']} concepts formed",
+            f"accepted: {report['accepted']} of {report['emerging']} emerging topics; {report['calls']} calls, "
+            f"{report['calls_per_accepted']} per accepted suggestion",
+        ]
+    )
 
 
 def _line(figures: dict[str, Any]) -> str:
