@@ -4,7 +4,7 @@ page or through the API, where every weight moves on the ledger."""
 from django.contrib import admin
 
 from apps.core.admin import ReadOnlyAdmin
-from apps.insights.models import Answer, Evidence, Notification, Principle
+from apps.insights.models import Answer, Blend, Card, CardAnswer, Collision, Evidence, Notification, Principle
 
 
 @admin.register(Principle)
@@ -32,3 +32,30 @@ class AnswerAdmin(ReadOnlyAdmin):
 class NotificationAdmin(ReadOnlyAdmin):
     content_fields = ("title", "text")
     list_display = ["id", "user", "vault", "created_at", "read_at"]
+
+
+@admin.register(Collision)
+class CollisionAdmin(ReadOnlyAdmin):
+    """Verdicts on distant pairs: who judged, for which versions of the two notes."""
+
+    content_fields = ("why",)
+    list_display = ["id", "vault", "note_a", "note_b", "distance", "fertile", "model", "judged_at"]
+    list_filter = ["fertile"]
+
+
+@admin.register(Card)
+class CardAdmin(ReadOnlyAdmin):
+    content_fields = ("title", "draft", "narrative", "why", "evidence")
+    list_display = ["id", "vault", "kind", "key", "score", "active", "model", "written_at"]
+    list_filter = ["kind", "active"]
+
+
+@admin.register(CardAnswer)
+class CardAnswerAdmin(ReadOnlyAdmin):
+    list_display = ["card", "user", "signal", "created_at"]
+    list_filter = ["signal"]
+
+
+@admin.register(Blend)
+class BlendAdmin(ReadOnlyAdmin):
+    list_display = ["id", "vault", "user", "parent_a", "parent_b", "note", "model", "written_at"]

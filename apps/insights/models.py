@@ -203,6 +203,7 @@ class Card(models.Model):
     score = models.FloatField()
     active = models.BooleanField(default=True)  # still among the list's candidates at the last build
     title = models.CharField(max_length=300)
+    draft = models.TextField(blank=True)  # the model-free narrative: the facts the writer is given, and the fallback
     narrative = models.TextField(blank=True)
     why = models.TextField()  # "why am I seeing this": the measure that ranked it
     model = models.CharField(max_length=200, blank=True)  # who wrote the narrative
