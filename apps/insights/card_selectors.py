@@ -38,7 +38,8 @@ def _readable(user: Requester) -> QuerySet[Any]:
 
 def cards_for(*, user: Requester, vault_id: int) -> QuerySet[Card]:
     """The vault's ready cards the requester has not answered for their current evidence, best first."""
-    answered = CardAnswer.objects.filter(card=OuterRef("pk"), user_id=user.pk or 0, evidence_hash=OuterRef("evidence_hash"))
+    mine = CardAnswer.objects.filter(user_id=user.pk or 0)
+    answered = mine.filter(card=OuterRef("pk"), evidence_hash=OuterRef("evidence_hash"))
     return (
         Card.objects.filter(vault_id=vault_id, vault_id__in=_readable(user), active=True)
         .exclude(narrative="")
