@@ -126,6 +126,12 @@ def test_an_accepted_collision_is_blended_into_a_proposal_in_the_accepters_perso
     assert api(outsider).get(f"/api/notes/{note.pk}/").status_code == 404
     assert api(owner).get(f"/api/notes/{note.pk}/").status_code == 404  # the reader's own until published
     assert api(reader).get(f"/api/notes/{note.pk}/").status_code == 200
+    # The owner, a contributor, accepts too and publishes the blend into the vault: it stays a proposal there.
+    mine = api(owner).post(f"/api/insights/cards/{card.pk}/", {"signal": "accept"}, format="json").json()["blend"]
+    blend_write_task(mine["id"])
+    own = Blend.objects.get(pk=mine["id"]).note
+    published = api(owner).post(f"/api/notes/{own.pk}/publish/", {"vault": vault.pk}, format="json")
+    assert published.status_code == 201 and published.json()["provenance"] == "proposal"
     # Accepting again asks for nothing new.
     again = api(reader).post(f"/api/insights/cards/{card.pk}/", {"signal": "accept"}, format="json").json()
     assert (again["recorded"], again["blend"]["id"], again["blend"]["written"]) == (False, blend.pk, True)
