@@ -15,8 +15,8 @@ from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.notes.services.notes import note_update
 from apps.vaults.models import Vault
-from tests.factories import api, import_folder, make_user, share
-from tests.insights.discovery_world import baking_and_deploys
+from tests.factories import api, import_folder, make_note, make_user, share
+from tests.insights.discovery_world import baking_and_deploys, metadata
 
 pytestmark = pytest.mark.django_db
 KINDS = ["actionability", "contradiction", "distance", "recency"]
@@ -144,3 +144,17 @@ def test_answers_are_checked_and_scoped(owner, vault):
     accepted = api(owner).post(f"/api/insights/cards/{card_id}/", {"signal": "accept"}, format="json").json()
     assert (accepted["signal"], accepted["recorded"], accepted["blend"]) == ("accept", True, None)
     assert card_id not in {c["id"] for cards in _lists(api(owner), vault).values() for c in cards}
+
+
+def test_a_tension_that_restates_another_notes_claim_is_a_contradiction(owner, vault):
+    warm = make_note(vault, "Warm rise.md", "# Warm rise\n\nA warm counter rise gives the loaf its lift.\n")
+    claim = "Proofing dough overnight in the fridge builds flavour."
+    cold = make_note(vault, "Cold retard.md", f"# Cold retard\n\n{claim}\n")
+    metadata(warm, "A warm counter rise gives the loaf its lift.", ["cooking and food"], ["fridge proofing overnight"])
+    metadata(cold, claim, ["cooking and food"])
+    insights_daily(vault.pk)
+
+    (card,) = _lists(api(owner), vault)["contradiction"]
+    assert {e["id"] for e in card["evidence"]} == {warm.pk, cold.pk}
+    assert "fridge proofing overnight" in card["narrative"] and "Cold retard" in card["narrative"]
+    assert "shares 3 terms" in card["why"]
