@@ -297,6 +297,8 @@ SPECTACULAR_SETTINGS = {
         "CorrectionStatusEnum": "apps.notes.models.CorrectionStatus",
         "PrincipleStatusEnum": "apps.insights.models.PrincipleStatus",
         "PrincipleSignalEnum": "apps.insights.services.SIGNALS",
+        "CardKindEnum": "apps.insights.models.CardKind",
+        "CardSignalEnum": "apps.insights.models.CardSignal",
         "VaultFallbackEnum": "apps.vaults.chat_settings.FALLBACKS",
     },
 }
