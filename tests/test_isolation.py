@@ -134,7 +134,8 @@ def build_world(seed: int, tmp_path: Path) -> World:
         graph_extract_pending(vault_id=vault.pk)
         assert len(principles_discover(vault_id=vault.pk)) == 1
     reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
-    insights_daily()  # every vault's insight cards: their titles and stories quote the notes
+    for vault in vaults:  # every vault's insight cards: their titles and stories quote the notes
+        insights_daily(vault.pk)
     for vault in vaults:  # a background step failed on a note: its reason names the vault's marker
         note = Note.objects.get(vault=vault, path="lessons/Bikes.md")
         error = RuntimeError(f"planted failure {world.markers[vault.pk]}")
