@@ -177,7 +177,7 @@ def distances(vault_id: int) -> list[Draft]:
                 title=f"“{a['title']}” meets “{b['title']}”",
                 why=f"Far apart in meaning (distance {c.distance:.2f}, in the top tenth of this vault's pairs) yet "
                 f"both bear on {shared}; judged fertile: {c.why}",
-                template=f"“{a['title']}” and “{b['title']}” rarely meet, but both bear on {shared}. {c.why} "
+                template=f"“{a['title']}” and “{b['title']}” rarely meet. {c.why} "
                 "Accept to have DesirePath blend them into a proposal in your personal vault.",
                 collision_id=c.pk,
             )
@@ -206,7 +206,7 @@ def recent(vault_id: int, now: datetime) -> list[Draft]:
                 title=f"“{ref['title']}” changed",
                 why=f"Its text changed on {when}, among the latest in this vault (metadata updates do not count).",
                 template=f"“{ref['title']}” was rewritten on {when}."
-                + (f" It now holds that {claim[:300]}" if claim else ""),
+                + (f" Its core claim now: {claim[:300]}" if claim else ""),
             )
         )
     return drafts

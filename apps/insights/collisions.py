@@ -168,14 +168,15 @@ def model_free_verdict(candidate: Candidate) -> tuple[bool, str]:
         return False, "Their claims say much the same thing; meeting adds little."
     field = " and ".join(candidate.domains[:2])
     return True, (
-        f"Both bear on {field} from far apart: “{a.title}” holds that {_lower_first(a.claim)} "
-        f"while “{b.title}” holds that {_lower_first(b.claim)}"
+        f"Both bear on {field} from far apart: “{a.title}” holds that {_clause(a.claim)}, "
+        f"while “{b.title}” holds that {_clause(b.claim)}."
     )
 
 
-def _lower_first(text: str) -> str:
-    text = text.strip()
-    return text if text[1:2].isupper() else text[:1].lower() + text[1:]  # an acronym keeps its case
+def _clause(text: str) -> str:
+    """A claim said inside a sentence: no closing stop, a lower-case start (an acronym keeps its case)."""
+    text = text.strip().rstrip(".!")
+    return text if text[1:2].isupper() else text[:1].lower() + text[1:]
 
 
 def _prompt(candidates: list[Candidate]) -> list[Message]:
