@@ -37,8 +37,9 @@ from apps.chat.models import ContextItem, Conversation, Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.insights.formation import concepts_form
-from apps.insights.models import NoveltyCandidate
+from apps.insights.models import Card, NoveltyCandidate
 from apps.insights.screening import candidates_screen
+from apps.insights.tasks import insights_daily
 from apps.librarian.models import SummaryNode
 from apps.librarian.services import reenrich
 from apps.notes.models import Attachment, Chunk, Correction, ExportJob, ImportJob, Note, NoteLink, NoteStep
@@ -143,6 +144,8 @@ def build_world(seed: int, tmp_path: Path) -> World:
         candidates_screen(vault_id=vault.pk)
         assert [c.label for c in concepts_form(vault_id=vault.pk)] == [f"Secret {world.markers[vault.pk]}"]
     reenrich(vaults=vaults, everything=True)  # the Librarian's metadata quotes the notes too
+    for vault in vaults:  # every vault's insight cards: their titles and stories quote the notes
+        insights_daily(vault.pk)
     for vault in vaults:  # a background step failed on a note: its reason names the vault's marker
         note = Note.objects.get(vault=vault, path="lessons/Bikes.md")
         error = RuntimeError(f"planted failure {world.markers[vault.pk]}")
@@ -192,7 +195,7 @@ def _fill(path: str, operation: dict, world: World) -> Iterator[str]:
     for param in operation.get("parameters", []):
         if param.get("in") == "query" and "enum" in param.get("schema", {}):
             queries = [f"?{param['name']}={value}" for value in param["schema"]["enum"]]
-    if path in ("/api/graph/constellation/", "/api/principles/", "/api/concepts/"):
+    if path in ("/api/graph/constellation/", "/api/principles/", "/api/concepts/", "/api/insights/"):
         queries = [f"?vault={v.pk}" for v in world.vaults]
     if path == "/api/vaults/{vault_id}/impact/":
         queries = ["?entity=Code", "?entity=Plain", "?entity=Secret"]
@@ -228,6 +231,7 @@ def _pages(world: World) -> list[str]:
         + [f"/vaults/{v.pk}/settings/" for v in world.vaults]
         + [f"/vaults/{v.pk}/constellation/" for v in world.vaults]
         + [f"/vaults/{v.pk}/principles/" for v in world.vaults]
+        + [f"/vaults/{v.pk}/insights/" for v in world.vaults]
         + [f"/vaults/{v.pk}/coverage/" for v in world.vaults]
         + [f"/vaults/{v.pk}/notes/new/" for v in world.vaults]
         + [f"/exports/{e}/" for e in ExportJob.objects.filter(vault__in=world.vaults).values_list("pk", flat=True)]
@@ -311,6 +315,7 @@ def _check_no_changes_to_unreadable_vaults(world: World, users: set[int] | None 
             before = _vault_state(vault.pk)
             note = Note.objects.filter(vault=vault).first()
             note_id = note.pk if note else 0
+            card_id = Card.objects.filter(vault=vault).values_list("pk", flat=True).first() or 0
             here = f"/vaults/{vault.pk}/"
             edit = {"path": "taken.md", "body": "taken over", "version": note_version(note) if note else ""}
             posts = [
@@ -321,6 +326,7 @@ def _check_no_changes_to_unreadable_vaults(world: World, users: set[int] | None 
                 (f"{here}settings/", {"action": "archive"}),
                 (f"{here}settings/", {"action": "answering", "gate_threshold": "1", "fallback": "silent"}),
                 (here, {"restore": note_id}),
+                (f"{here}insights/", {"card": card_id, "signal": "dismiss"}),
                 (f"{here}notes/new/", {"path": "planted.md", "body": "planted", "action": "save"}),
                 (f"{here}notes/new/", {"path": "planted.md", "body": "[[Plain]]", "action": "preview"}),
                 (f"/notes/{note_id}/edit/", {**edit, "action": "save"}),
@@ -909,3 +915,16 @@ def test_every_mcp_tool_only_ever_reaches_readable_vaults_before_and_after_revoc
     for method, params in [("tools/list", {}), ("tools/call", {"name": "list_vaults", "arguments": {}})]:
         status, body = rpc(token.key, method, params)
         assert status == 401 and "result" not in body
+
+
+def test_insight_cards_are_read_and_answered_only_by_their_vaults_readers(tmp_path):
+    world = build_world(13, tmp_path)
+    cards = list(Card.objects.filter(vault__in=world.vaults).exclude(narrative=""))
+    assert {c.vault_id for c in cards} == {v.pk for v in world.vaults}  # every vault has ready cards
+    for who, client, readable in _limited_requesters(world):
+        for vault in world.vaults:
+            listed = client.get(f"/api/insights/?vault={vault.pk}")
+            assert listed.status_code == (200 if vault.pk in readable else 404), (who, vault.pk)
+        for card in cards:
+            answered = client.post(f"/api/insights/cards/{card.pk}/", {"signal": "dismiss"}, format="json")
+            assert answered.status_code == (200 if card.vault_id in readable else 404), (who, card.pk)

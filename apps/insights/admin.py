@@ -4,7 +4,18 @@ page or through the API, where every weight moves on the ledger."""
 from django.contrib import admin
 
 from apps.core.admin import ReadOnlyAdmin
-from apps.insights.models import Answer, Concept, Evidence, Notification, Principle, Screening
+from apps.insights.models import (
+    Answer,
+    Blend,
+    Card,
+    CardAnswer,
+    Collision,
+    Concept,
+    Evidence,
+    Notification,
+    Principle,
+    Screening,
+)
 
 
 @admin.register(Principle)
@@ -48,3 +59,30 @@ class ScreeningAdmin(ReadOnlyAdmin):
     content_fields = ("label", "reason", "fallback", "formation_error")
     list_display = ["id", "vault", "day", "outcome", "labelled_by", "concept"]
     list_filter = ["outcome"]
+
+
+@admin.register(Collision)
+class CollisionAdmin(ReadOnlyAdmin):
+    """Verdicts on distant pairs: who judged, for which versions of the two notes."""
+
+    content_fields = ("why",)
+    list_display = ["id", "vault", "note_a", "note_b", "distance", "fertile", "model", "judged_at"]
+    list_filter = ["fertile"]
+
+
+@admin.register(Card)
+class CardAdmin(ReadOnlyAdmin):
+    content_fields = ("title", "draft", "narrative", "why", "evidence")
+    list_display = ["id", "vault", "kind", "key", "score", "active", "model", "written_at"]
+    list_filter = ["kind", "active"]
+
+
+@admin.register(CardAnswer)
+class CardAnswerAdmin(ReadOnlyAdmin):
+    list_display = ["card", "user", "signal", "created_at"]
+    list_filter = ["signal"]
+
+
+@admin.register(Blend)
+class BlendAdmin(ReadOnlyAdmin):
+    list_display = ["id", "vault", "user", "parent_a", "parent_b", "note", "model", "written_at"]

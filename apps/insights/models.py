@@ -6,6 +6,7 @@ refined (corrected: the statement replaced, the old ones kept) or rejected (it f
 deleted, never proposed again). Every row carries its own `vault_id`."""
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from apps.graph.models import Entity
@@ -230,3 +231,119 @@ class Screening(models.Model):
 
     def __str__(self) -> str:
         return f"screening of candidate {self.candidate_id}: {self.outcome}"
+
+
+class Collision(models.Model):
+    """Two notes of a vault far apart in meaning that share a bridging domain, with the verdict on whether the
+    pairing is fertile. The verdict is stamped with both notes' content (hash and PostgreSQL-held content time):
+    it holds while neither note's text changes, whatever happens to their metadata."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    note_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")  # the lower id of the two
+    note_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    distance = models.FloatField()  # cosine distance of the notes' mean passage vectors
+    domains = ArrayField(models.CharField(max_length=80), default=list)  # the bridging domains they share
+    hash_a = models.CharField(max_length=64)
+    hash_b = models.CharField(max_length=64)
+    content_at_a = models.DateTimeField(null=True)
+    content_at_b = models.DateTimeField(null=True)
+    fertile = models.BooleanField()
+    why = models.TextField()
+    model = models.CharField(max_length=200)  # who judged: a model, or the model-free judge
+    judged_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-distance", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["note_a", "note_b"], name="collision_once_per_pair"),
+            models.CheckConstraint(condition=models.Q(note_a__lt=models.F("note_b")), name="collision_pair_ordered"),
+        ]
+        indexes = [models.Index(fields=["vault", "fertile"])]
+
+    def __str__(self) -> str:
+        return f"collision of notes {self.note_a_id} and {self.note_b_id}"
+
+
+class CardKind(models.TextChoices):
+    ACTIONABILITY = "actionability"
+    CONTRADICTION = "contradiction"
+    DISTANCE = "distance"  # semantic distance: a fertile collision
+    RECENCY = "recency"
+
+
+class Card(models.Model):
+    """One item of a vault's insights page: what it is about (`key`, its evidence notes and their content as a
+    hash), its rank in its list and the short narrative written for it in the background. `narrative` is empty
+    until it is written: the page shows only cards that are ready."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=CardKind.choices)
+    key = models.CharField(max_length=100)  # what the card is about: `note:<id>`, `pair:<a>-<b>`
+    evidence = models.JSONField(default=list)  # [{"note": id, "path": …, "title": …}]
+    evidence_hash = models.CharField(max_length=64)  # the evidence notes' content: a change brings the card back
+    collision = models.ForeignKey(Collision, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    score = models.FloatField()
+    active = models.BooleanField(default=True)  # still among the list's candidates at the last build
+    title = models.CharField(max_length=300)
+    draft = models.TextField(blank=True)  # the model-free narrative: the facts the writer is given, and the fallback
+    narrative = models.TextField(blank=True)
+    why = models.TextField()  # "why am I seeing this": the measure that ranked it
+    model = models.CharField(max_length=200, blank=True)  # who wrote the narrative
+    built_at = models.DateTimeField()
+    written_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["kind", "-score", "id"]
+        constraints = [models.UniqueConstraint(fields=["vault", "kind", "key"], name="card_once_per_subject")]
+        indexes = [models.Index(fields=["vault", "kind", "active", "score"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} card {self.pk} ({self.key})"
+
+
+class CardSignal(models.TextChoices):
+    ACCEPT = "accept"
+    DISMISS = "dismiss"
+
+
+class CardAnswer(models.Model):
+    """A person's answer to a card, for the evidence as it was: a dismissed card stays away until its evidence
+    changes (another `evidence_hash`)."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="answers")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    signal = models.CharField(max_length=8, choices=CardSignal.choices)
+    evidence_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["card", "user", "evidence_hash"], name="card_one_answer_per_evidence")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.signal} on card {self.card_id}"
+
+
+class Blend(models.Model):
+    """An accepted collision blended into a new note (provenance `proposal`) in the accepting person's personal
+    vault. `note` is empty until the worker has written it."""
+
+    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")  # the collision's vault
+    collision = models.ForeignKey(Collision, null=True, on_delete=models.SET_NULL, related_name="blends")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    parent_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    parent_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    note = models.OneToOneField(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="blend")
+    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    written_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "parent_a", "parent_b"], name="blend_once_per_person_and_pair")
+        ]
+
+    def __str__(self) -> str:
+        return f"blend of notes {self.parent_a_id} and {self.parent_b_id} for {self.user_id}"

@@ -47,3 +47,30 @@ def discovery_daily(vault_id: int | None = None) -> dict[str, int]:
         "screened": sum(c[1] for c in counts),
         "formed": sum(c[2] for c in counts),
     }
+
+
+@shared_task(name="apps.insights.tasks.insights_daily", time_limit=1800, soft_time_limit=1700)
+def insights_daily(vault_id: int | None = None) -> dict[str, int]:
+    """Judge each discovering vault's new collisions (budgeted), rank its cards again and narrate the new ones;
+    blends left waiting (a queue that was down) are written too."""
+    from apps.insights.blends import blends_waiting
+    from apps.insights.cards import cards_build, cards_write
+    from apps.insights.collisions import collisions_judge
+
+    def run(vid: int) -> int:
+        collisions_judge(vault_id=vid)
+        cards_build(vault_id=vid)
+        return cards_write(vault_id=vid)
+
+    done, _ = sweep(_discovering(vault_id), "collisions and insight cards in vault", run)
+    sweep(blends_waiting(), "writing a blend", lambda bid: blend_write_task(bid))
+    return {"vaults": len(done), "narrated": sum(done.values())}
+
+
+@shared_task(name="apps.insights.tasks.blend_write", time_limit=600, soft_time_limit=540)
+def blend_write_task(blend_id: int) -> int | None:
+    """Write an accepted collision's blend; the new note's id."""
+    from apps.insights.blends import blend_write
+
+    note = blend_write(blend_id=blend_id)
+    return note.pk if note else None

@@ -1,4 +1,5 @@
-"""Publishing a filed note: its owner, a contributor of a shared vault, copies it there; the audit log records it.
+"""Publishing a filed note (or a blend, which stays a proposal): its owner, a contributor of a shared vault, copies
+it there; the audit log records it.
 Filed notes stay in the personal vault until someone chooses to share them. The copy carries the vaults its
 original drew on, so it follows their permissions in the shared vault too, and publishing re-checks that the
 publisher still reads every one of them (a note they can no longer read is the 404 of a missing one)."""
@@ -22,8 +23,8 @@ from apps.vaults.permissions import user_may, vault_ids_for
 def note_publish(*, actor: User, note: Note, vault: Vault) -> Note:
     if note.vault.owner_id != actor.pk or not note.vault.is_personal:
         raise PermissionDenied("only notes filed in your own personal vault can be published")
-    if note.provenance != Provenance.SUMMARY:
-        raise ValidationError({"note": ["only notes the Librarian filed are published this way"]})
+    if note.provenance not in (Provenance.SUMMARY, Provenance.PROPOSAL):
+        raise ValidationError({"note": ["only notes the Librarian filed or DesirePath blended are published this way"]})
     if vault.is_personal:
         raise ValidationError({"vault": ["publish into a shared vault"]})
     if not user_may(actor, "contribute", vault):
@@ -37,7 +38,7 @@ def note_publish(*, actor: User, note: Note, vault: Vault) -> Note:
         vault=vault,
         path=unique_path(vault, title),
         body=note.body,
-        provenance=Provenance.SUMMARY,
+        provenance=note.provenance,  # a published blend is still a proposal
         source="librarian",
         drawn_from=note.drawn_from,
     )

@@ -297,6 +297,8 @@ SPECTACULAR_SETTINGS = {
         "CorrectionStatusEnum": "apps.notes.models.CorrectionStatus",
         "PrincipleStatusEnum": "apps.insights.models.PrincipleStatus",
         "PrincipleSignalEnum": "apps.insights.services.SIGNALS",
+        "CardKindEnum": "apps.insights.models.CardKind",
+        "CardSignalEnum": "apps.insights.models.CardSignal",
         "VaultFallbackEnum": "apps.vaults.chat_settings.FALLBACKS",
     },
 }
@@ -333,6 +335,8 @@ CELERY_BEAT_SCHEDULE = {
     "insights-principles": {"task": "apps.insights.tasks.discover_principles", "schedule": 86400.0},
     # Footsteps on notes collected, then the day's novelty candidates detected (pure arithmetic, no model).
     "insights-discovery": {"task": "apps.insights.tasks.discovery_daily", "schedule": 86400.0},
+    # Fertile collisions judged (budgeted), the insights page's cards ranked again and the new ones narrated.
+    "insights-cards": {"task": "apps.insights.tasks.insights_daily", "schedule": 86400.0},
     # Ten minutes before each hour: questions that burned in at that hour get their context ready.
     "graph-prewarm": {"task": "apps.chat.tasks.prewarm", "schedule": crontab(minute=50)},
 }
