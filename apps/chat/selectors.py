@@ -12,8 +12,7 @@ from apps.graph.explore import graph_grew
 from apps.graph.models import Dependency, Entity
 from apps.notes.models import Chunk
 from apps.retrieval.trace import Trace
-from apps.vaults.permissions import vault_ids_for
-from apps.vaults.scope import Scope
+from apps.vaults.scope import Scope, readable_scope
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 ROUTINE_SESSIONS = 5  # this many sessions walking the same paths make the graph stale too
@@ -45,8 +44,8 @@ def _routine(scope: Scope) -> bool:
 def expansion(*, user: User, item_id: int) -> dict[str, Any]:
     """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
     for the conversation's owner while they can still read the unit's vault; else 404."""
-    readable = vault_ids_for(user, "read")
-    item = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user, vault_id__in=readable).first()
+    items = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user)
+    item = readable_scope(user).filter(items).first()
     if item is None:
         raise Http404("No context item matches the given query.")
     chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]

@@ -117,8 +117,9 @@ def explore(
     hub = _hub(scope)
     near = _near(entry, scope, hub)
     with connection.cursor() as cursor:
-        params = {**scope.params(), "qvec": vector_literal(vector), "pool": POOL, "model": current_model()}
-        cursor.execute(_POOL, params)
+        cursor.execute(
+            _POOL, {**scope.params(), "qvec": vector_literal(vector), "pool": POOL, "model": current_model()}
+        )
         pool = [c for (c,) in cursor.fetchall() if c not in shown and c not in searched]
         cursor.execute(_MENTIONED, {**scope.params(), "chunks": pool, "hub": hub})
         mentioned: dict[int, list[tuple[int, int, int]]] = {}

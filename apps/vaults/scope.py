@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import Http404
 
 from apps.core.auth import Requester
@@ -63,9 +63,13 @@ class Scope:
         """The parameters a statement binds: `%(scope)s` (the vaults) and `%(readable)s` (for `drawn_from`)."""
         return {"scope": list(self.vault_ids), "readable": list(self.readable)}
 
+    def q(self, field_name: str = "vault_id") -> Q:
+        """The condition that `field_name` is one of the scope's vaults, for a queryset's own filter."""
+        return Q(**{f"{field_name}__in": list(self.vault_ids)})
+
     def filter(self, queryset: QuerySet[M], field_name: str = "vault_id") -> QuerySet[M]:
         """`queryset` restricted, inside its SQL, to rows whose `field_name` is one of the scope's vaults."""
-        return queryset.filter(**{f"{field_name}__in": list(self.vault_ids)})
+        return queryset.filter(self.q(field_name))
 
 
 def _made(vault_ids: Iterable[int], readable: Iterable[int], reason: str = "") -> Scope:
