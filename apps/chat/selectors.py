@@ -27,7 +27,8 @@ def explorer_quota(scope: Scope) -> int:
 def _routine(scope: Scope) -> bool:
     """The last ROUTINE_SESSIONS sessions in these vaults walked edges, and none walked one the busiest of them did
     not: the same paths every session."""
-    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=list(scope.vault_ids)).order_by("-created_at", "-id")
+    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=list(scope.vault_ids))
+    answers = answers.order_by("-created_at", "-id")
     latest = answers.values_list("conversation_id", flat=True)[: ROUTINE_SESSIONS * 10]
     sessions = list(dict.fromkeys(latest))[:ROUTINE_SESSIONS]
     if len(sessions) < ROUTINE_SESSIONS:
