@@ -10,7 +10,8 @@ asked. Statements bind it as `%(scope)s` (and `%(readable)s`) through `scope.par
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TypeVar
 
 from django.db.models import Model, Q, QuerySet
@@ -20,7 +21,9 @@ from apps.core.auth import Requester
 from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_ids_unarchived
 
-_POLICY = object()  # only this module holds it, so only this module's constructors make a Scope
+# Set only while this module's constructors build one, so `Scope(...)` and `dataclasses.replace(scope, ...)`
+# anywhere else raise: a function that takes a Scope knows the policy made it.
+_MAKING: ContextVar[bool] = ContextVar("scope_making", default=False)
 
 M = TypeVar("M", bound=Model)
 
@@ -34,10 +37,9 @@ class Scope:
     vault_ids: tuple[int, ...]
     readable: tuple[int, ...]
     reason: str = ""
-    _made_by: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self._made_by is not _POLICY:
+        if not _MAKING.get():
             raise TypeError("a Scope is made by the permission policy: scope_for, readable_scope or system_scope")
 
     def __bool__(self) -> bool:
@@ -53,11 +55,11 @@ class Scope:
     def within(self, vault_ids: Iterable[int]) -> Scope:
         """This scope narrowed to `vault_ids` (ids outside it are dropped, never added)."""
         wanted = set(vault_ids)
-        return replace(self, vault_ids=tuple(v for v in self.vault_ids if v in wanted))
+        return _made([v for v in self.vault_ids if v in wanted], self.readable, self.reason)
 
     def strict(self) -> Scope:
         """The same vaults, reading nothing drawn from a vault outside them."""
-        return replace(self, readable=self.vault_ids)
+        return _made(self.vault_ids, self.vault_ids, self.reason)
 
     def params(self) -> dict[str, list[int]]:
         """The parameters a statement binds: `%(scope)s` (the vaults) and `%(readable)s` (for `drawn_from`)."""
@@ -73,7 +75,11 @@ class Scope:
 
 
 def _made(vault_ids: Iterable[int], readable: Iterable[int], reason: str = "") -> Scope:
-    return Scope(tuple(sorted(set(vault_ids))), tuple(sorted(set(readable))), reason, _POLICY)
+    making = _MAKING.set(True)
+    try:
+        return Scope(tuple(sorted(set(vault_ids))), tuple(sorted(set(readable))), reason)
+    finally:
+        _MAKING.reset(making)
 
 
 def readable_scope(user: Requester) -> Scope:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,9 @@ def test_a_scope_cannot_be_made_outside_the_policy():
         Scope((1, 2), (1, 2))
     with pytest.raises(TypeError, match="permission policy"):
         Scope(vault_ids=(1,), readable=(1,), reason="made up")
+    mine = readable_scope(make_user())
+    with pytest.raises(TypeError, match="permission policy"):
+        dataclasses.replace(mine, vault_ids=(*mine.vault_ids, 10**9))  # nor widened from one the policy made
 
 
 def test_a_scope_narrowed_to_vaults_the_user_cannot_read_holds_none_of_them():
