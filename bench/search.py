@@ -44,6 +44,7 @@ from apps.notes.vectors import vector_index_ensure, vectors_drop  # noqa: E402
 from apps.retrieval.search import SearchResult, hybrid_search_vector  # noqa: E402
 from apps.vaults.models import VaultRole  # noqa: E402
 from apps.vaults.permissions import vault_ids_for  # noqa: E402
+from apps.vaults.scope import system_scope  # noqa: E402
 from tests.factories import SAMPLE_VAULT, make_user, make_vault, share  # noqa: E402
 from tests.retrieval.synthetic import WORDS, populate  # noqa: E402
 
@@ -176,7 +177,9 @@ def make_queries(
 def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, list[float]]]) -> dict[str, Any]:
     for text, vector in queries[:WARMUP]:
         for strategy in (None, "exact"):
-            hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
+            hybrid_search_vector(
+                text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K, strategy=strategy
+            )
         with connection.cursor() as cursor:
             cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
     m: dict[str, list[float]] = {"product": [], "exact": [], "perms": [], "recall": [], "hits": []}
@@ -191,14 +194,18 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         # Alternate which strategy runs first so neither always profits from the other's warm cache.
         for strategy in (None, "exact") if index % 2 == 0 else ("exact", None):
             started = time.perf_counter()
-            result = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, strategy=strategy)
+            result = hybrid_search_vector(
+                text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K, strategy=strategy
+            )
             m["exact" if strategy else "product"].append(seconds(started) * 1000)
             results[strategy] = result
         # The keyword half alone, BM25 (the product's) and ts_rank_cd (before), in alternating order.
         for half in ("bm25", "ts_rank") if index % 2 == 0 else ("ts_rank", "bm25"):
             started = time.perf_counter()
             if half == "bm25":
-                hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=K, strategy="exact")
+                hybrid_search_vector(
+                    text=text, query_vector=None, scope=system_scope(scope, reason="benchmark"), k=K, strategy="exact"
+                )
             else:
                 with connection.cursor() as cursor:
                     cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
@@ -206,7 +213,9 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
             m[f"{half}_keyword"].append(seconds(started) * 1000)
         # Vector-only mode (the same statement with its keyword half switched off), automatic strategy.
         started = time.perf_counter()
-        hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=K, use_keyword=False)
+        hybrid_search_vector(
+            text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K, use_keyword=False
+        )
         m["vector_only"].append(seconds(started) * 1000)
         strategies[results[None].strategy] += 1
         m["hits"].append(len(results[None].hits))

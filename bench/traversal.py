@@ -37,6 +37,7 @@ from apps.graph.doors import term_counts_refresh
 from apps.graph.rhythm import ALL, slots_at
 from apps.llm.embeddings import embed_query
 from apps.retrieval.context import gate_for
+from apps.vaults.scope import scope_for
 from tests.factories import make_user, make_vault
 from tests.retrieval.synthetic import WORDS, populate
 
@@ -124,7 +125,7 @@ def bench_size(size: int, queries: int, rng: np.random.Generator) -> dict[str, A
     for index in rng.integers(0, size, WARMUP + queries):
         q = vectors[index] + rng.normal(scale=QUERY_NOISE, size=vectors.shape[1])
         picks.append((" ".join(rng.choice(WORDS, 3)), (q / np.linalg.norm(q)).astype(float).tolist()))
-    scope = [vault.pk]
+    scope = scope_for(owner, [vault.pk])
     product, baseline, walk_ms, paths = [], [], [], []
     for n, (text, vector) in enumerate(picks):
         embed_query(text)  # what the request did before it asked for context (`asked`)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.contrib.auth.models import User
@@ -20,6 +21,7 @@ from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.notes.services.notes import note_create
 from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
+from apps.vaults.scope import Scope, system_scope
 from apps.vaults.services import vault_create, vault_share
 
 SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "samples" / "vault"
@@ -112,3 +114,8 @@ def numbered_notes_zip(count: int, folder: str = "Export") -> bytes:
         for i in range(count):
             zf.writestr(f"{folder}/Note {i:04}.md", f"# Note {i}\n\nPassage {i} of the export, about topic {i % 7}.\n")
     return buffer.getvalue()
+
+
+def scope_of(vault_ids: Iterable[int]) -> Scope:
+    """A scope over exactly `vault_ids`, for a test that calls a read below the request that resolves one."""
+    return system_scope(vault_ids, reason="a test reading these vaults directly")

@@ -47,9 +47,20 @@ from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
 from apps.notes.services.notes import note_version
 from apps.vaults.models import Vault
+from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_shares
 from apps.vaults.services import vault_unshare
-from tests.factories import api, api_with_token, import_folder, make_note, make_team, make_user, make_vault, share
+from tests.factories import (
+    api,
+    api_with_token,
+    import_folder,
+    make_note,
+    make_team,
+    make_user,
+    make_vault,
+    scope_of,
+    share,
+)
 from tests.mcp.rpc import call, rpc
 from tests.openapi import assert_matches_schema
 
@@ -447,8 +458,8 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     hit = SearchHit(
         note=chunk.note_id, vault=sample.pk, path="", title="", chunk=chunk.pk, snippet="", score=1, sources=[]
     )
-    assert load_candidates(hits=[hit], query_vector=None, vault_ids=[vault.pk]) == []
-    assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, vault_ids=[sample.pk])] == [chunk.pk]
+    assert load_candidates(hits=[hit], query_vector=None, scope=scope_of([vault.pk])) == []
+    assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, scope=scope_of([sample.pk]))] == [chunk.pk]
 
 
 def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking():
@@ -463,7 +474,7 @@ def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ran
     make_note(mine, "Plain.md", "# Plain\nA wide plain of wheat.", embed=False)
 
     def ranking(user: User) -> list[tuple[str, float]]:
-        hits = hybrid_search(user=user, query="glacier fjord", mode="keyword", k=10).hits
+        hits = hybrid_search(scope=scope_for(user), query="glacier fjord", mode="keyword", k=10).hits
         return [(hit.path, round(hit.score, 9)) for hit in hits]
 
     before = ranking(reader)
@@ -529,16 +540,19 @@ def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into
     theirs_edges = set(Dependency.objects.filter(vault=theirs).values_list("pk", flat=True))
     assert theirs_edges  # the other vault has a graph of its own under the same names
 
-    result = graph_context(user=reader, question="What does Tobias do with Redis and Celery?", vault_ids=None)
+    result = graph_context(user=reader, question="What does Tobias do with Redis and Celery?", scope=scope_for(reader))
     shown = " ".join(r.candidate.text for r in result.rated)
     assert "zebracode" not in shown and {r.candidate.vault for r in result.rated} == {mine.pk}
     assert not {e for r in result.rated if r.candidate.trace for e in r.candidate.trace.edges} & theirs_edges
 
-    entry, _ = entry_entities([c.pk for n in mine.notes.all() for c in n.chunks.all()], [mine.pk])
-    paths, _ = walk(entry=entry, scope=[mine.pk], intent="what", words=["redis"])
+    entry, _ = entry_entities([c.pk for n in mine.notes.all() for c in n.chunks.all()], scope_of([mine.pk]))
+    paths, _ = walk(entry=entry, scope=scope_of([mine.pk]), intent="what", words=["redis"])
     assert not {s.edge for p in paths for s in p.steps} & theirs_edges
     stolen = [c.pk for n in theirs.notes.all() for c in n.chunks.all()]
-    assert entry_entities(stolen, [mine.pk]) == ([], {})  # chunk ids from elsewhere open no door
+    assert entry_entities(stolen, scope_of([mine.pk])) == (
+        [],
+        {},
+    )  # chunk ids from elsewhere open no door
 
 
 def test_a_confirm_in_a_vault_the_asker_cannot_read_never_changes_the_asker_s_candidates():
@@ -576,9 +590,9 @@ def test_a_confirm_in_a_vault_the_asker_cannot_read_never_changes_the_asker_s_ca
         assert vote.status_code == 201
 
     vector = embed_query(paraphrase)
-    assert question_priors(vector=vector, scope=[theirs.pk])  # the stranger's near questions inherit it
+    assert question_priors(vector=vector, scope=scope_of([theirs.pk]))  # the stranger's near questions inherit it
     assert asked(stranger, [theirs.pk], paraphrase) != theirs_before
-    assert question_priors(vector=vector, scope=[mine.pk]) == {}
+    assert question_priors(vector=vector, scope=scope_of([mine.pk])) == {}
     assert asked(reader, None, paraphrase) == before  # the reader's candidates, order and estimates: untouched
 
 
@@ -607,7 +621,7 @@ def test_explorers_only_ever_scout_readable_vaults():
     unit = explore(
         question=question,
         vector=embed_query(question),
-        scope=[mine.pk],
+        scope=scope_of([mine.pk]),
         searched=searched,
         shown=set(searched),
         intent="what",
@@ -638,7 +652,7 @@ def test_session_summaries_are_read_by_their_owner_only(tmp_path):
             assert opened.status_code == (200 if node.pk in own else 404), (user.username, node.pk)
             if node.conversation_id is not None and node.pk not in own:
                 assert client.get("/api/summaries/", {"conversation": node.conversation_id}).json() == []
-        changed = graph_context(user=user, question="What changed about the code word?", vault_ids=None)
+        changed = graph_context(user=user, question="What changed about the code word?", scope=scope_for(user))
         walked = [r.candidate for r in changed.rated if r.candidate.trace and r.candidate.trace.summaries]
         assert walked and {c.vault for c in walked} == {personal.pk}
         assert {pk for c in walked if c.trace for pk in c.trace.summaries} <= own
@@ -668,7 +682,12 @@ def test_a_prewarmed_context_is_read_by_its_asker_only_and_only_while_they_read_
     assert prewarm_hour(now=datetime(2026, 11, 5, 8, 50, tzinfo=UTC)) == 1
     nine = datetime(2026, 11, 5, 9, 10, tzinfo=UTC)
     monkeypatch.setattr(timezone, "now", lambda: nine)
-    usable = {"question": question, "scope": [team.pk], "threshold": 3, "scoring": settings.LLM_SLOTS["scoring"]}
+    usable = {
+        "question": question,
+        "scope": scope_of([team.pk]),
+        "threshold": 3,
+        "scoring": settings.LLM_SLOTS["scoring"],
+    }
 
     def chat(user, vaults):
         return api(user).post("/api/chat/", {"message": question, "vaults": vaults}, format="json")
@@ -702,10 +721,10 @@ def test_conversation_structure_is_read_only_from_the_requester_s_vaults(vault):
     mine = make_vault(stranger, "Mine")
     make_note(mine, "Other.md", "# Other\nNothing here.\n")
     question = "What is the name of Maria's second puppy?"
-    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, vault_ids=[vault.pk])
+    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, scope=scope_of([vault.pk]))
     base = np.full(len(candidates), 0.5)
-    assert graph_features(question, candidates, base, [vault.pk]).any()
-    assert not graph_features(question, candidates, base, [mine.pk]).any()
+    assert graph_features(question, candidates, base, scope_of([vault.pk])).any()
+    assert not graph_features(question, candidates, base, scope_of([mine.pk])).any()
 
 
 def test_a_confirm_opens_doors_only_to_the_turns_beside_it_in_its_own_vault(vault):

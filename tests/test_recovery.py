@@ -28,6 +28,7 @@ from apps.notes.services.embedding_switch import (
 from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue
 from apps.notes.services.recovery import imports_recover
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from tests.factories import api, make_note, make_user, make_vault, numbered_notes_zip, unembedded
 
 NOTES = BATCH_FILES * 4
@@ -109,7 +110,7 @@ def test_a_model_switch_whose_worker_was_killed_goes_on_and_swaps_once(worker, a
     assert done.embedded == done.total == notes + 1
     assert kept <= set(ChunkVector.objects.filter(model=mpnet).values_list("pk", flat=True))  # not embedded again
     assert current_model() == mpnet
-    result = hybrid_search(user=user, query="bread baked in a hot oven", vault_ids=[vault.pk], k=3)
+    result = hybrid_search(query="bread baked in a hot oven", scope=scope_for(user, [vault.pk]), k=3)
     assert result.model == mpnet and result.hits[0].path == "kitchen/focaccia.md"
 
 

@@ -37,7 +37,7 @@ from apps.retrieval.trace import Trace, stored
 from apps.vaults.chat_settings import parse as parse_settings
 from apps.vaults.chat_settings import strictest
 from apps.vaults.models import Vault
-from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import Scope, readable_scope
 
 logger = logging.getLogger(__name__)
 
@@ -129,18 +129,18 @@ def prewarm_question(
 ) -> PrewarmedContext | None:
     """The chat's retrieval and gate for one question, as `user` may read now, kept until `hour` ends; None when
     none of its vaults is readable any more."""
-    scope = sorted(set(vault_ids) & set(vault_ids_for(user, "read")))
+    scope = readable_scope(user).within(vault_ids)
     if not scope:
         return None
-    cfg = strictest(parse_settings(v.chat_settings) for v in Vault.objects.filter(pk__in=scope))
+    cfg = strictest(parse_settings(v.chat_settings) for v in scope.filter(Vault.objects.all(), "pk"))
     models = {slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")}
     with scored_as_of(hour):  # the walk scores paths as the hour it prepares for will
         result, _run = context_for(
-            user=user, question=text, vault_ids=scope, threshold=cfg.gate_threshold, models=models, deep_research=False
+            user=user, question=text, scope=scope, threshold=cfg.gate_threshold, models=models, deep_research=False
         )
     row, _ = PrewarmedContext.objects.update_or_create(
         user=user,
-        vault_ids=scope,
+        vault_ids=list(scope.vault_ids),
         key=key,
         defaults={
             "threshold": result.threshold,
@@ -174,7 +174,7 @@ def _items(result: GateResult) -> list[dict[str, Any]]:
 
 
 def prewarmed_context(
-    *, user: User, question: str, scope: list[int], threshold: int, scoring: str, now: datetime | None = None
+    *, user: User, question: str, scope: Scope, threshold: int, scoring: str, now: datetime | None = None
 ) -> GateResult | None:
     """The context prepared for `user`'s `question` over exactly `scope` and still fresh, its chunks read again
     from the vaults of `scope` they may read now (units of any other drop out); None when there is none, it was
@@ -182,7 +182,7 @@ def prewarmed_context(
     now = now or timezone.now()
     row = PrewarmedContext.objects.filter(
         user=user,
-        vault_ids=sorted(scope),
+        vault_ids=list(scope.vault_ids),
         key=question_key(question),
         threshold=threshold,
         scoring=scoring,
@@ -191,11 +191,10 @@ def prewarmed_context(
     ).first()
     if row is None:
         return None
-    readable = sorted(set(scope) & set(vault_ids_for(user, "read")))
-    loaded = {
-        c.chunk: c for c in load_chunks(chunks=[i["chunk"] for i in row.items], query_vector=None, vault_ids=readable)
-    }
-    live = set(Chunk.objects.filter(pk__in=loaded, vault_id__in=readable, tier="hot").values_list("pk", flat=True))
+    readable = readable_scope(user).within(scope.vault_ids)
+    chunks = [i["chunk"] for i in row.items]
+    loaded = {c.chunk: c for c in load_chunks(chunks=chunks, query_vector=None, scope=readable)}
+    live = set(readable.filter(Chunk.objects.filter(pk__in=loaded, tier="hot")).values_list("pk", flat=True))
     if any(i["survived"] and i["chunk"] not in live for i in row.items):
         return None
     rated, survivors = [], []

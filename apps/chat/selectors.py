@@ -12,28 +12,29 @@ from apps.graph.explore import graph_grew
 from apps.graph.models import Dependency, Entity
 from apps.notes.models import Chunk
 from apps.retrieval.trace import Trace
-from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import Scope, readable_scope
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 ROUTINE_SESSIONS = 5  # this many sessions walking the same paths make the graph stale too
 
 
-def explorer_quota(scope: list[int]) -> int:
+def explorer_quota(scope: Scope) -> int:
     """Speculative units a session may get: more when nothing new entered the graph for a week, or when the last
     sessions all walked the same paths."""
     return EXPLORERS if graph_grew(scope) and not _routine(scope) else EXPLORERS_STALE
 
 
-def _routine(scope: list[int]) -> bool:
+def _routine(scope: Scope) -> bool:
     """The last ROUTINE_SESSIONS sessions in these vaults walked edges, and none walked one the busiest of them did
     not: the same paths every session."""
-    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=scope).order_by("-created_at", "-id")
+    answers = Message.objects.filter(role=Role.ASSISTANT, vault_ids__overlap=list(scope.vault_ids))
+    answers = answers.order_by("-created_at", "-id")
     latest = answers.values_list("conversation_id", flat=True)[: ROUTINE_SESSIONS * 10]
     sessions = list(dict.fromkeys(latest))[:ROUTINE_SESSIONS]
     if len(sessions) < ROUTINE_SESSIONS:
         return False
     walked: dict[int, set[int]] = {s: set() for s in sessions}
-    rows = ContextItem.objects.filter(message__conversation_id__in=sessions, vault_id__in=scope, speculative=False)
+    rows = scope.filter(ContextItem.objects.filter(message__conversation_id__in=sessions, speculative=False))
     for session, trace in rows.values_list("message__conversation_id", "trace"):
         walked[session].update(Trace.parse(trace).edges)
     if not all(walked.values()):
@@ -44,8 +45,8 @@ def _routine(scope: list[int]) -> bool:
 def expansion(*, user: User, item_id: int) -> dict[str, Any]:
     """A context unit pulled open: its sources' full text and the path that produced it (entities and edges),
     for the conversation's owner while they can still read the unit's vault; else 404."""
-    readable = vault_ids_for(user, "read")
-    item = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user, vault_id__in=readable).first()
+    items = ContextItem.objects.filter(pk=item_id, message__conversation__owner=user)
+    item = readable_scope(user).filter(items).first()
     if item is None:
         raise Http404("No context item matches the given query.")
     chunk_ids = [s.get("chunk") for s in item.sources if isinstance(s, dict)]

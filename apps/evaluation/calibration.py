@@ -28,6 +28,7 @@ from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import BUDGET_TOP, CUTS
 from apps.retrieval.relevance import FEATURES, feature_matrix
 from apps.retrieval.search import hybrid_search_vector
+from apps.vaults.scope import scope_for
 
 
 @dataclass
@@ -49,13 +50,13 @@ def collect(data: Path, tick: Tick | None = None, graph: bool = False) -> list[Q
             for q in conv.questions:
                 if q.category == 5 or not q.evidence:
                     continue
-                vector, scope = embed_query(q.text), [vault.vault.pk]
+                vector, scope = embed_query(q.text), scope_for(user, [vault.vault.pk])
                 if graph:
                     cands = walked_candidates(text=q.text, vector=vector, scope=scope)[1]
                     cands = [c for c in cands if c.chunk in vault.items]  # summaries are no turns
                 else:
-                    hits = hybrid_search_vector(text=q.text, query_vector=vector, vault_ids=scope, k=CANDIDATES)
-                    cands = load_candidates(hits=hits.hits, query_vector=vector, vault_ids=scope)
+                    hits = hybrid_search_vector(text=q.text, query_vector=vector, scope=scope, k=CANDIDATES)
+                    cands = load_candidates(hits=hits.hits, query_vector=vector, scope=scope)
                 turns = [vault.items[c.chunk].turns for c in cands]
                 evidence = set(q.evidence)
                 out.append(

@@ -35,6 +35,7 @@ from apps.evaluation.runner import read_jsonl
 from apps.llm.embeddings import current_model, embed_query
 from apps.notes.models import Note
 from apps.retrieval.search import RRF_K, hybrid_statement, run_statement, vector_strategy
+from apps.vaults.scope import system_scope
 
 DATA = Path(__file__).resolve().parent / "data" / "vaults"
 REAL_VAULTS = ("kepano-obsidian", "logseq-docs", "foam-docs")
@@ -95,11 +96,12 @@ def _halves(*, text: str, vector: list[float] | None, vault_id: int) -> dict[str
     """Each half's note ranking with its unscaled scores, from the product's own statement."""
     tiers = ["hot"]
     model = current_model()
-    strategy = vector_strategy(vault_ids=[vault_id], tiers=tiers, model=model)
+    scope = system_scope([vault_id], reason="fitting the search's fusion on a development vault")
+    strategy = vector_strategy(scope=scope, tiers=tiers, model=model)
     sql, params = hybrid_statement(
         text=text,
         query_vector=vector,
-        vault_ids=[vault_id],
+        scope=scope,
         k=DEPTH,
         tiers=tiers,
         strategy=strategy,

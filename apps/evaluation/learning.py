@@ -32,15 +32,16 @@ from apps.graph.traversal import MIN_CONFIDENCE
 from apps.retrieval.context import asked
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import significance
+from apps.vaults.scope import Scope, scope_for
 
 BOOTSTRAP = 2000
 
 
 @functools.lru_cache(maxsize=8192)
-def _embedded(user_id: int, vault_id: int, text: str) -> tuple[str, tuple[int, ...], tuple[float, ...]]:
+def _embedded(user_id: int, vault_id: int, text: str) -> tuple[str, Scope, tuple[float, ...]]:
     """A question asked again (before, after, at every parameter tried) is validated, scoped and embedded once."""
     clean, scope, vector = asked(user=User.objects.get(pk=user_id), question=text, vault_ids=[vault_id])
-    return clean, tuple(scope), tuple(vector)
+    return clean, scope, tuple(vector)
 
 
 def ask_full(user: User, vault_id: int, text: str) -> GateResult | None:
@@ -48,7 +49,7 @@ def ask_full(user: User, vault_id: int, text: str) -> GateResult | None:
     if not significance(text).significant:
         return None
     clean, scope, vector = _embedded(user.pk, vault_id, text)
-    return context_for(text=clean, vector=list(vector), scope=list(scope), user=user)
+    return context_for(text=clean, vector=list(vector), scope=scope, user=user)
 
 
 def ranked(result: GateResult | None, items: dict[int, Item]) -> list[Item]:
@@ -128,7 +129,7 @@ def replay_rated(
     for q in questions:
         result = ask_full(user, vault_id, q.text)
         shown = list(result.survivors) if result else []
-        unit = explore_around(result, q.text, [vault_id]) if scout and result else None
+        unit = explore_around(result, q.text, scope_for(user, [vault_id])) if scout and result else None
         shown += [unit] if unit else []
         votes.update(answer_rate(user, conversation, vault_id, q, items, shown, pick=pick))
     return votes

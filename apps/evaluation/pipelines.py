@@ -23,6 +23,7 @@ from apps.retrieval.context import gated_context
 from apps.retrieval.gate import GateResult
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.significance import significance
+from apps.vaults.scope import scope_for
 
 FLAT_INJECT = 10
 RANK_DEPTH = 50
@@ -50,7 +51,7 @@ Pipeline = Callable[[User, int, str], Retrieved]
 
 def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
     def run(user: User, vault_id: int, query: str) -> Retrieved:
-        hits = hybrid_search(user=user, query=query, vault_ids=[vault_id], k=RANK_DEPTH, mode=mode).hits
+        hits = hybrid_search(scope=scope_for(user, [vault_id]), query=query, k=RANK_DEPTH, mode=mode).hits
         chunks = [hit.chunk for hit in hits]
         return Retrieved(ranking=chunks, injected=chunks[:inject])
 
@@ -58,19 +59,19 @@ def _flat(mode: str, inject: int = FLAT_INJECT) -> Pipeline:
 
 
 def _gate(user: User, vault_id: int, query: str) -> Retrieved:
-    return _answered(gated_context(user=user, question=query, vault_ids=[vault_id]))
+    return _answered(gated_context(user=user, question=query, scope=scope_for(user, [vault_id])))
 
 
 def _full(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[], sources=())
-    return _answered(graph_context(user=user, question=query, vault_ids=[vault_id]))
+    return _answered(graph_context(user=user, question=query, scope=scope_for(user, [vault_id])))
 
 
 def _research(user: User, vault_id: int, query: str) -> Retrieved:
     if not significance(query).significant:
         return Retrieved(ranking=[], injected=[], sources=())
-    result, _ = context_for(user=user, question=query, vault_ids=[vault_id])
+    result, _ = context_for(user=user, question=query, scope=scope_for(user, [vault_id]))
     return _answered(result)
 
 

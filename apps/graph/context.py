@@ -27,12 +27,13 @@ from apps.graph.models import Dependency
 from apps.graph.questions import inherited, question_priors
 from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
+from apps.llm.embeddings import embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
-from apps.retrieval.context import CANDIDATES, asked
+from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, Rated, gate
-from apps.retrieval.search import hybrid_search_vector
+from apps.retrieval.search import hybrid_search_vector, validate_query
 from apps.retrieval.trace import Trace
-from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import Scope
 
 WALKED = 15  # facts the walk may add beyond the search's candidates
 MAX_CONSTRAINTS = 3
@@ -47,7 +48,7 @@ ORDER BY a.id
 """
 
 
-def question_trace(question: str, scope: list[int]) -> Trace:
+def question_trace(question: str, scope: Scope) -> Trace:
     """What a unit's trace keeps of the question alone (its intent, doors and what it asks for): the trace of a
     passage no path brought, such as one the asker pointed to, so that feedback on it reaches the desire paths."""
     return Trace(intent_of(question), doors=tuple(doors_of(_words(question), scope)), asks=asked_for(question))
@@ -77,12 +78,12 @@ WHERE m.chunk_id = ANY(%(chunks)s) AND m.vault_id = ANY(%(scope)s)
 """
 
 
-def _last_hops(found: Walk, chunks: list[int], scope: list[int]) -> dict[int, tuple[int, float]]:
+def _last_hops(found: Walk, chunks: list[int], scope: Scope) -> dict[int, tuple[int, float]]:
     """chunk → (the mention that brought it — the walk's entity for walked facts, else the best entry entity it
     mentions — and what its facts have learned for this intent: every mention of the chunk that was rated, as
     one value whose lift is the product of theirs)."""
     with connection.cursor() as cursor:
-        cursor.execute(_LAST_HOPS, {"chunks": chunks, "scope": scope, "intent": found.intent})
+        cursor.execute(_LAST_HOPS, {"chunks": chunks, **scope.params(), "intent": found.intent})
         rows = cursor.fetchall()
     lift: dict[int, float] = {}
     mention_of: dict[tuple[int, int], int] = {}
@@ -103,29 +104,27 @@ def graph_context(
     *,
     user: User,
     question: str,
-    vault_ids: list[int] | None,
+    scope: Scope,
     threshold: int = 3,
     model: str | None = None,
 ) -> GateResult:
-    """Gated context units for a question from the vaults `user` may read (404 for an unreadable one)."""
-    text, scope, vector = asked(user=user, question=question, vault_ids=vault_ids)
+    """Gated context units for a question from `scope` (the requester's readable vaults)."""
+    text = validate_query(question)
+    vector = embed_query(text)
     return context_for(text=text, vector=vector, scope=scope, user=user, threshold=threshold, model=model)
 
 
 def context_for(
-    *, text: str, vector: list[float], scope: list[int], user: User, threshold: int = 3, model: str | None = None
+    *, text: str, vector: list[float], scope: Scope, user: User, threshold: int = 3, model: str | None = None
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
-    readable = vault_ids_for(user, "read")
-    found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope, readable=readable)
+    found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)
     priors = question_priors(vector=vector, scope=scope)
-    candidates += _inherited(
-        priors, candidates, vector, scope, readable, Trace(found.intent, doors=tuple(doors), asks=asks)
-    )
+    candidates += _inherited(priors, candidates, vector, scope, Trace(found.intent, doors=tuple(doors), asks=asks))
     walked_edges = {s.edge for p in found.paths for s in p.steps}
-    Dependency.objects.filter(pk__in=walked_edges, vault_id__in=scope).update(last_walked_at=timezone.now())
+    scope.filter(Dependency.objects.filter(pk__in=walked_edges)).update(last_walked_at=timezone.now())
     desire = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
-    usage_vault = scope[0] if len(scope) == 1 else None
+    usage_vault = scope.vault_ids[0] if len(scope.vault_ids) == 1 else None
     result = gate(
         text,
         candidates,
@@ -139,21 +138,19 @@ def context_for(
         priors=priors,
         note_chunks=frozenset(c.chunk for c in candidates if not is_turn(c.text)),
     )
-    constraints = _constraints(found, scope, readable, _words(text), {r.candidate.chunk for r in result.survivors})
+    constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints
     result.rated += constraints
     return result
 
 
-def walked_candidates(
-    *, text: str, vector: list[float], scope: list[int], readable: list[int] | None = None
-) -> tuple[Walk, list[Candidate], list[str], str]:
+def walked_candidates(*, text: str, vector: list[float], scope: Scope) -> tuple[Walk, list[Candidate], list[str], str]:
     """What the gate sees: the search's candidates, then the facts the walk reached that search did not rank (each
     traced; the walk brings first what its paths and its last hops learned), and what the rooms above add (the
     librarian's "what changed" summaries); also
-    the walk, the question's doors and what it asks for. `readable` (every vault the requester reads, the scope by
-    default) keeps out notes drawn from any other vault."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES, readable=readable).hits
+    the walk, the question's doors and what it asks for. The scope's `readable` keeps out notes drawn from any other
+    vault."""
+    hits = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=CANDIDATES).hits
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
@@ -167,7 +164,7 @@ def walked_candidates(
     doors, asks = doors_of(words, scope), asked_for(text)
     candidates = [
         _traced(c, found, hops.get(c.chunk), doors, asks)
-        for c in load_chunks(chunks=searched + walked, query_vector=vector, vault_ids=scope, readable=readable)
+        for c in load_chunks(chunks=searched + walked, query_vector=vector, scope=scope)
     ]
     for extend in candidate_sources:
         candidates = extend(candidates, intent=intent, question=text, vector=vector, scope=scope)
@@ -178,14 +175,13 @@ def _inherited(
     priors: dict[int, float],
     candidates: list[Candidate],
     vector: list[float],
-    scope: list[int],
-    readable: list[int],
+    scope: Scope,
     trace: Trace,
 ) -> list[Candidate]:
     """The facts that helped questions near this one that neither search nor walk brought, ranked after them, read
     under the same permission filter as every candidate."""
     chunks = inherited(priors, {c.chunk for c in candidates})
-    loaded = load_chunks(chunks=chunks, query_vector=vector, vault_ids=scope, readable=readable)
+    loaded = load_chunks(chunks=chunks, query_vector=vector, scope=scope)
     return [replace(c, rank=len(candidates) + c.rank, trace=trace) for c in loaded]
 
 
@@ -202,17 +198,17 @@ def _traced(candidate: Candidate, found: Walk, hop: tuple[int, float] | None, do
     return replace(candidate, trace=walked)
 
 
-def _constraints(found: Walk, scope: list[int], readable: list[int], words: list[str], shown: set[int]) -> list[Rated]:
+def _constraints(found: Walk, scope: Scope, words: list[str], shown: set[int]) -> list[Rated]:
     """Constraints of the message's own entities (things and notes: a person's "must" is conversation, not a
     rule), past the gate (at most 3) when the rule shares two content words with the message."""
     if not found.entry:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_CONSTRAINTS, {"scope": scope, "entities": found.entry})
+        cursor.execute(_CONSTRAINTS, {**scope.params(), "entities": found.entry})
         rows = cursor.fetchall()
     wanted = set(words)
     picked = [(e, c, t) for _, e, c, t in rows if c not in shown and len(wanted & set(_words(t))) >= 2]
-    chunks = load_chunks(chunks=[c for _, c, _ in picked], query_vector=None, vault_ids=scope, readable=readable)
+    chunks = load_chunks(chunks=[c for _, c, _ in picked], query_vector=None, scope=scope)
     by_chunk = {c.chunk: c for c in chunks}
     out: list[Rated] = []
     for entity, chunk, text in picked:

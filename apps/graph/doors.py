@@ -15,6 +15,7 @@ from __future__ import annotations
 from django.db import connection, transaction
 
 from apps.graph.learning import rates
+from apps.vaults.scope import Scope
 
 DOOR_SHARE = 0.10  # a term more than this share of the passages carry is no door (a common word opens every fact)
 DOOR_MAX_CARRIERS = 200  # in a big vault a term 200 passages carry is no door either
@@ -45,14 +46,14 @@ GROUP BY c.id
 """
 
 
-def doors_of(words: list[str], scope: list[int]) -> list[str]:
+def doors_of(words: list[str], scope: Scope) -> list[str]:
     """The stems of the question's content words that some but at most DOOR_SHARE (and at most DOOR_MAX_CARRIERS)
     of the scope's live passages carry, from the counts the worker keeps (`term_counts_refresh`)."""
     unique = sorted({w for w in words if 2 < len(w) <= 100})[:32]
     if not unique or not scope:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(_COUNTS, {"scope": scope, "words": unique})
+        cursor.execute(_COUNTS, {**scope.params(), "words": unique})
         counts = {term: int(n) for term, n in cursor.fetchall()}
     cap = min(int(counts.pop("", 0) * DOOR_SHARE), DOOR_MAX_CARRIERS)
     return sorted(term for term, n in counts.items() if 0 < n <= cap)[:MAX_DOORS]
@@ -68,14 +69,14 @@ def term_counts_refresh(*, vault_id: int) -> int:
         return max(cursor.rowcount - 1, 0)
 
 
-def door_lifts(doors: list[str], asks: str, chunks: list[int], scope: list[int]) -> dict[int, float]:
+def door_lifts(doors: list[str], asks: str, chunks: list[int], scope: Scope) -> dict[int, float]:
     """chunk → what the desire paths from these doors learned about it for questions that ask for `asks`, as odds
     against an unlearned fact (1.0): the Beta(1, 1) mean of the outcomes through any of the doors, v / (1 − v), at
     most `Rates.most_lift` (`apps.graph.learning`)."""
     if not doors or not chunks:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_LEARNED, {"scope": scope, "intent": asks, "doors": doors, "chunks": chunks})
+        cursor.execute(_LEARNED, {**scope.params(), "intent": asks, "doors": doors, "chunks": chunks})
         rows = cursor.fetchall()
     lifts = {}
     most = rates().most_lift

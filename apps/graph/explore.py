@@ -25,6 +25,7 @@ from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.gate import GateResult, Rated, local_ratings
 from apps.retrieval.search import vector_literal
 from apps.retrieval.trace import Trace
+from apps.vaults.scope import Scope
 
 STALE_DAYS = 7
 POOL = 60  # passages near the question considered
@@ -70,44 +71,44 @@ ORDER BY m.chunk_id, m.id
 """
 
 
-def graph_grew(scope: list[int]) -> bool:
+def graph_grew(scope: Scope) -> bool:
     """Something new entered these vaults' graph this week (an entity, or an edge other than a community's or an
     explorer's own proposal)."""
     since = timezone.now() - timedelta(days=STALE_DAYS)
     return (
-        Entity.objects.filter(vault_id__in=scope, created_at__gte=since).exists()
-        or Dependency.objects.filter(vault_id__in=scope, created_at__gte=since)
+        scope.filter(Entity.objects.filter(created_at__gte=since)).exists()
+        or scope.filter(Dependency.objects.filter(created_at__gte=since))
         .exclude(kind=DependencyKind.MEMBER_OF)
         .exclude(kind=DependencyKind.BRIDGE, confidence__lt=MIN_CONFIDENCE)
         .exists()
     )
 
 
-def _hub(scope: list[int]) -> float:
+def _hub(scope: Scope) -> float:
     """How many of the scope's passages an entity may be mentioned in and still be more than a hub."""
     with connection.cursor() as cursor:
-        cursor.execute(_PASSAGES, {"scope": scope})
+        cursor.execute(_PASSAGES, scope.params())
         return max(HUB_MIN, HUB_SHARE * cursor.fetchone()[0])
 
 
-def _near(entry: list[int], scope: list[int], hub: float | None = None) -> set[int]:
+def _near(entry: list[int], scope: Scope, hub: float | None = None) -> set[int]:
     """The entry entities and what they reach in two hops, around hubs."""
     hub = _hub(scope) if hub is None else hub
     near = set(entry)
     with connection.cursor() as cursor:
-        cursor.execute(_WAYS, {"scope": scope, "entry": entry, "hub": hub})
+        cursor.execute(_WAYS, {**scope.params(), "entry": entry, "hub": hub})
         frontier = [e for (e,) in cursor.fetchall()]
         for _ in range(NEAR_HOPS):
             if not frontier:
                 break
-            cursor.execute(_NEIGHBOURS, {"scope": scope, "frontier": frontier, "min": MIN_CONFIDENCE, "hub": hub})
+            cursor.execute(_NEIGHBOURS, {**scope.params(), "frontier": frontier, "min": MIN_CONFIDENCE, "hub": hub})
             frontier = [e for (e,) in cursor.fetchall() if e not in near]
             near |= set(frontier)
     return near
 
 
 def explore(
-    *, question: str, vector: list[float], scope: list[int], searched: list[int], shown: set[int], intent: str
+    *, question: str, vector: list[float], scope: Scope, searched: list[int], shown: set[int], intent: str
 ) -> Rated | None:
     """One speculative unit for this question, or None when nothing near in meaning is far in the graph."""
     entry, _ = entry_entities(searched, scope)
@@ -116,9 +117,11 @@ def explore(
     hub = _hub(scope)
     near = _near(entry, scope, hub)
     with connection.cursor() as cursor:
-        cursor.execute(_POOL, {"scope": scope, "qvec": vector_literal(vector), "pool": POOL, "model": current_model()})
+        cursor.execute(
+            _POOL, {**scope.params(), "qvec": vector_literal(vector), "pool": POOL, "model": current_model()}
+        )
         pool = [c for (c,) in cursor.fetchall() if c not in shown and c not in searched]
-        cursor.execute(_MENTIONED, {"scope": scope, "chunks": pool, "hub": hub})
+        cursor.execute(_MENTIONED, {**scope.params(), "chunks": pool, "hub": hub})
         mentioned: dict[int, list[tuple[int, int, int]]] = {}
         for chunk, mention, entity, vault in cursor.fetchall():
             mentioned.setdefault(chunk, []).append((mention, entity, vault))
@@ -129,7 +132,7 @@ def explore(
         mention, entity, vault = found[0]
         source = Entity.objects.filter(pk__in=entry, vault_id=vault).order_by("pk").first()
         bridge = _bridge(vault, source.pk, entity) if source else None
-        loaded = load_chunks(chunks=[chunk], query_vector=vector, vault_ids=scope)
+        loaded = load_chunks(chunks=[chunk], query_vector=vector, scope=scope)
         if not loaded:
             continue
         entities = (source.pk, entity) if source else (entity,)
@@ -141,7 +144,7 @@ def explore(
     return None
 
 
-def explore_around(result: GateResult, question: str, scope: list[int]) -> Rated | None:
+def explore_around(result: GateResult, question: str, scope: Scope) -> Rated | None:
     """The speculative unit for an answer's gated context: around what the question found (nothing when it found
     nothing), away from what it was shown, for the intent it was walked with."""
     if not result.survivors:

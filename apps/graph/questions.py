@@ -21,6 +21,7 @@ from apps.graph.models import RatedQuestion
 from apps.llm.embeddings import current_model, embed_query
 from apps.notes.models import Chunk
 from apps.retrieval.search import vector_literal
+from apps.vaults.scope import Scope
 
 NEAREST = 20  # past questions a question reads
 MOST_INHERITED = 5  # facts that helped near questions, beyond the search's and the walk's candidates
@@ -60,7 +61,7 @@ def question_learn(*, vault_id: int, question: str, chunk_id: int | None, outcom
         return question_value_record(vault_id=vault_id, question_id=asked.pk, fact=fact, outcome=outcome)
 
 
-def question_priors(*, vector: list[float], scope: list[int]) -> dict[int, float]:
+def question_priors(*, vector: list[float], scope: Scope) -> dict[int, float]:
     """chunk → the odds factor past rated questions near this one (in `scope`, the requester's vaults) pass on to
     it: above 1 for a fact that helped them, below 1 for one that did not. Empty when the transfer is off."""
     chosen = rates()
@@ -68,7 +69,7 @@ def question_priors(*, vector: list[float], scope: list[int]) -> dict[int, float
         return {}
     params: dict[str, Any] = {
         "qvec": vector_literal(vector),
-        "scope": scope,
+        **scope.params(),
         "model": current_model(),
         "dims": len(vector),
         "nearest": NEAREST,

@@ -24,6 +24,7 @@ from apps.graph.conversation import is_turn
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.gate import Rated, Rater, probabilities, rated_from
 from apps.retrieval.relevance import FEATURES, feature_matrix
+from apps.vaults.scope import Scope
 
 GRAPH_FEATURES = ("said", "addressed", "answers")
 # Fitted by `manage.py evaluate calibrate --graph` on the LoCoMo dev split (figures in docs/evaluation.md).
@@ -47,16 +48,16 @@ WHERE r.vault_id = ANY(%(scope)s) AND r.chunk_id = ANY(%(chunks)s) AND r.answers
 """
 
 
-def graph_features(question: str, candidates: Sequence[Candidate], base: np.ndarray, scope: list[int]) -> np.ndarray:
+def graph_features(question: str, candidates: Sequence[Candidate], base: np.ndarray, scope: Scope) -> np.ndarray:
     """One row per candidate, columns as GRAPH_FEATURES; `base` is the text scorer's probability per candidate."""
     chunks = [c.chunk for c in candidates]
     names = sorted(names_in(question))
     with connection.cursor() as cursor:
         people: dict[int, tuple[bool, bool]] = {}
         if names:
-            cursor.execute(_PEOPLE, {"scope": scope, "chunks": chunks, "names": names})
+            cursor.execute(_PEOPLE, {**scope.params(), "chunks": chunks, "names": names})
             people = {chunk: (said, named) for chunk, said, named in cursor.fetchall()}
-        cursor.execute(_ANSWERS, {"scope": scope, "chunks": chunks})
+        cursor.execute(_ANSWERS, {**scope.params(), "chunks": chunks})
         answers = dict(cursor.fetchall())
     index = {chunk: i for i, chunk in enumerate(chunks)}
     rows = []
@@ -67,14 +68,14 @@ def graph_features(question: str, candidates: Sequence[Candidate], base: np.ndar
     return np.array(rows, dtype=np.float64).reshape(len(chunks), len(GRAPH_FEATURES))
 
 
-def graph_matrix(question: str, candidates: Sequence[Candidate], scope: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def graph_matrix(question: str, candidates: Sequence[Candidate], scope: Scope) -> tuple[np.ndarray, np.ndarray]:
     """FEATURES + GRAPH_FEATURES, one row per candidate; and the text scorer's probability per candidate."""
     features = feature_matrix(question, candidates)
     base = probabilities(features)
     return np.hstack([features, graph_features(question, candidates, base, scope)]), base
 
 
-def graph_rater(scope: list[int]) -> Rater:
+def graph_rater(scope: Scope) -> Rater:
     """The model-free scorer of `full`, reading the graph of these vaults (the requester's)."""
 
     def rate(question: str, candidates: Sequence[Candidate]) -> list[Rated]:

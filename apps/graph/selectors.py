@@ -10,7 +10,7 @@ from django.http import Http404
 from apps.core.auth import Requester
 from apps.graph.extract import key_of
 from apps.graph.models import Entity
-from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import readable_scope
 
 IMPACT_CONFIDENCE = 0.7
 IMPACT_DEPTH = 3
@@ -27,9 +27,7 @@ WHERE d.vault_id = ANY(%(scope)s) AND d.target_id = ANY(%(targets)s) AND d.confi
 def entity_get(*, user: Requester, entity_id: object) -> Entity:
     """An entity (hot or cold) of a vault the user may read; 404 otherwise."""
     try:
-        return Entity.objects.select_related("vault").get(
-            pk=int(str(entity_id)), vault_id__in=vault_ids_for(user, "read")
-        )
+        return readable_scope(user).filter(Entity.objects.select_related("vault")).get(pk=int(str(entity_id)))
     except (Entity.DoesNotExist, ValueError) as exc:
         raise Http404("No entity matches the given query.") from exc
 
@@ -37,14 +35,14 @@ def entity_get(*, user: Requester, entity_id: object) -> Entity:
 def impact(*, user: Requester, vault_id: int, name: str) -> dict[str, Any]:
     """What depends on the entity called `name` in a readable vault, grouped by depth (edges of confidence
     ≥ 0.7: a dependency or a link a person wrote); 404 for an unreadable vault or an unknown entity."""
-    scope = [v for v in vault_ids_for(user, "read") if v == vault_id]
-    root = Entity.objects.filter(vault_id__in=scope, key=key_of(name), tier="hot").first()
+    scope = readable_scope(user).within([vault_id])
+    root = scope.filter(Entity.objects.filter(key=key_of(name), tier="hot")).first()
     if root is None:
         raise Http404("No entity of that name in a vault you can read.")
     seen, frontier, levels = {root.pk}, [root.pk], []
     for depth in range(1, IMPACT_DEPTH + 1):
         with connection.cursor() as cursor:
-            cursor.execute(_DEPENDENTS, {"scope": scope, "targets": frontier, "min": IMPACT_CONFIDENCE})
+            cursor.execute(_DEPENDENTS, {**scope.params(), "targets": frontier, "min": IMPACT_CONFIDENCE})
             rows = [r for r in cursor.fetchall() if r[0] not in seen]
         if not rows:
             break

@@ -23,6 +23,7 @@ from apps.graph.rhythm import ALL, slots_at
 from apps.llm.embeddings import current_model
 from apps.retrieval.search import vector_literal
 from apps.retrieval.trace import Trace
+from apps.vaults.scope import Scope
 
 EDGES_PER_ENTITY = 4
 MAX_DEPTH = 3
@@ -173,11 +174,11 @@ class Walk:
     truncated: bool  # the budget ran out before the walk finished
 
 
-def entry_entities(chunks: list[int], scope: list[int]) -> tuple[list[int], dict[int, list[int]]]:
+def entry_entities(chunks: list[int], scope: Scope) -> tuple[list[int], dict[int, list[int]]]:
     """The entities mentioned in the best chunks, weighted by the chunks' ranks; also chunk → its entities (for
     every chunk given, best entity first)."""
     with connection.cursor() as cursor:
-        cursor.execute(_ENTRY, {"chunks": chunks, "scope": scope})
+        cursor.execute(_ENTRY, {"chunks": chunks, **scope.params()})
         rows = cursor.fetchall()
     rank = {c: i for i, c in enumerate(chunks)}
     weight: dict[int, float] = {}
@@ -192,12 +193,12 @@ def entry_entities(chunks: list[int], scope: list[int]) -> tuple[list[int], dict
     return best, by_chunk
 
 
-def _edges(frontier: list[int], scope: list[int], intent: str, words: list[str], slots: list[str]) -> list[Step]:
+def _edges(frontier: list[int], scope: Scope, intent: str, words: list[str], slots: list[str]) -> list[Step]:
     with connection.cursor() as cursor:
         cursor.execute(
             _EDGES,
             {
-                "scope": scope,
+                **scope.params(),
                 "frontier": frontier,
                 "min": MIN_CONFIDENCE,
                 "intent": intent,
@@ -219,7 +220,7 @@ def _best_first(path: Path) -> tuple[float, list[int], list[int]]:
 
 
 def walk(
-    *, entry: list[int], scope: list[int], intent: str, words: list[str], at: datetime | None = None
+    *, entry: list[int], scope: Scope, intent: str, words: list[str], at: datetime | None = None
 ) -> tuple[list[Path], bool]:
     """Breadth-first to depth 3 from the entry entities; the best 50 paths of two or more hops, scored for the
     hour and weekday of `at` (default: now, or the pre-warm's hour)."""
@@ -250,7 +251,7 @@ def walk(
     return scored[:MAX_PATHS], truncated
 
 
-def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) -> dict[int, Fact]:
+def gather(*, paths: list[Path], scope: Scope, query_vector: list[float]) -> dict[int, Fact]:
     """For every entity on the scored paths, its chunks closest to the message; each chunk keeps the best path
     that reached it."""
     entities = sorted({e for p in paths for e in p.entities[1:]})
@@ -261,7 +262,7 @@ def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) ->
             _FACTS,
             {
                 "entities": entities,
-                "scope": scope,
+                **scope.params(),
                 "qvec": vector_literal(query_vector),
                 "per": FACTS_PER_ENTITY,
                 "model": current_model(),
@@ -279,7 +280,7 @@ def gather(*, paths: list[Path], scope: list[int], query_vector: list[float]) ->
     return facts
 
 
-def traverse(*, chunks: list[int], scope: list[int], intent: str, words: list[str], query_vector: list[float]) -> Walk:
+def traverse(*, chunks: list[int], scope: Scope, intent: str, words: list[str], query_vector: list[float]) -> Walk:
     started = time.perf_counter()
     entry, by_chunk = entry_entities(chunks, scope)
     paths, truncated = walk(entry=entry, scope=scope, intent=intent, words=words) if entry else ([], False)

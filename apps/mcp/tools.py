@@ -23,6 +23,7 @@ from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchHitOut, SearchQuery
 from apps.vaults.permissions import roles_for
+from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_get, vault_list
 
 READ_ONLY = "this token is read-only: it may search, ask and read, not write notes or give feedback"
@@ -52,9 +53,7 @@ def _valid(serializer: Any) -> dict[str, Any]:
 def search(caller: Caller, *, query: str, vaults: list[int] | None, k: int) -> dict[str, Any]:
     """Hybrid search over the vaults the caller reads (the REST search: same validation, same SQL)."""
     data = _valid(SearchQuery(data={"q": query, "vault": vaults or [], "k": k}))
-    result = hybrid_search(
-        user=caller.user, query=data["q"], vault_ids=data.get("vault") or None, k=data["k"], include_cold=False
-    )
+    result = hybrid_search(scope=scope_for(caller.user, data.get("vault")), query=data["q"], k=data["k"])
     searched(user_id=caller.user.pk, query=data["q"])
     # One list serializer, as the REST search's: a serializer per hit would copy its fields once for each hit.
     hits = [{**hit, "url": caller.url("note-page", hit["note"])} for hit in SearchHitOut(result.hits, many=True).data]

@@ -25,13 +25,14 @@ from apps.notes.models import (
     Tier,
 )
 from apps.vaults.models import Vault
-from apps.vaults.permissions import vault_ids_for, vaults_for
+from apps.vaults.permissions import vaults_for
+from apps.vaults.scope import readable_scope
 
 
 def readable_notes(user: Requester) -> Q:
     """Notes in a vault the user reads that carry nothing from a vault they do not (`drawn_from`)."""
-    readable = vault_ids_for(user, "read")
-    return Q(vault_id__in=readable, drawn_from__contained_by=readable)
+    scope = readable_scope(user)
+    return scope.q() & Q(drawn_from__contained_by=list(scope.readable))
 
 
 def note_list(*, user: Requester, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:

@@ -20,7 +20,8 @@ from apps.research.planning import judge, sub_questions
 from apps.retrieval.candidates import load_candidates
 from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, gate
-from apps.retrieval.search import SearchHit, hybrid_search_vector, search_scope, validate_query
+from apps.retrieval.search import SearchHit, hybrid_search_vector, validate_query
+from apps.vaults.scope import Scope
 
 SEARCHERS = ("meaning", "keyword", "recency")
 PER_DISPATCH = 10
@@ -39,20 +40,20 @@ class Research:
     result: GateResult | None = None
 
 
-def _dispatch(text: str, scope: list[int]) -> list[SearchHit]:
+def _dispatch(text: str, scope: Scope) -> list[SearchHit]:
     """Meaning, then keyword; the recency searcher joins when the sub-question is about time."""
     vector = embed_query(text)
-    meaning = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=PER_DISPATCH, use_keyword=False)
-    keyword = hybrid_search_vector(text=text, query_vector=None, vault_ids=scope, k=PER_DISPATCH)
+    meaning = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH, use_keyword=False)
+    keyword = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=PER_DISPATCH)
     recent = _recency(text, vector, scope) if RECENCY.search(text) else []
     return [*meaning.hits, *keyword.hits, *recent]
 
 
-def _recency(text: str, vector: list[float], scope: list[int]) -> list[SearchHit]:
+def _recency(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
     """The fused search's wider net, newest content first."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=3 * PER_DISPATCH).hits
+    hits = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=3 * PER_DISPATCH).hits
     modified = dict(
-        Note.objects.filter(pk__in=[h.note for h in hits], vault_id__in=scope).values_list("pk", "content_modified_at")
+        scope.filter(Note.objects.filter(pk__in=[h.note for h in hits])).values_list("pk", "content_modified_at")
     )
     oldest = datetime.min.replace(tzinfo=UTC)
     return sorted(hits, key=lambda h: modified.get(h.note) or oldest, reverse=True)[:PER_DISPATCH]
@@ -93,7 +94,7 @@ def context_steps(
     *,
     user: User,
     question: str,
-    vault_ids: list[int] | None,
+    scope: Scope,
     threshold: int = 3,
     models: dict[str, str] | None = None,
     deep_research: bool = True,
@@ -107,13 +108,13 @@ def context_steps(
         run = yield from research_steps(
             user=user,
             question=question,
-            vault_ids=vault_ids,
+            scope=scope,
             threshold=threshold,
             models=models,
             cancelled=cancelled,
         )
     result = run.result or graph_context(
-        user=user, question=question, vault_ids=vault_ids, threshold=threshold, model=models.get("scoring")
+        user=user, question=question, scope=scope, threshold=threshold, model=models.get("scoring")
     )
     return result, run
 
@@ -122,7 +123,7 @@ def research_steps(
     *,
     user: User,
     question: str,
-    vault_ids: list[int] | None,
+    scope: Scope,
     threshold: int = 3,
     models: dict[str, str] | None = None,
     cancelled: Callable[[], bool] = lambda: False,
@@ -130,9 +131,8 @@ def research_steps(
 ) -> Generator[tuple[str, dict[str, Any]], None, Research]:
     """Judge, then dig, yielding progress (judged, planned, dispatch); `force` skips the judge."""
     text = validate_query(question)
-    scope = search_scope(user=user, vault_ids=vault_ids)
     models = models or {}
-    usage: dict[str, Any] = {"user": user, "vault_id": scope[0] if len(scope) == 1 else None}
+    usage: dict[str, Any] = {"user": user, "vault_id": scope.vault_ids[0] if len(scope.vault_ids) == 1 else None}
     verdict = judge(text, model=models.get("scoring"), **usage)
     yield "judged", {"research": verdict.research or force, "reason": verdict.reason}
     if not (verdict.research or force):
@@ -141,7 +141,7 @@ def research_steps(
     run.sub_questions = sub_questions(text, model=models.get("reasoning"), **usage)
     yield "planned", {"sub_questions": run.sub_questions}
     vector = embed_query(text)
-    pool = list(hybrid_search_vector(text=text, query_vector=vector, vault_ids=scope, k=CANDIDATES).hits)
+    pool = list(hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=CANDIDATES).hits)
     seen, empty = {h.chunk for h in pool}, 0
     for sub in run.sub_questions:
         if cancelled():
@@ -158,7 +158,7 @@ def research_steps(
     run.found = len(pool)
     if run.cancelled:  # Skip: nothing is verified or injected; the next message is judged afresh
         return run
-    candidates = load_candidates(hits=pool, query_vector=vector, vault_ids=scope)
+    candidates = load_candidates(hits=pool, query_vector=vector, scope=scope)
     run.result = gate(
         text, candidates, threshold=threshold, model=models.get("scoring"), budget_top=BUDGET_TOP, **usage
     )

@@ -10,6 +10,7 @@ from apps.core.serializers import errors
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
+from apps.vaults.scope import scope_for
 
 
 class SearchApi(APIView):
@@ -23,9 +24,8 @@ class SearchApi(APIView):
         query.is_valid(raise_exception=True)
         data = query.validated_data
         result = hybrid_search(
-            user=actor(request),
+            scope=scope_for(actor(request), data.get("vault")),
             query=data["q"],
-            vault_ids=data.get("vault") or None,
             k=data["k"],
             include_cold=data["include_cold"],
         )

@@ -1,8 +1,8 @@
 """Candidates for the relevance gate: the search's hits with their full chunk text and meaning similarity.
 
-Read in one SQL statement that repeats the permission filter (`vault_id = ANY(readable)`), so a chunk id that
-reached this point by any route is still never read from a vault the requester cannot read, nor from a note drawn
-from one (`drawn_from`: what the Librarian filed, summarised or published). A query embedded just
+Read in one SQL statement that repeats the permission filter (`vault_id = ANY(%(scope)s)`, from a `Scope`), so a
+chunk id that reached this point by any route is still never read from a vault the requester cannot read, nor from a
+note drawn from one (`drawn_from`: what the Librarian filed, summarised or published). A query embedded just
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 """
 
@@ -16,6 +16,7 @@ from django.db import connection
 from apps.llm.embeddings import current_model
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
+from apps.vaults.scope import Scope
 
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
@@ -23,10 +24,10 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
                  OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
             ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity,
        v.embedding IS NOT NULL AS embedded
-FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(vaults)s)
+FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
-LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(vaults)s)
-WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(vaults)s)
+LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
+WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(scope)s)
 """
 
 
@@ -46,30 +47,19 @@ class Candidate:
     embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
 
 
-def load_candidates(
-    *,
-    hits: list[SearchHit],
-    query_vector: list[float] | None,
-    vault_ids: list[int],
-    readable: list[int] | None = None,
-) -> list[Candidate]:
-    """The hits' chunks, in the search's order, read only from `vault_ids` (the caller's readable scope)."""
-    return load_chunks(
-        chunks=[hit.chunk for hit in hits], query_vector=query_vector, vault_ids=vault_ids, readable=readable
-    )
+def load_candidates(*, hits: list[SearchHit], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
+    """The hits' chunks, in the search's order, read only from `scope`."""
+    return load_chunks(chunks=[hit.chunk for hit in hits], query_vector=query_vector, scope=scope)
 
 
-def load_chunks(
-    *, chunks: list[int], query_vector: list[float] | None, vault_ids: list[int], readable: list[int] | None = None
-) -> list[Candidate]:
-    """Chunks as candidates, in the given order (their rank), read only from `vault_ids` and only of notes drawn
-    from no vault outside `readable` (every vault the requester reads; the scope by default)."""
-    if not chunks or not vault_ids:
+def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
+    """Chunks as candidates, in the given order (their rank), read only from `scope` and only of notes drawn from
+    no vault outside its `readable`."""
+    if not chunks or not scope:
         return []
     params = {
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
-        "vaults": vault_ids,
-        "readable": vault_ids if readable is None else readable,
+        **scope.params(),
         "chunks": chunks,
         "model": current_model(),
     }

@@ -1,8 +1,8 @@
 """Hybrid search: pgvector meaning search + BM25 over PostgreSQL postings, fused by score, in one statement.
 
-The permission filter (`vault_id = ANY(readable vaults)`) sits inside both halves of the SQL, and so does its
-note-level twin: a note drawn from a vault the requester cannot read (`drawn_from`, what the Librarian filed,
-summarised or published) is left out of both halves and of the final join. For small scopes an
+The permission filter (`vault_id = ANY(%(scope)s)`, bound from the request's `Scope`) sits inside both halves of
+the SQL, and so does its note-level twin: a note drawn from a vault the requester cannot read (`drawn_from`, what
+the Librarian filed, summarised or published) is left out of both halves and of the final join. For small scopes an
 exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
 requester reads 1% of all chunks (see shared/notes/search-in-postgres.md).
 """
@@ -16,20 +16,17 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.http import Http404
 
-from apps.core.auth import Requester
 from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query, model_dimensions
 from apps.notes.vectors import vector_cast
-from apps.vaults.permissions import vault_ids_for
-from apps.vaults.selectors import vault_ids_unarchived
+from apps.vaults.scope import Scope
 
 RRF_K = 60
 
 _SCOPE_SIZE = """
 SELECT count(*) FROM (
-    SELECT 1 FROM notes_chunkvector WHERE vault_id = ANY(%(vaults)s) AND model = %(model)s AND tier = ANY(%(tiers)s)
+    SELECT 1 FROM notes_chunkvector WHERE vault_id = ANY(%(scope)s) AND model = %(model)s AND tier = ANY(%(tiers)s)
     LIMIT %(limit)s
 ) AS scope
 """
@@ -63,7 +60,7 @@ _BM25 = (
 )
 # A term's postings in scope, one (term, vault) index probe per readable vault; OFFSET 0 keeps the planner from
 # turning this into a hash join over all the term's postings, every vault's.
-_IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
+_IN_SCOPE = """unnest(%(scope)s::int[]) AS v (id) CROSS JOIN LATERAL (
             SELECT p.chunk_id, p.note_id, p.tf, p.length, p.impact FROM notes_chunkterm p
             WHERE p.term = i.term AND p.vault_id = v.id AND p.tier = ANY(%(tiers)s) OFFSET 0
         ) AS p"""
@@ -71,7 +68,7 @@ _IN_SCOPE = """unnest(%(vaults)s::int[]) AS v (id) CROSS JOIN LATERAL (
 _HALVES_CTES = f"""
 WITH withheld AS MATERIALIZED (
     SELECT n.id FROM notes_note n
-    WHERE n.vault_id = ANY(%(vaults)s) AND NOT (n.drawn_from = '{{{{}}}}'::bigint[])  -- the partial index's predicate
+    WHERE n.vault_id = ANY(%(scope)s) AND NOT (n.drawn_from = '{{{{}}}}'::bigint[])  -- the partial index's predicate
       AND NOT n.drawn_from <@ %(readable)s::bigint[]
 ),
 vec_raw AS MATERIALIZED (
@@ -89,7 +86,7 @@ vec AS (
 kw_stats AS MATERIALIZED (
     SELECT coalesce(sum(chunks), 0)::float8 AS n,
            greatest(coalesce(sum(length), 0)::float8 / greatest(coalesce(sum(chunks), 0), 1), 1) AS avgdl
-    FROM notes_vaulttext WHERE vault_id = ANY(%(vaults)s)
+    FROM notes_vaulttext WHERE vault_id = ANY(%(scope)s)
 ),
 kw_idf AS MATERIALIZED (
     SELECT t.term, d.df, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf,
@@ -102,7 +99,7 @@ kw_idf AS MATERIALIZED (
     CROSS JOIN kw_stats st
     CROSS JOIN LATERAL (
         SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s
-        WHERE s.term = t.term AND s.vault_id = ANY(%(vaults)s)
+        WHERE s.term = t.term AND s.vault_id = ANY(%(scope)s)
     ) AS d
     CROSS JOIN LATERAL (
         SELECT coalesce(sum(s.chunks), 0) AS everywhere FROM notes_vaultterm s
@@ -121,7 +118,7 @@ kw_reached AS (
          ORDER BY p.impact DESC LIMIT %(term_postings)s)
         UNION ALL
         (SELECT p.chunk_id, p.note_id, p.tf, p.length FROM notes_chunkterm p
-         WHERE i.read = 'impact' AND p.term = i.term AND (p.vault_id + 0) = ANY(%(vaults)s)
+         WHERE i.read = 'impact' AND p.term = i.term AND (p.vault_id + 0) = ANY(%(scope)s)
            AND p.tier = ANY(%(tiers)s)
          ORDER BY p.impact DESC LIMIT %(term_postings)s)
     ) AS p
@@ -135,7 +132,7 @@ kw_chunks AS (
            exact.score + CASE WHEN c.search_simple @@ websearch_to_tsquery('simple', %(text)s)
                               THEN (SELECT sum(idf) FROM kw_idf) ELSE 0 END AS score
     FROM kw_reached r
-    JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(vaults)s)
+    JOIN notes_chunk c ON c.id = r.chunk_id AND c.vault_id = ANY(%(scope)s)
     CROSS JOIN LATERAL (
         SELECT sum({_BM25}) AS score
         FROM kw_idf i CROSS JOIN kw_stats st
@@ -195,8 +192,8 @@ SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
                              'MaxWords=40, MinWords=15, MaxFragments=2, StartSel=«, StopSel=»')
             ELSE left(c.text, 280) END AS snippet
 FROM fused f
-JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(vaults)s) AND n.drawn_from <@ %(readable)s::bigint[]
-JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(vaults)s)
+JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(scope)s) AND n.drawn_from <@ %(readable)s::bigint[]
+JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(scope)s)
 ORDER BY f.score DESC, f.note_id
 """  # noqa: S608 - built from the constants above; user input travels only as parameters
 _HYBRID = _HALVES_CTES + _FUSION
@@ -227,23 +224,11 @@ def validate_query(text: str) -> str:
     return validate_text(text, field="q", limit=limit, empty="the query is empty: type what you are looking for")
 
 
-def search_scope(*, user: Requester, vault_ids: list[int] | None) -> list[int]:
-    """The vaults to search: those asked for (each must be readable, else 404) or every readable one that is not
-    archived."""
-    if not vault_ids:
-        return sorted(vault_ids_unarchived(user=user))
-    readable = set(vault_ids_for(user, "read"))
-    wanted = set(vault_ids)
-    if not wanted <= readable:
-        raise Http404("No vault matches the given query.")
-    return sorted(wanted)
-
-
-def vector_strategy(*, vault_ids: list[int], tiers: list[str], model: str) -> str:
+def vector_strategy(*, scope: Scope, tiers: list[str], model: str) -> str:
     """'exact' while the requester's scope is small (faster and exact), else 'hnsw'."""
     limit = int(settings.SEARCH_EXACT_SCAN_MAX_CHUNKS)
     with connection.cursor() as cursor:
-        cursor.execute(_SCOPE_SIZE, {"vaults": vault_ids, "tiers": tiers, "model": model, "limit": limit + 1})
+        cursor.execute(_SCOPE_SIZE, {**scope.params(), "tiers": tiers, "model": model, "limit": limit + 1})
         size = int(cursor.fetchone()[0])
     return "exact" if size <= limit else "hnsw"
 
@@ -252,18 +237,15 @@ def hybrid_search_vector(
     *,
     text: str,
     query_vector: list[float] | None,
-    vault_ids: list[int],
+    scope: Scope,
     k: int,
     include_cold: bool = False,
     strategy: str | None = None,
     use_keyword: bool = True,
     model: str | None = None,
-    readable: list[int] | None = None,
 ) -> SearchResult:
-    """Run the fused SQL for an already-embedded query within `vault_ids` (callers resolved permissions).
-
-    `readable` is every vault the requester reads (the scope by default): a note drawn from a vault outside it is
-    never returned.
+    """Run the fused SQL for an already-embedded query within `scope`: a note drawn from a vault outside the
+    scope's `readable` is never returned.
     Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half. `model` is the
     model that embedded the query (the active one by default); a vector of another size (the active model changed
     since it was embedded) is embedded again with the active model."""
@@ -272,19 +254,18 @@ def hybrid_search_vector(
     if query_vector is not None and len(query_vector) != model_dimensions(model):
         query_vector = embed_query(text, model=model)
     started = time.perf_counter()
-    if not vault_ids:
+    if not scope:
         return SearchResult(hits=[], strategy="empty")
-    strategy = strategy or vector_strategy(vault_ids=vault_ids, tiers=tiers, model=model)
+    strategy = strategy or vector_strategy(scope=scope, tiers=tiers, model=model)
     sql, params = hybrid_statement(
         text=text,
         query_vector=query_vector,
-        vault_ids=vault_ids,
+        scope=scope,
         k=k,
         tiers=tiers,
         strategy=strategy,
         use_keyword=use_keyword,
         model=model,
-        readable=readable,
     )
     rows = run_statement(sql, params, strategy)
     hits = [
@@ -308,14 +289,13 @@ def hybrid_statement(
     *,
     text: str,
     query_vector: list[float] | None,
-    vault_ids: list[int],
+    scope: Scope,
     k: int,
     tiers: list[str],
     strategy: str,
     use_keyword: bool = True,
     model: str | None = None,
     halves: bool = False,
-    readable: list[int] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order); with `halves`, the
     statement that returns each half's note ranking and unscaled scores instead of fusing them."""
@@ -325,18 +305,17 @@ def hybrid_statement(
     if strategy == "hnsw":
         order = f"c.embedding::{cast} <=> %(qvec)s::{cast}"
         vector_filter = (
-            "(c.model || '') = %(model)s AND (c.vault_id + 0) = ANY(%(vaults)s) AND (c.tier || '') = ANY(%(tiers)s)"
+            "(c.model || '') = %(model)s AND (c.vault_id + 0) = ANY(%(scope)s) AND (c.tier || '') = ANY(%(tiers)s)"
         )
     else:
         order = f"(c.embedding::{cast} <=> %(qvec)s::{cast}) + 0"
-        vector_filter = "c.model = %(model)s AND c.vault_id = ANY(%(vaults)s) AND c.tier = ANY(%(tiers)s)"
+        vector_filter = "c.model = %(model)s AND c.vault_id = ANY(%(scope)s) AND c.tier = ANY(%(tiers)s)"
     params: dict[str, Any] = {
         "text": text,
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "use_vector": query_vector is not None,
         "use_keyword": use_keyword,
-        "vaults": vault_ids,
-        "readable": vault_ids if readable is None else readable,
+        **scope.params(),
         "tiers": tiers,
         "model": model,
         "candidates": int(settings.SEARCH_CANDIDATES),
@@ -383,22 +362,19 @@ SEARCH_MODES = ("hybrid", "keyword", "vector")
 
 def hybrid_search(
     *,
-    user: Requester,
+    scope: Scope,
     query: str,
-    vault_ids: list[int] | None = None,
     k: int = 10,
     include_cold: bool = False,
     mode: str = "hybrid",
 ) -> SearchResult:
-    """Search the vaults `user` may read (or the readable subset asked for). 400 on bad queries, 404 on
-    vaults the user cannot read. `mode` keeps one half only (the evaluation's flat baselines)."""
+    """Search the vaults of `scope` (the policy resolved them: 404 for an unreadable vault asked for). 400 on bad
+    queries. `mode` keeps one half only (the evaluation's flat baselines)."""
     if mode not in SEARCH_MODES:
         raise ValidationError({"mode": [f"mode must be one of {', '.join(SEARCH_MODES)}"]})
     text = validate_query(query)
     if not 1 <= k <= int(settings.SEARCH_MAX_K):
         raise ValidationError({"k": [f"k must be between 1 and {settings.SEARCH_MAX_K}"]})
-    readable = vault_ids_for(user, "read")
-    scope = search_scope(user=user, vault_ids=vault_ids)
     if not scope:
         return SearchResult(hits=[], strategy="empty")
     started = time.perf_counter()
@@ -408,12 +384,11 @@ def hybrid_search(
     result = hybrid_search_vector(
         text=text,
         query_vector=vector,
-        vault_ids=scope,
+        scope=scope,
         k=k,
         include_cold=include_cold,
         use_keyword=mode != "vector",
         model=model,
-        readable=readable,
     )
     result.timings_ms["embed"] = embed_ms
     return result

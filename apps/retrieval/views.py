@@ -14,6 +14,7 @@ from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_list
 
 
@@ -30,7 +31,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     hits, error = [], ""
     if "q" in request.GET:
         try:
-            result = hybrid_search(user=request.user, query=query, vault_ids=chosen or None, k=20)
+            result = hybrid_search(scope=scope_for(request.user, chosen), query=query, k=20)
             hits = [
                 {**hit.__dict__, "vault_name": names.get(hit.vault, ""), "snippet_html": _highlight(hit.snippet)}
                 for hit in result.hits

@@ -15,7 +15,7 @@ from apps.notes.models import Chunk, Note
 from apps.notes.services.notes import note_update
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import Rated
-from tests.factories import api, make_note
+from tests.factories import api, make_note, scope_of
 
 BODY = "# Boiler\n\nThe boiler is serviced every autumn by Jonas Weber.\n\n## Office\n\nIt heats the office too."
 EDITED = "# Boiler\n\nThe boiler is serviced every spring by Maria Keller.\n\n## Office\n\nIt heats the office too."
@@ -36,7 +36,7 @@ def _answer_with_context_from(note: Note) -> tuple[Message, list[Rated]]:
         vault_ids=[note.vault_id],
     )
     chunks = list(Chunk.objects.filter(note=note).order_by("ordinal").values_list("id", flat=True))
-    found = load_chunks(chunks=chunks, query_vector=None, vault_ids=[note.vault_id])
+    found = load_chunks(chunks=chunks, query_vector=None, scope=scope_of([note.vault_id]))
     return answer, [Rated(candidate, 5, None) for candidate in found]
 
 

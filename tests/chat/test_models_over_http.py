@@ -10,6 +10,7 @@ import pytest
 from apps.llm.models import ModelUsage
 from apps.retrieval.context import gated_context
 from apps.vaults.models import Vault
+from apps.vaults.scope import scope_for
 from tests.factories import api, make_note
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def notes(vault):
 
 def test_the_gate_is_one_batched_call_with_candidates_quoted_as_data(llm_server, owner, notes):
     llm_server.replies.append(scores(5))
-    result = gated_context(user=owner, question="Where is the printer?", vault_ids=[notes.pk])
+    result = gated_context(user=owner, question="Where is the printer?", scope=scope_for(owner, [notes.pk]))
 
     assert len(llm_server.requests) == 1
     system, user = (m["content"] for m in llm_server.requests[0]["body"]["messages"])
@@ -61,7 +62,7 @@ def test_the_gate_is_one_batched_call_with_candidates_quoted_as_data(llm_server,
 )
 def test_bad_scoring_replies_fall_back_to_the_local_scorer(llm_server, owner, notes, replies, notice, outcome):
     llm_server.replies += replies
-    result = gated_context(user=owner, question="Where is the printer?", vault_ids=[notes.pk])
+    result = gated_context(user=owner, question="Where is the printer?", scope=scope_for(owner, [notes.pk]))
     assert notice in result.notes[0]
     assert all(r.probability is not None for r in result.rated)  # the local scorer's own ratings
     assert result.survivors[0].candidate.path == "Printer.md"
@@ -71,7 +72,7 @@ def test_bad_scoring_replies_fall_back_to_the_local_scorer(llm_server, owner, no
 def test_a_scoring_timeout_falls_back_to_the_local_scorer(llm_server, settings, owner, notes):
     settings.LLM_TIMEOUT_SECONDS, settings.LLM_RETRIES = 0.5, 0
     llm_server.replies.append({"delay": 2, **scores(5)})
-    result = gated_context(user=owner, question="Where is the printer?", vault_ids=[notes.pk])
+    result = gated_context(user=owner, question="Where is the printer?", scope=scope_for(owner, [notes.pk]))
     assert "unavailable" in result.notes[0] and "Timeout" in result.notes[0]
     assert result.survivors[0].candidate.path == "Printer.md"
 

@@ -10,6 +10,7 @@ from apps.evaluation import corpus
 from apps.evaluation.fusion_fit import DevVault, Half, calibrate_fusion, fuse, measure
 from apps.evaluation.runner import eval_user, read_jsonl
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from tests.factories import SAMPLE_VAULT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +30,7 @@ def test_the_replayed_fusion_ranks_notes_as_the_search_does_and_every_vault_is_h
         for fusion in (("score", 0.5), ("score", 0.3), ("rrf", 0.5)):
             with override_settings(SEARCH_FUSION=fusion[0], SEARCH_FUSION_VECTOR_WEIGHT=fusion[1]):
                 for row, vector, keyword in zip(rows, measured.vector, measured.keyword[CURRENT_BM25], strict=True):
-                    hits = hybrid_search(user=user, query=row["q"], vault_ids=[vault_id], k=20).hits
+                    hits = hybrid_search(query=row["q"], scope=scope_for(user, [vault_id]), k=20).hits
                     searched = [hit.path for hit in hits]
                     assert fuse(vector, keyword, fusion)[:20] == searched, (fusion, row["q"])
 

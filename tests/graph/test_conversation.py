@@ -15,7 +15,8 @@ from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import local_ratings
-from tests.factories import api, make_note
+from apps.vaults.scope import scope_for
+from tests.factories import api, make_note, scope_of
 
 pytestmark = pytest.mark.django_db
 
@@ -59,21 +60,21 @@ def test_full_rates_the_answering_turn_up_and_a_mere_address_down(vault):
     question = "What is the name of Maria's second puppy?"
     notes = Chunk.objects.get(note__vault=vault, note__path="session_01/Notes.md")
     chunks = [c.pk for c in turns.values()] + [notes.pk]
-    candidates = load_chunks(chunks=chunks, query_vector=None, vault_ids=[vault.pk])
+    candidates = load_chunks(chunks=chunks, query_vector=None, scope=scope_of([vault.pk]))
     text = {r.candidate.chunk: r.probability for r in local_ratings(question, candidates)}
-    graph = {r.candidate.chunk: r.probability for r in graph_rater([vault.pk])(question, candidates)}
+    graph = {r.candidate.chunk: r.probability for r in graph_rater(scope_of([vault.pk]))(question, candidates)}
     lift = {n: graph[turns[n].pk] / text[turns[n].pk] for n in turns}
     assert lift[3] > lift[5]  # both Maria's; the third answers "What's her name?", the fifth a goodbye
     assert graph[turns[4].pk] < text[turns[4].pk]  # "Cool, Maria!" from John: addressed, not said
     assert graph[notes.pk] == text[notes.pk]  # a passage nobody speaks in keeps the text scorer's estimate
 
-    rows = load_chunks(chunks=[turns[3].pk, turns[4].pk, notes.pk], query_vector=None, vault_ids=[vault.pk])
-    features = graph_features(question, rows, np.array([0.2, 0.5, 0.5]), [vault.pk])
+    rows = load_chunks(chunks=[turns[3].pk, turns[4].pk, notes.pk], query_vector=None, scope=scope_of([vault.pk]))
+    features = graph_features(question, rows, np.array([0.2, 0.5, 0.5]), scope_of([vault.pk]))
     assert features[0].tolist() == [1.0, 0.0, 0.0]  # Maria speaks (turn 2, which it answers, is no candidate here)
     assert features[1].tolist() == [0.0, 1.0, 0.2]  # John to Maria, answering turn 3
     assert features[2].tolist() == [0.0, 0.0, 0.0]  # a note about Maria nobody speaks in: neither said nor addressed
 
-    result = graph_context(user=vault.owner, question=question, vault_ids=[vault.pk])
+    result = graph_context(user=vault.owner, question=question, scope=scope_for(vault.owner, [vault.pk]))
     survivors = [r.candidate.chunk for r in result.survivors]
     assert turns[3].pk in survivors  # "Her name is Shadow!" reaches the answer
 

@@ -12,7 +12,7 @@ from apps.graph.models import WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk, Note
 from apps.notes.services.notes import note_update
-from tests.factories import api, make_note, make_vault
+from tests.factories import api, make_note, make_vault, scope_of
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +61,8 @@ def _order(owner, vault, question):
 def test_a_door_is_a_specific_term_of_the_question(owner):
     vault = _vault(owner)
     words = ["grafana", "team", "week", "nonexistentword"]
-    assert doors_of(words, [vault.pk]) == ["grafana"]  # "team" opens every note; a word no note has opens nothing
+    # "team" opens every note; a word no note has opens nothing
+    assert doors_of(words, scope_of([vault.pk])) == ["grafana"]
 
 
 def test_a_question_asks_for_a_kind_of_answer():
@@ -93,7 +94,7 @@ def test_a_confirm_through_one_question_serves_the_fact_first_to_another_of_its_
     learned = [WeightChange.objects.get(feedback_id=v.json()["id"], target="door_value") for v in votes]
     assert [(w.old, w.new) for w in learned] == [(0.5, pytest.approx(2 / 3)), (pytest.approx(2 / 3), 0.75)]
     # the value keeps counting (0.75 is odds 3), but on the order a fact that helped moves one hit's worth at most
-    assert door_lifts(["grafana"], "what", [item.chunk_id], [vault.pk]) == {item.chunk_id: pytest.approx(2.0)}
+    assert door_lifts(["grafana"], "what", [item.chunk_id], scope_of([vault.pk])) == {item.chunk_id: pytest.approx(2.0)}
 
     after = _order(owner, vault, later)
     assert after[low].position < after[high].position  # the desire path carried it past the other
@@ -107,7 +108,7 @@ def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
     item = _order(owner, mine, "What Grafana panel should I open?")["grafana-alerts.md"]
     api(owner).post("/api/feedback/", {"context_item": item.pk, "signal": "confirm"}, format="json")
     their_chunks = list(Chunk.objects.filter(vault=theirs).values_list("pk", flat=True))
-    assert door_lifts(["grafana"], "what", [item.chunk_id], [mine.pk]) == {item.chunk_id: pytest.approx(2.0)}
+    assert door_lifts(["grafana"], "what", [item.chunk_id], scope_of([mine.pk])) == {item.chunk_id: pytest.approx(2.0)}
     note_update(
         actor=owner,
         note=Note.objects.get(pk=item.note_id),
@@ -116,8 +117,10 @@ def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
     )  # re-chunked: new chunk ids, the same passage
     moved = Chunk.objects.get(note_id=item.note_id)
     assert moved.pk != item.chunk_id
-    assert door_lifts(["grafana"], "what", [moved.pk], [mine.pk]) == {
+    assert door_lifts(["grafana"], "what", [moved.pk], scope_of([mine.pk])) == {
         moved.pk: pytest.approx(2.0)
     }  # what it learned stays
-    assert door_lifts(["grafana"], "what", [item.chunk_id], [theirs.pk]) == {}  # the value lives in its own vault only
-    assert door_lifts(["grafana"], "what", their_chunks, [theirs.pk, mine.pk]) == {}
+    assert (
+        door_lifts(["grafana"], "what", [item.chunk_id], scope_of([theirs.pk])) == {}
+    )  # the value lives in its own vault only
+    assert door_lifts(["grafana"], "what", their_chunks, scope_of([theirs.pk, mine.pk])) == {}

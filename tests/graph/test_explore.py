@@ -15,7 +15,7 @@ from apps.graph.explore import _near
 from apps.graph.models import Dependency, Entity
 from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import entry_entities, walk
-from tests.factories import api, make_note, make_vault
+from tests.factories import api, make_note, make_vault, scope_of
 from tests.graph.test_doors import TOPICS
 
 pytestmark = pytest.mark.django_db
@@ -44,8 +44,8 @@ def test_a_session_gets_one_speculative_unit_from_far_in_the_graph_and_never_ans
 
     assert [c["speculative"] for c in reply["context"]].count(True) == 1  # tagged in the API
     searched = [i.chunk_id for i in ContextItem.objects.filter(message_id=reply["message"], speculative=False)]
-    entry, _ = entry_entities(searched, [vault.pk])
-    assert unit.trace["entities"][-1] not in _near(entry, [vault.pk])  # graph-distant
+    entry, _ = entry_entities(searched, scope_of([vault.pk]))
+    assert unit.trace["entities"][-1] not in _near(entry, scope_of([vault.pk]))  # graph-distant
     assert f"[{unit.citation}]" not in reply["answer"]  # shown to be rated, never answered from
     bridge = Dependency.objects.get(pk=unit.trace["edges"][0])
     assert (bridge.kind, bridge.confidence, bridge.reason) == ("bridge", 0.3, "llm-uncertain")
@@ -79,16 +79,16 @@ def test_the_same_paths_every_session_raise_exploration_and_a_new_route_lowers_i
     for _ in range(ROUTINE_SESSIONS - 1):
         walked |= session(outage)[2]
     assert walked  # the sessions walked the graph
-    assert explorer_quota([sample.pk]) == 1  # four sessions are no routine yet
+    assert explorer_quota(scope_of([sample.pk])) == 1  # four sessions are no routine yet
     session(outage)
-    assert explorer_quota([sample.pk]) == 2  # five sessions, the same paths
+    assert explorer_quota(scope_of([sample.pk])) == 2  # five sessions, the same paths
 
     first, units, _ = session(outage)
     _, more, _ = session(outage, first["conversation"])
     assert (len(units), len(more)) == (1, 1)  # the routine session explores twice
 
     _, _, elsewhere = session("Who signs a permit to work for the server room?")
-    assert elsewhere - walked and explorer_quota([sample.pk]) == 1  # somewhere new: back to one
+    assert elsewhere - walked and explorer_quota(scope_of([sample.pk])) == 1  # somewhere new: back to one
 
 
 def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
@@ -98,7 +98,9 @@ def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
     bridge_id = units[0].trace["edges"][0]
     far = units[0].trace["entities"][-1]  # the explored entity: few edges of its own, the bridge among them
     assert not any(
-        s.edge == bridge_id for p in walk(entry=[far], scope=[vault.pk], intent="what", words=[])[0] for s in p.steps
+        s.edge == bridge_id
+        for p in walk(entry=[far], scope=scope_of([vault.pk]), intent="what", words=[])[0]
+        for s in p.steps
     )
     for unit in units:
         vote = api(owner).post("/api/feedback/", {"context_item": unit.pk, "signal": "confirm"}, format="json")
@@ -106,7 +108,7 @@ def test_a_bridge_confirmed_again_and_again_becomes_a_road(owner):
 
     bridge = Dependency.objects.get(pk=bridge_id)
     assert (bridge.confidence, bridge.reason) == (0.5, "pattern-matched")  # promoted: ordinary walks take it
-    paths, _ = walk(entry=[far], scope=[vault.pk], intent="what", words=[])
+    paths, _ = walk(entry=[far], scope=scope_of([vault.pk]), intent="what", words=[])
     assert any(s.edge == bridge_id for p in paths for s in p.steps)
 
 
@@ -130,5 +132,5 @@ def test_hubs_do_not_make_everything_near(owner):
 
     assert len(units) == 1 and units[0].trace["entities"][-1] != berlin.pk
     searched = [i.chunk_id for i in ContextItem.objects.filter(message_id=reply["message"], speculative=False)]
-    entry, _ = entry_entities(searched, [vault.pk])
-    assert berlin.pk not in _near(entry, [vault.pk]) - set(entry)  # not a way between meanings
+    entry, _ = entry_entities(searched, scope_of([vault.pk]))
+    assert berlin.pk not in _near(entry, scope_of([vault.pk])) - set(entry)  # not a way between meanings

@@ -12,7 +12,7 @@ from apps.graph.models import Entity, Extraction, Mention
 from apps.graph.services import graph_extract_pending
 from apps.graph.tasks import reextract_notes
 from apps.graph.traversal import entry_entities
-from tests.factories import api, make_note, make_user, share
+from tests.factories import api, make_note, make_user, scope_of, share
 from tests.graph.test_doors import _vault
 from tests.openapi import assert_matches_schema
 
@@ -41,7 +41,7 @@ def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     assert (entity.health, entity.tier, entity.votes_down, entity.votes_up) == ("sick", "cold", 3, 0)
     assert report["demoted"] >= 1 and report["sick"] >= 1
     assert AuditEvent.objects.filter(action="entity.demote", object_id=str(entity.pk)).exists()
-    entry, _ = entry_entities([item.chunk_id], [vault.pk])
+    entry, _ = entry_entities([item.chunk_id], scope_of([vault.pk]))
     assert entity.pk not in entry  # walks no longer enter it
     assert Mention.objects.filter(entity=entity).exists()  # nothing deleted
 
@@ -54,7 +54,7 @@ def test_a_sick_entity_goes_cold_and_a_manager_brings_it_back(owner):
     assert revived.status_code == 200 and revived.json()["tier"] == "hot"
     assert_matches_schema(revived)
     assert api(owner).post(url).status_code == 400  # not cold any more
-    assert entity.pk in entry_entities([item.chunk_id], [vault.pk])[0]
+    assert entity.pk in entry_entities([item.chunk_id], scope_of([vault.pk]))[0]
     assert AuditEvent.objects.filter(action="entity.revive", object_id=str(entity.pk)).exists()
     entities_tend(vault_id=vault.pk)  # the next daily run: the votes before the revival are spent
     entity.refresh_from_db()

@@ -18,7 +18,7 @@ from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import walk
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare
-from tests.factories import api, make_note, make_user, share
+from tests.factories import api, make_note, make_user, scope_of, share
 
 pytestmark = pytest.mark.django_db
 
@@ -146,7 +146,13 @@ def test_a_prewarmed_context_never_shows_a_vault_the_person_can_no_longer_read(o
     assert shared_chunks
 
     clock.set(at(5, 8, 55))
-    usable = {"user": reader, "question": question, "scope": both, "threshold": 3, "scoring": "local/model-free-scorer"}
+    usable = {
+        "user": reader,
+        "question": question,
+        "scope": scope_of(both),
+        "threshold": 3,
+        "scoring": "local/model-free-scorer",
+    }
     before = prewarmed_context(**usable)
     assert before is not None and shared_chunks <= {r.candidate.chunk for r in before.rated}
     assert any(r.candidate.vault == vault.pk for r in before.survivors)
@@ -195,7 +201,11 @@ def test_a_path_that_helps_at_nine_walks_first_at_nine_and_last_at_three(sample,
 
     def path_at(when):
         paths, _ = walk(
-            entry=walked.trace["entities"][:1], scope=[sample.pk], intent=walked.trace["intent"], words=[], at=when
+            entry=walked.trace["entities"][:1],
+            scope=scope_of([sample.pk]),
+            intent=walked.trace["intent"],
+            words=[],
+            at=when,
         )
         return next((p for p in paths if [s.edge for s in p.steps] == edges), None)
 
@@ -212,7 +222,7 @@ def test_a_path_that_helps_at_nine_walks_first_at_nine_and_last_at_three(sample,
     assert wednesday_three is None
     first = walk(
         entry=walked.trace["entities"][:1],
-        scope=[sample.pk],
+        scope=scope_of([sample.pk]),
         intent=walked.trace["intent"],
         words=[],
         at=at(11, 15, 30),

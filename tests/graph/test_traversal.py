@@ -13,7 +13,7 @@ from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import EDGES_PER_ENTITY, MAX_PATHS, gather, walk
 from apps.llm.embeddings import embed_query
 from apps.notes.models import Chunk
-from tests.factories import api, make_note, make_vault
+from tests.factories import api, make_note, make_vault, scope_of
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def _tree(vault, fanout=8, depth=4):
 
 def test_the_walk_is_bounded_by_construction(vault):
     root = _tree(vault)
-    paths, _ = walk(entry=[root.pk], scope=[vault.pk], intent="what", words=[])
+    paths, _ = walk(entry=[root.pk], scope=scope_of([vault.pk]), intent="what", words=[])
 
     assert 0 < len(paths) <= MAX_PATHS
     assert all(2 <= len(p.steps) <= 3 for p in paths)  # no single hop scored, depth at most 3
@@ -68,7 +68,7 @@ def test_the_walk_is_bounded_by_construction(vault):
 
 def test_a_learned_value_lifts_its_path_and_is_kept_per_intent(vault):
     root = _tree(vault, fanout=5, depth=2)
-    before, _ = walk(entry=[root.pk], scope=[vault.pk], intent="what", words=[])
+    before, _ = walk(entry=[root.pk], scope=scope_of([vault.pk]), intent="what", words=[])
     last = before[-1]
     for step in last.steps:
         for _ in range(5):
@@ -78,9 +78,9 @@ def test_a_learned_value_lifts_its_path_and_is_kept_per_intent(vault):
                 edge_id=step.edge,
                 outcome=Outcome(True, 1.0, "feedback", "test"),
             )
-    after, _ = walk(entry=[root.pk], scope=[vault.pk], intent="what", words=[])
+    after, _ = walk(entry=[root.pk], scope=scope_of([vault.pk]), intent="what", words=[])
     assert after[0].entities == last.entities and after[0].score > before[0].score
-    other, _ = walk(entry=[root.pk], scope=[vault.pk], intent="relate", words=[])
+    other, _ = walk(entry=[root.pk], scope=scope_of([vault.pk]), intent="relate", words=[])
     assert [p.entities for p in other] == [p.entities for p in before]  # another intent learned nothing
 
 
@@ -148,14 +148,18 @@ def test_the_same_name_links_two_vaults_only_for_someone_walking_both(owner):
     redis_ours = Entity.objects.get(vault=ours, key="redis")
     redis_ops = Entity.objects.get(vault=ops, key="redis")
 
-    both, _ = walk(entry=[redis_ours.pk], scope=[ours.pk, ops.pk], intent="what", words=["redis"])
+    both, _ = walk(entry=[redis_ours.pk], scope=scope_of([ours.pk, ops.pk]), intent="what", words=["redis"])
     crossing = [p for p in both if p.steps[0].edge == 0]
     assert crossing and all(p.steps[0].target == redis_ops.pk for p in crossing)  # through the same name
     reached = {e for p in crossing for e in p.entities[2:]}
     assert reached and set(Entity.objects.filter(pk__in=reached).values_list("vault_id", flat=True)) == {ops.pk}
-    facts = gather(paths=crossing, scope=[ours.pk, ops.pk], query_vector=embed_query("Who runs the rota?"))
+    facts = gather(
+        paths=crossing,
+        scope=scope_of([ours.pk, ops.pk]),
+        query_vector=embed_query("Who runs the rota?"),
+    )
     assert {Chunk.objects.get(pk=c).vault_id for c in facts} == {ops.pk}
 
-    alone, _ = walk(entry=[redis_ours.pk], scope=[ours.pk], intent="what", words=["redis"])
+    alone, _ = walk(entry=[redis_ours.pk], scope=scope_of([ours.pk]), intent="what", words=["redis"])
     assert not [p for p in alone if any(s.edge == 0 for s in p.steps)]  # asked of one vault: no crossing
     assert {e.vault_id for e in Entity.objects.filter(pk__in={x for p in alone for x in p.entities})} <= {ours.pk}

@@ -13,7 +13,7 @@ from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import walk
 from apps.insights.discover import principles_discover
 from apps.insights.models import Evidence, Notification, Principle
-from tests.factories import api, make_note, make_user, make_vault, share
+from tests.factories import api, make_note, make_user, make_vault, scope_of, share
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def _subject(vault, title):
 
 
 def _through(vault, principle, start, end):
-    paths, _ = walk(entry=[start.pk], scope=[vault.pk], intent="relate", words=[])
+    paths, _ = walk(entry=[start.pk], scope=scope_of([vault.pk]), intent="relate", words=[])
     return [p for p in paths if principle.entity_id in p.entities and p.entities[-1] == end.pk]
 
 

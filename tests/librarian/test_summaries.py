@@ -18,7 +18,8 @@ from apps.librarian.tasks import file_exchange_task, summaries_daily
 from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.vaults.models import Vault
-from tests.factories import api, make_user, share
+from apps.vaults.scope import scope_for
+from tests.factories import api, make_user, scope_of, share
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -234,19 +235,19 @@ def test_a_changed_question_walks_the_summaries_oldest_to_newest(owner):
     summaries_daily()
     nodes = [SummaryNode.objects.get(conversation=c) for c in (old, mid, new)]
 
-    result = graph_context(user=owner, question="What changed about permits?", vault_ids=None)
+    result = graph_context(user=owner, question="What changed about permits?", scope=scope_for(owner))
     walked = _summary_units(result)
     assert len(walked) == 3 and all(c.trace.summaries == tuple(n.pk for n in nodes) for c in walked)
     assert sorted((c.trace.summary, c.note) for c in walked) == sorted((n.pk, n.note_id) for n in nodes)
     assert all(c.trace.intent == "changed" and c.vault == personal(owner).pk for c in walked)
 
-    other = graph_context(user=owner, question="What changed about the coffee machine?", vault_ids=None)
+    other = graph_context(user=owner, question="What changed about the coffee machine?", scope=scope_for(owner))
     walked = _summary_units(other)
     assert [c.trace.summary for c in walked] == [SummaryNode.objects.get(conversation=coffee).pk]
-    plain = graph_context(user=owner, question="Who signs a permit to work?", vault_ids=None)
+    plain = graph_context(user=owner, question="Who signs a permit to work?", scope=scope_for(owner))
     assert not _summary_units(plain)  # other intents walk nothing
     stranger = make_user()
-    theirs = graph_context(user=stranger, question="What changed about permits?", vault_ids=None)
+    theirs = graph_context(user=stranger, question="What changed about permits?", scope=scope_for(stranger))
     assert not _summary_units(theirs)
 
 
@@ -256,7 +257,7 @@ def test_a_long_history_is_walked_through_its_condensed_summaries(owner):
         for hour in ("09", "15"):
             talk(owner, day(f"{monday}T{hour}:00"), (f"Any news on the permit rota ({monday})?", "The rota moved."))
     summaries_daily()
-    scope = [personal(owner).pk]
+    scope = scope_of([personal(owner).pk])
     units = walk(matching(subject_terms("What changed about the permit rota?"), scope), scope)
 
     assert subject_terms("What changed about the permit rota?") == ["permit", "rota"]

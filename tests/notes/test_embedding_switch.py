@@ -18,6 +18,7 @@ from apps.notes.services.embedding_switch import (
     embedding_switch_start,
 )
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from tests.factories import api, make_note, make_user, make_vault
 
 MINILM, MPNET = "local/all-MiniLM-L6-v2", "local/all-mpnet-base-v2"
@@ -49,7 +50,7 @@ def test_search_keeps_answering_while_the_model_switches_and_swaps_once():
     def search_continuously() -> None:
         try:
             while not stop.is_set():
-                result = hybrid_search(user=owner, query="bread baked in a hot oven", vault_ids=[vault.pk], k=3)
+                result = hybrid_search(query="bread baked in a hot oven", scope=scope_for(owner, [vault.pk]), k=3)
                 sources = sorted({s for hit in result.hits for s in hit.sources})
                 searches.append((result.model, [hit.path for hit in result.hits], sources))
         except BaseException as error:  # noqa: BLE001 - reported by the test below

@@ -9,6 +9,7 @@ import pytest
 from apps.llm.models import ModelUsage
 from apps.research.planning import judge_model_free, split_model_free
 from apps.research.run import research
+from apps.vaults.scope import scope_for
 from tests.factories import make_note
 
 pytestmark = pytest.mark.django_db
@@ -38,13 +39,15 @@ def test_sub_questions_are_self_contained_and_at_most_seven():
 
 
 def test_no_costs_one_call_and_yes_digs_then_verifies_once(sample):
-    no = research(user=sample.owner, question="What is a PTW?", vault_ids=[sample.pk])
+    no = research(user=sample.owner, question="What is a PTW?", scope=scope_for(sample.owner, [sample.pk]))
     assert (no.ran, no.dispatches) == (False, 0)
     assert list(ModelUsage.objects.values_list("purpose", flat=True)) == ["research judge"]
 
     ModelUsage.objects.all().delete()
     yes = research(
-        user=sample.owner, question="Why did the Redis outage happen and what changed after it?", vault_ids=[sample.pk]
+        user=sample.owner,
+        question="Why did the Redis outage happen and what changed after it?",
+        scope=scope_for(sample.owner, [sample.pk]),
     )
     assert yes.ran and "why" in yes.reason and 1 <= yes.dispatches <= len(yes.sub_questions) <= 7
     purposes = sorted(ModelUsage.objects.values_list("purpose", flat=True))
@@ -56,7 +59,9 @@ def test_no_costs_one_call_and_yes_digs_then_verifies_once(sample):
 def test_two_empty_dispatches_in_a_row_stop_the_run(owner, vault):
     for i in range(3):
         make_note(vault, f"n{i}.md", f"# Note {i}\nBread, cheese and wine number {i}.\n")
-    run = research(user=owner, question="Compare Anna, Bruno, Carla and Dario on cheese", vault_ids=[vault.pk])
+    run = research(
+        user=owner, question="Compare Anna, Bruno, Carla and Dario on cheese", scope=scope_for(owner, [vault.pk])
+    )
     # The first search already found all three notes: nothing new twice in a row ends the run.
     assert run.ran and len(run.sub_questions) > 2 and run.dispatches == 2
 
@@ -71,7 +76,7 @@ def test_skip_cancels_mid_run_and_nothing_is_verified(sample):
     run = research(
         user=sample.owner,
         question="Why did the Redis outage happen and what changed after it?",
-        vault_ids=[sample.pk],
+        scope=scope_for(sample.owner, [sample.pk]),
         cancelled=pressed_skip,
     )
     assert (run.cancelled, run.dispatches, run.result) == (True, 1, None)
@@ -85,7 +90,7 @@ def test_real_models_judge_and_split_over_http(llm_server, settings, sample):
         {"content": json.dumps({"sub_questions": ["What caused the Redis outage?", "What caused the TLS outage?"]})},
         {"content": json.dumps({"scores": {str(i): 1 for i in range(1, 80)} | {"1": 5}})},
     ]
-    run = research(user=sample.owner, question="What broke in our outages?", vault_ids=[sample.pk])
+    run = research(user=sample.owner, question="What broke in our outages?", scope=scope_for(sample.owner, [sample.pk]))
     assert (run.ran, run.reason) == (True, "Two incidents are compared.")
     assert run.sub_questions == ["What caused the Redis outage?", "What caused the TLS outage?"]
     assert len(llm_server.requests) == 3 and len(run.result.survivors) == 1
@@ -101,7 +106,8 @@ def test_the_recency_searcher_brings_the_newest_notes_for_questions_about_time(o
     old = make_note(vault, "Rota 2023.md", "# On-call rota\nThe on-call rota rotates monthly.\n")
     new = make_note(vault, "Rota 2024.md", "# On-call rota\nThe on-call rota rotates weekly.\n")
     Note.objects.filter(pk=old.pk).update(content_modified_at="2023-01-01T00:00:00Z")
-    hits = _dispatch("what changed in the on-call rota lately", [vault.pk])
+    hits = _dispatch("what changed in the on-call rota lately", scope_for(owner, [vault.pk]))
     recency = hits[-2:]  # meaning and keyword first, then the newest
     assert [h.note for h in recency] == [new.pk, old.pk]
-    assert len(_dispatch("on-call rota", [vault.pk])) < len(hits)  # no recency pass without a time word
+    plain = _dispatch("on-call rota", scope_for(owner, [vault.pk]))
+    assert len(plain) < len(hits)  # no recency pass without a time word

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from apps.llm.embeddings import current_model
 from apps.notes.vectors import index_name
 from apps.retrieval.search import apply_session_settings, hybrid_search_vector, hybrid_statement
-from tests.factories import make_user, make_vault
+from tests.factories import make_user, make_vault, scope_of
 from tests.retrieval.synthetic import populate
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,12 @@ def _queries(vectors: np.ndarray, vault_index: int, count: int = 20, per_vault: 
 
 def _plan(vault_id: int, query: list[float]) -> str:
     sql, params = hybrid_statement(
-        text="nomatchword", query_vector=query, vault_ids=[vault_id], k=K, tiers=["hot"], strategy="hnsw"
+        text="nomatchword",
+        query_vector=query,
+        scope=scope_of([vault_id]),
+        k=K,
+        tiers=["hot"],
+        strategy="hnsw",
     )
     with transaction.atomic(), connection.cursor() as cursor:
         apply_session_settings(cursor, "hnsw")
@@ -58,10 +63,10 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
     recalls, counts = [], []
     for query in queries:
         approx = hybrid_search_vector(
-            text="nomatchword", query_vector=query, vault_ids=[scope.pk], k=K, strategy="hnsw"
+            text="nomatchword", query_vector=query, scope=scope_of([scope.pk]), k=K, strategy="hnsw"
         )
         exact = hybrid_search_vector(
-            text="nomatchword", query_vector=query, vault_ids=[scope.pk], k=K, strategy="exact"
+            text="nomatchword", query_vector=query, scope=scope_of([scope.pk]), k=K, strategy="exact"
         )
         counts.append(len(approx.hits))
         recalls.append(len({h.note for h in approx.hits} & {h.note for h in exact.hits}) / K)
@@ -71,7 +76,11 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
     # Without iterative scanning the same index path returns a fraction of k: the failure this test guards.
     settings.SEARCH_HNSW_ITERATIVE_SCAN = "off"
     starved = [
-        len(hybrid_search_vector(text="nomatchword", query_vector=q, vault_ids=[scope.pk], k=K, strategy="hnsw").hits)
+        len(
+            hybrid_search_vector(
+                text="nomatchword", query_vector=q, scope=scope_of([scope.pk]), k=K, strategy="hnsw"
+            ).hits
+        )
         for q in queries
     ]
     assert np.mean(starved) < K / 2
@@ -83,7 +92,7 @@ def test_strategy_follows_the_size_of_the_scope(settings):
     vectors = populate(vaults, 20, int(settings.EMBEDDING_DIMENSIONS))
     query = _queries(vectors, 0, count=1, per_vault=20)[0]
     settings.SEARCH_EXACT_SCAN_MAX_CHUNKS = 200  # one vault holds 20 chunks, fifty hold 1,000
-    small = hybrid_search_vector(text="x", query_vector=query, vault_ids=[vaults[0].pk], k=K)
-    large = hybrid_search_vector(text="x", query_vector=query, vault_ids=[v.pk for v in vaults[:50]], k=K)
+    small = hybrid_search_vector(text="x", query_vector=query, scope=scope_of([vaults[0].pk]), k=K)
+    large = hybrid_search_vector(text="x", query_vector=query, scope=scope_of([v.pk for v in vaults[:50]]), k=K)
     assert (small.strategy, large.strategy) == ("exact", "hnsw")
     assert len(small.hits) == len(large.hits) == K

@@ -11,6 +11,7 @@ from django.db import connection
 from apps.notes.models import Chunk, Note, Tier
 from apps.notes.services.notes import note_delete, note_purge, note_restore, note_update
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from tests.factories import import_folder, make_note, make_vault
 
 pytestmark = pytest.mark.django_db
@@ -66,8 +67,9 @@ def chunks_with(vault_id: int, term: str) -> int:
         return int(cursor.fetchone()[0])
 
 
-def keyword_paths(owner, query: str, **kwargs) -> list[str]:
-    return [hit.path for hit in hybrid_search(user=owner, query=query, mode="keyword", k=10, **kwargs).hits]
+def keyword_paths(owner, query: str, vault_ids: list[int] | None = None, **kwargs) -> list[str]:
+    scope = scope_for(owner, vault_ids)
+    return [hit.path for hit in hybrid_search(scope=scope, query=query, mode="keyword", k=10, **kwargs).hits]
 
 
 def test_an_edit_replaces_the_old_words_with_the_new(vault):

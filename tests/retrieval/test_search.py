@@ -6,6 +6,7 @@ import pytest
 
 from apps.notes.models import Chunk, ChunkVector
 from apps.retrieval.search import hybrid_search
+from apps.vaults.scope import scope_for
 from tests.factories import api, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
@@ -124,7 +125,7 @@ def test_a_note_made_only_of_properties_is_found_by_their_meaning_and_shows_them
     properties, so meaning search reads them and the passage shown is them."""
     for path, properties in FILMS.items():
         make_note(vault, path, f'---\ncategories:\n  - "[[Movies]]"\n{properties}\n---\n')
-    hits = hybrid_search(user=vault.owner, query="the film Audrey Tautou acts in", k=3, mode="vector").hits
+    hits = hybrid_search(scope=scope_for(vault.owner), query="the film Audrey Tautou acts in", k=3, mode="vector").hits
     assert hits[0].path == "Films/Amelie.md", [h.path for h in hits]
     assert "cast: Audrey Tautou" in hits[0].snippet
 
@@ -138,5 +139,8 @@ def test_a_long_note_does_not_outrank_the_note_about_the_words_by_its_length_alo
     make_note(vault, "Changelog.md", f"# Changelog\n\n{releases}")
     make_note(vault, "Calendar.md", f"# Calendar\n\nOpen the calendar to see the week's events.\n\n{filler}")
     assert Chunk.objects.filter(note__path="Changelog.md").count() >= 40
-    ranked = [hit.path for hit in hybrid_search(user=vault.owner, query="calendar events", k=5, mode="keyword").hits]
+    ranked = [
+        hit.path
+        for hit in hybrid_search(scope=scope_for(vault.owner), query="calendar events", k=5, mode="keyword").hits
+    ]
     assert ranked == ["Calendar.md", "Changelog.md"]

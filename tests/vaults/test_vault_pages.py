@@ -13,6 +13,7 @@ from apps.notes.services.notes import note_delete
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of
+from apps.vaults.scope import scope_for
 from tests.factories import make_note, make_team, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
@@ -212,7 +213,7 @@ def test_a_manager_archives_a_vault_and_every_vault_searches_leave_it_out_until_
     url = f"/vaults/{vault.pk}/settings/"
 
     def found(vault_ids: list[int] | None) -> bool:
-        hits = hybrid_search(user=reader, query="boiler pressure", vault_ids=vault_ids, k=5).hits
+        hits = hybrid_search(query="boiler pressure", scope=scope_for(reader, vault_ids), k=5).hits
         return any(hit.vault == vault.pk for hit in hits)
 
     assert found(None)

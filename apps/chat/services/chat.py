@@ -33,12 +33,11 @@ from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
-from apps.retrieval.search import search_scope
 from apps.retrieval.significance import Significance, significance
 from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
-from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import Scope, readable_scope, scope_for
 
 logger = logging.getLogger(__name__)
 
@@ -68,21 +67,22 @@ def chat_start(*, user: User, vault_ids: list[int], text: str, conversation_id: 
         else:
             scope = _scope_or_refusal(user=user, vault_ids=vault_ids)
             conversation = Conversation.objects.create(owner=user, title=text[:80], vault_ids=sorted(set(vault_ids)))
-        question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=scope)
+        searched = list(scope.vault_ids)
+        question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=searched)
         queue_after_commit(later_search, user.pk, text, question.pk, fallback="one automatic signal is lost")
         return Message.objects.create(
-            conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=scope
+            conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=searched
         )
 
 
-def _scope_or_refusal(*, user: User, vault_ids: list[int]) -> list[int]:
-    scope = search_scope(user=user, vault_ids=vault_ids)
+def _scope_or_refusal(*, user: User, vault_ids: list[int]) -> Scope:
+    scope = scope_for(user, vault_ids)
     if not scope:
         raise ValidationError({"vaults": ["you cannot read any vault yet"]})
     return scope
 
 
-def _follow_up_scope(*, user: User, conversation: Conversation, vault_ids: list[int]) -> list[int]:
+def _follow_up_scope(*, user: User, conversation: Conversation, vault_ids: list[int]) -> Scope:
     """Vaults named now replace the conversation's; none named keeps them, less any its asker no longer reads."""
     if vault_ids:
         scope = _scope_or_refusal(user=user, vault_ids=vault_ids)
@@ -91,7 +91,7 @@ def _follow_up_scope(*, user: User, conversation: Conversation, vault_ids: list[
         return scope
     if not conversation.vault_ids:
         return _scope_or_refusal(user=user, vault_ids=[])
-    still = sorted(set(conversation.vault_ids) & set(vault_ids_for(user, "read")))
+    still = readable_scope(user).within(conversation.vault_ids)
     if not still:
         raise ValidationError(
             {"vaults": ["none of the vaults this conversation searched is readable to you now: tick others"]}
@@ -293,8 +293,8 @@ def _latency_observe(message: Message) -> None:
 def _run(message: Message, user: User) -> Iterator[Event]:
     question = message.reply_to
     assert question is not None
-    scope = search_scope(user=user, vault_ids=message.vault_ids)
-    vaults = list(Vault.objects.filter(pk__in=scope).order_by("name"))
+    scope = scope_for(user, message.vault_ids)
+    vaults = list(scope.filter(Vault.objects.all(), "pk").order_by("name"))
     cfg = strictest(parse(v.chat_settings) for v in vaults)
     writer = _Writer(message, cfg, user)
     earlier = _earlier_questions(message)
@@ -330,7 +330,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
 PREWARMED = "The context was prepared before the question: it is usually asked at this hour."
 
 
-def _context(message: Message, user: User, cfg: ChatSettings, scope: list[int]) -> Generator[Event, None, GateResult]:
+def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> Generator[Event, None, GateResult]:
     """Gated context: pre-warmed when this question burned in at this hour (`apps.chat.prewarm`), else through
     deep research when the vaults allow it and the judge says so (progress streamed)."""
     ready = prewarmed_context(
@@ -354,7 +354,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: list[int]) 
         context_steps(
             user=user,
             question=message.resolved_query,
-            vault_ids=scope,
+            scope=scope,
             threshold=cfg.gate_threshold,
             models={slot: cfg.model_for(slot) for slot in ("scoring", "reasoning")},
             deep_research=cfg.switches["deep_research"],
@@ -376,7 +376,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: list[int]) 
     return result
 
 
-def _explore(message: Message, result: GateResult, scope: list[int]) -> None:
+def _explore(message: Message, result: GateResult, scope: Scope) -> None:
     """Add this session's speculative unit while its quota lasts (shown and rated, never answered from)."""
     taken = ContextItem.objects.filter(message__conversation_id=message.conversation_id, speculative=True).count()
     if taken >= explorer_quota(scope):

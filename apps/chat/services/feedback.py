@@ -31,6 +31,7 @@ from apps.notes.models import Chunk, Correction, CorrectionStatus, Tier
 from apps.notes.services.corrections import correction_submit, correction_withdraw
 from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
+from apps.vaults.scope import readable_scope
 
 AUTOMATIC = {
     Signal.OPENED: "its note was opened from the answer",
@@ -173,7 +174,7 @@ def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback
                 score=0,
                 position=last.position + 1 if last else 0,
                 provenance=PICKED,
-                trace=question_trace(message.resolved_query, [chunk.vault_id]).to_json(),
+                trace=question_trace(message.resolved_query, readable_scope(user).within([chunk.vault_id])).to_json(),
             )
         vote, created = Feedback.objects.get_or_create(
             user=user, context_item=item, signal=Signal.ANSWERS, withdrawn_at__isnull=True

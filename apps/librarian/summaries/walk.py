@@ -20,6 +20,7 @@ from apps.graph.intent import CHANGED
 from apps.librarian.models import SummaryLink
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.trace import Trace
+from apps.vaults.scope import Scope
 
 DETAIL = 5  # the newest conversation summaries, one by one
 LIMIT = 8  # summary units at most
@@ -58,12 +59,12 @@ def subject_terms(question: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOP and not CHANGED.fullmatch(w)))
 
 
-def matching(terms: list[str], scope: list[int]) -> list[Node]:
+def matching(terms: list[str], scope: Scope) -> list[Node]:
     """Summary nodes in `scope` whose text mentions at least half the subject's terms, oldest first."""
     if not terms or not scope:
         return []
     params: dict[str, Any] = {
-        "scope": scope,
+        **scope.params(),
         "terms": terms,
         "any": " | ".join(re.sub(r"[^a-z0-9]", "", t) or "x" for t in terms),
     }
@@ -72,19 +73,17 @@ def matching(terms: list[str], scope: list[int]) -> list[Node]:
         return [Node(*row) for row in cursor.fetchall()]
 
 
-def _descendants(roots: list[int], scope: list[int]) -> set[int]:
+def _descendants(roots: list[int], scope: Scope) -> set[int]:
     found: set[int] = set()
     frontier = set(roots)
     while frontier:
-        below = set(
-            SummaryLink.objects.filter(parent_id__in=frontier, vault_id__in=scope).values_list("child_id", flat=True)
-        )
+        below = set(scope.filter(SummaryLink.objects.filter(parent_id__in=frontier)).values_list("child_id", flat=True))
         frontier = below - found
         found |= below
     return found
 
 
-def walk(nodes: list[Node], scope: list[int]) -> list[Node]:
+def walk(nodes: list[Node], scope: Scope) -> list[Node]:
     """The units to read, oldest to newest: every matching conversation summary when they are few; else the
     newest DETAIL in detail and, before them, the coarsest summaries of the older history (each once)."""
     conversations = [n for n in nodes if n.level == 0]
@@ -103,7 +102,7 @@ def walk(nodes: list[Node], scope: list[int]) -> list[Node]:
 
 
 def summary_candidates(
-    candidates: list[Candidate], *, intent: str, question: str, vector: list[float] | None, scope: list[int]
+    candidates: list[Candidate], *, intent: str, question: str, vector: list[float] | None, scope: Scope
 ) -> list[Candidate]:
     """`candidates` with the temporal walk's summary chunks joined (for a `changed` question; others as they
     were). A summary chunk the search already found keeps its place and gains the walk's trace."""
@@ -114,7 +113,7 @@ def summary_candidates(
         return candidates
     order = [n.id for n in units]
     node_of = {n.chunk: n.id for n in units if n.chunk is not None}
-    loaded = {c.chunk: c for c in load_chunks(chunks=list(node_of), query_vector=vector, vault_ids=scope)}
+    loaded = {c.chunk: c for c in load_chunks(chunks=list(node_of), query_vector=vector, scope=scope.strict())}
 
     def traced(c: Candidate) -> Candidate:
         trace = replace(c.trace or Trace(), intent="changed", summaries=tuple(order), summary=node_of[c.chunk])
