@@ -17,6 +17,7 @@ from django.db import connections
 from psycopg import sql
 
 APPEND_ONLY_SUFFIX = "_append_only"
+MAINTAIN_SINCE = 170000  # PostgreSQL 17 added the MAINTAIN privilege
 
 
 def application_role() -> str:
@@ -36,6 +37,34 @@ def append_only_tables() -> list[str]:
     )
 
 
+class RoleMissing(RuntimeError):
+    """The application's role does not exist and the owner may not create it."""
+
+
+def application_role_ensure(using: str) -> bool:
+    """Create the application's role (login, with the `default` connection's password, no other power) when the
+    owner may and it is missing: the first `migrate` of a deployment sets it up. Returns whether it was created."""
+    owner_connection = connections[using]
+    role = application_role()
+    if not role or role == owner_connection.settings_dict["USER"]:
+        return False
+    with owner_connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+        if cursor.fetchone():
+            return False
+        cursor.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user")
+        if not cursor.fetchone()[0]:
+            raise RoleMissing(f"the application's database role {role} does not exist: create it (docs/operations.md)")
+        password = str(connections["default"].settings_dict.get("PASSWORD") or "")
+        cursor.execute(
+            sql.SQL("CREATE ROLE {} LOGIN {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS").format(
+                sql.Identifier(role),
+                sql.SQL("PASSWORD {}").format(sql.Literal(password)) if password else sql.SQL(""),
+            )
+        )
+    return True
+
+
 def privileges_grant(using: str) -> bool:
     """Grant the application's role what it needs on every table, sequence and function of the schema, less
     UPDATE, DELETE and TRUNCATE on the append-only tables; nothing when the application is the owner itself."""
@@ -51,6 +80,10 @@ def privileges_grant(using: str) -> bool:
         sql.SQL("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO {}"),
     ]
     with owner_connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int")
+        if cursor.fetchone()[0] >= MAINTAIN_SINCE:
+            # ANALYZE and VACUUM after bulk writes: statistics, not data, and no trigger is skipped by them.
+            statements.append(sql.SQL("GRANT MAINTAIN ON ALL TABLES IN SCHEMA public TO {}"))
         for statement in statements:
             cursor.execute(statement.format(grantee))
         for table in append_only_tables():
