@@ -31,7 +31,7 @@ def append_only_tables() -> list[str]:
         model._meta.db_table
         for model in apps.get_models()
         if any(
-            isinstance(trigger, pgtrigger.Trigger) and trigger.name.endswith(APPEND_ONLY_SUFFIX)
+            isinstance(trigger, pgtrigger.Trigger) and (trigger.name or "").endswith(APPEND_ONLY_SUFFIX)
             for trigger in getattr(model._meta, "triggers", [])
         )
     )
