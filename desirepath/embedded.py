@@ -26,6 +26,9 @@ warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
 # The servers this process started rather than found running: a one-off command stops them when it ends.
 STARTED: set[str] = set()
+# The application connects as a role that is no superuser and owns no table; migrations run as the owner.
+OWNER_ROLE = "postgres"
+APP_ROLE = "desirepath_app"
 
 
 @contextmanager
@@ -47,13 +50,14 @@ class PostgresInfo:
     pgdata: Path
 
 
-def postgres_connection(directory: Path, database: str) -> dict[str, object]:
-    """Django's connection settings for `database` on the embedded server, started (and created) if need be."""
+def postgres_connection(directory: Path, database: str, *, role: str = APP_ROLE) -> dict[str, object]:
+    """Django's connection settings for `database` on the embedded server, started (and created) if need be, as
+    the application's role or, for migrations, as the owner."""
     server = ensure_postgres(directory, database)
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": database,
-        "USER": "postgres",
+        "USER": role,
         "PASSWORD": "",
         "HOST": server.host,
         "PORT": "",
@@ -110,7 +114,9 @@ def _tune_postgres(pgdata: Path) -> None:
 def _create_database(host: str, database: str) -> None:
     import psycopg
 
-    with psycopg.connect(host=host, user="postgres", dbname="postgres", autocommit=True) as conn:
+    with psycopg.connect(host=host, user=OWNER_ROLE, dbname="postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
+            conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS")
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{database}"')

@@ -8,30 +8,59 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pgtrigger
 import pytest
 from django.conf import settings as django_settings
 from django.core.management.commands import flush
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
+from desirepath import embedded
 from tests.factories import import_sample, make_user, make_vault
 from tests.scripted_openai import Script, scripted_server
 
-_original_flush = flush.Command.handle
 
+def _flush_as_the_owner(self, *args, **options):  # type: ignore[no-untyped-def]
+    """Transactional tests end with a TRUNCATE of every table, which only the tables' owner may do, past the
+    append-only logs' triggers (a superuser's `session_replication_role`): the application's role can do neither."""
+    target = connections[options.get("database") or DEFAULT_DB_ALIAS]
 
-def _flush_past_the_audit_guard(self, *args, **options):  # type: ignore[no-untyped-def]
-    # Transactional tests end with a TRUNCATE of every table; the audit log and the weight ledger refuse that.
-    with pgtrigger.ignore(
-        "audit.AuditEvent:audit_no_truncate",
-        "audit.AuditEvent:audit_append_only",
-        "graph.WeightChange:ledger_no_truncate",
-        "graph.WeightChange:ledger_append_only",
-    ):
+    def execute_as_owner(statements: list[str]) -> None:
+        import psycopg
+
+        place = target.settings_dict
+        with psycopg.connect(host=place["HOST"], dbname=place["NAME"], user=embedded.OWNER_ROLE) as owner:
+            owner.execute("SET LOCAL session_replication_role = replica")
+            for statement in statements:
+                owner.execute(statement)
+
+    target.ops.execute_sql_flush = execute_as_owner
+    try:
         return _original_flush(self, *args, **options)
+    finally:
+        del target.ops.execute_sql_flush
 
 
-flush.Command.handle = _flush_past_the_audit_guard
+_original_flush = flush.Command.handle
+flush.Command.handle = _flush_as_the_owner
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The test database is created and migrated by the owner role, as `migrate` does outside tests."""
+    _connect_as(embedded.OWNER_ROLE)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    """The tests, and the servers and workers they start, then use the application's own role; the owner drops
+    the test database at the end."""
+    _connect_as(embedded.APP_ROLE)
+    yield
+    _connect_as(embedded.OWNER_ROLE)
+
+
+def _connect_as(role: str) -> None:
+    connections["default"].close()
+    connections["default"].settings_dict["USER"] = role
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -15,7 +15,6 @@ import hashlib
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
-from psycopg import sql
 
 from apps.llm.embeddings import model_dimensions
 from apps.notes.models import Chunk, ChunkVector
@@ -40,22 +39,22 @@ def vector_index_ensure(model: str) -> None:
     """Build the model's HNSW index if it is not there (built once; kept up to date by PostgreSQL afterwards)."""
     if vector_index_exists(model):
         return
-    statement = sql.SQL(
-        "CREATE INDEX IF NOT EXISTS {name} ON notes_chunkvector USING hnsw ((embedding::{cast}) vector_cosine_ops)"
-        " WITH (m = 16, ef_construction = 64) WHERE (model || '') = {model}"
-    ).format(name=sql.Identifier(index_name(model)), cast=sql.SQL(vector_cast(model)), model=sql.Literal(model))
     with connection.cursor() as cursor:
         # PostgreSQL will not index a table with deferred foreign-key checks pending in this transaction: run them
         # now, then defer again (every deferrable constraint here is a foreign key, initially deferred).
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute(statement)
+        # Built by the table's owner (migration notes 0018): the application's role may not create an index.
+        cursor.execute(
+            "SELECT desirepath_vector_index_build(%s, %s, %s)",
+            [index_name(model), int(model_dimensions(model)), model],
+        )
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
 def vectors_drop(model: str) -> int:
     """Remove every vector of `model` and its index; returns how many vectors went."""
     with connection.cursor() as cursor:
-        cursor.execute(sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(index_name(model))))
+        cursor.execute("SELECT desirepath_vector_index_drop(%s)", [index_name(model)])
     deleted, _ = ChunkVector.objects.filter(model=model).delete()
     return deleted
 

@@ -46,13 +46,14 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
-def database_settings(connection: dict[str, object]) -> dict[str, object]:
-    """A connection's settings with what every environment adds to it."""
+def database_settings(connection: dict[str, object], *, mirror: bool = False) -> dict[str, object]:
+    """A connection's settings with what every environment adds to it; `mirror`: the owner's connection to the
+    same database, which tests reach through the application's test database."""
     return {
         **connection,
-        "CONN_MAX_AGE": 60,
+        "CONN_MAX_AGE": 0 if mirror else 60,
         "CONN_HEALTH_CHECKS": True,
-        "TEST": {"NAME": f"test_{connection['NAME']}"},
+        "TEST": {"MIRROR": "default"} if mirror else {"NAME": f"test_{connection['NAME']}"},
     }
 
 
@@ -60,7 +61,19 @@ def database_settings(connection: dict[str, object]) -> dict[str, object]:
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DB_NAME = os.environ.get("DESIREPATH_DB_NAME", "desirepath")
-DATABASES = {"default": database_settings(database_from_url(DATABASE_URL))} if DATABASE_URL else {}
+# `default` is the application's role; `owner`, the role that owns the tables, is used by `migrate` alone
+# (docs/operations.md). Without DATABASE_OWNER_URL both are the same role, and PostgreSQL cannot hold the
+# application to what its role may do.
+DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "") or DATABASE_URL
+DATABASE_APPLICATION_ROLE = ""  # the `default` connection's role; the embedded servers name theirs
+DATABASES = (
+    {
+        "default": database_settings(database_from_url(DATABASE_URL)),
+        "owner": database_settings(database_from_url(DATABASE_OWNER_URL), mirror=True),
+    }
+    if DATABASE_URL
+    else {}
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

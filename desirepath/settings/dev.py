@@ -29,7 +29,13 @@ def _local_secret() -> str:
 
 
 if not DATABASE_URL:
-    DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
+    DATABASES = {
+        "default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME)),
+        "owner": database_settings(
+            embedded.postgres_connection(DATA_DIR, DB_NAME, role=embedded.OWNER_ROLE), mirror=True
+        ),
+    }
+    DATABASE_APPLICATION_ROLE = embedded.APP_ROLE
 if not REDIS_URL:
     REDIS_URL = CELERY_BROKER_URL = embedded.ensure_redis(DATA_DIR)
 # whitenoise warns at every start about a missing static root; collectstatic fills it.

@@ -33,7 +33,13 @@ from .base import (  # noqa: E402
 )
 
 if not DATABASE_URL:
-    DATABASES = {"default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME))}
+    DATABASES = {
+        "default": database_settings(embedded.postgres_connection(DATA_DIR, DB_NAME)),
+        "owner": database_settings(
+            embedded.postgres_connection(DATA_DIR, DB_NAME, role=embedded.OWNER_ROLE), mirror=True
+        ),
+    }
+    DATABASE_APPLICATION_ROLE = embedded.APP_ROLE
 if not REDIS_URL:
     REDIS_URL = embedded.ensure_redis(DATA_DIR)
     if XDIST_WORKER:

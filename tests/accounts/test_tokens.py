@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -256,14 +256,16 @@ def test_the_admin_shows_tokens_without_keys_and_cannot_make_one(owner):
     assert event.actor == admin
 
 
+@pytest.mark.django_db(transaction=True, databases=["default", "owner"])
 def test_tokens_from_before_named_tokens_keep_working_hashed(owner):
     """The data migration: a rest_framework.authtoken key becomes a hashed API token that expires, and the table
-    that held it in plain text is gone."""
+    that held it in plain text is gone. Migrations run as the tables' owner: so does this one here."""
     from django.apps import apps as installed
 
     migration = importlib.import_module("apps.accounts.migrations.0003_tokens_from_authtoken")
     legacy_key = "0123456789abcdef0123456789abcdef01234567"
-    with connection.cursor() as cursor:
+    as_owner = connections["owner"]
+    with as_owner.cursor() as cursor:
         cursor.execute(
             "CREATE TABLE authtoken_token (key varchar(40) PRIMARY KEY, created timestamptz NOT NULL,"
             " user_id integer NOT NULL UNIQUE)"
@@ -272,7 +274,7 @@ def test_tokens_from_before_named_tokens_keep_working_hashed(owner):
             "INSERT INTO authtoken_token VALUES (%s, %s, %s)",
             [legacy_key, timezone.now() - timedelta(days=400), owner.pk],
         )
-    with connection.schema_editor() as editor:
+    with as_owner.schema_editor() as editor:
         migration.tokens_from_authtoken(installed, editor)
 
     assert "authtoken_token" not in connection.introspection.table_names()
