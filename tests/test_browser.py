@@ -750,6 +750,60 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
     assert opened.user_id == owner.pk and opened.context_item.citation is not None
 
 
+def _sources(turn) -> list[str]:  # type: ignore[no-untyped-def]
+    """The titles of the notes a turn's answer drew on, as the asker sees them under it, in their order."""
+    turn.locator(".badge").wait_for()
+    if not turn.locator("ol.sources").count():
+        return []
+    return [link.split("] ", 1)[1] for link in turn.locator("ol.sources a.source-link").all_inner_texts()]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_correction_filed_from_the_feedback_panel_puts_its_note_first_for_a_question_worded_otherwise(
+    live_server, page, answer_worker
+):
+    owner = make_user("corrector")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    shots = ARTIFACTS / "pages"
+    shots.mkdir(parents=True, exist_ok=True)
+    later = "Where should we hold the team offsite?"
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    page.check("label.vault:has-text('Sample vault') input")
+
+    def ask(question: str, turn: int):  # type: ignore[no-untyped-def]
+        page.fill("#message", question)
+        page.click("#send")
+        return page.locator(".turn").nth(turn)
+
+    before = _sources(ask(later, 0))
+    assert before and "Trieste Weekend" not in before  # search alone does not bring it
+
+    # The correction, from the feedback panel of an answer to the question worded otherwise: the asker searches
+    # their notes for the passage that should have come and picks it.
+    first = ask("Where should the team go for the offsite?", 1)
+    assert "Trieste Weekend" not in _sources(first)
+    first.locator("button.answers-open").click()
+    dialog = page.locator("dialog.pick")
+    dialog.locator("input[type=search]").fill("Trieste weekend")
+    dialog.locator("ol.pick-results li", has_text="travel/Trieste Weekend.md").first.locator(
+        "button.answers-pick"
+    ).click()
+    dialog.wait_for(state="detached")
+    assert "Trieste Weekend" in first.locator(".picked").inner_text()
+    assert Feedback.objects.get(signal="answers").context_item.path == "travel/Trieste Weekend.md"
+
+    # Asked again, the question gets the picked note first among the sources its answer drew on.
+    again = ask(later, 2)
+    after = _sources(again)
+    again.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "chat-correction-ranked-next.png"), full_page=True)
+    assert after[0] == "Trieste Weekend", after
+    assert set(after[1:]) <= set(before)  # the rest is what search brought before
+
+
 def _verdict(page, signal: str):  # type: ignore[no-untyped-def]
     return page.locator(".turn").nth(0).locator("ol.sources li").first.locator(f"button[data-signal={signal}]")
 

@@ -216,7 +216,8 @@ def gate(
     anything passes (`_speaks_to`), the search's order what (`_in_search_order`). `note_chunks`: the candidates
     that are passages of notes rather than turns (all of them among notes), held to the notes' floor.
     `priors` (chunk → factor, from questions near this one) join the local estimate before the cut (`with_prior`);
-    where no estimate decides what passes (among notes, or a model's ratings) they order what passed, as `boosts` do.
+    where no estimate decides what passes they order what passed, as `boosts` do; among notes a fact that helped
+    questions near this one passes first (`_in_search_order`).
     The Librarian's own notes are no candidates unless the question calls for them (`apps.retrieval.filed`)."""
     model = model or slot_model("scoring")
     candidates = without_filed_notes(question, candidates)
@@ -231,7 +232,7 @@ def gate(
     if among_notes and local:
         # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are.
         budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
-        survivors, ordered = _in_search_order(rated, budget=budget, lift=_times(boosts, priors))
+        survivors, ordered = _in_search_order(rated, budget=budget, lift=_times(boosts, priors), answered=priors)
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -305,19 +306,29 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
     return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]
 
 
-def _in_search_order(rated: list[Rated], *, budget: int, lift: dict[int, float]) -> tuple[list[Rated], list[Rated]]:
+def _in_search_order(
+    rated: list[Rated], *, budget: int, lift: dict[int, float], answered: dict[int, float] | None = None
+) -> tuple[list[Rated], list[Rated]]:
     """Among notes: the candidates in the search's order, each that still fits the budget, pass; then every other
     candidate, best rated first. The local scorer, fitted on conversation turns, is no judge of which note answers:
     short notes and property notes all look like two-word turns to it. A learned lift orders what passed (a lift
-    of 2 counts as ranking twice as high, and wins a tie) but never decides what passes."""
+    of 2 counts as ranking twice as high, and wins a tie) but never decides what passes. A fact that helped
+    questions near this one (`answered`, its prior above 1) comes before the search's order, most helped first:
+    people said it answers what is asked again, which search, blind to their verdict, ranks anywhere or not at
+    all."""
+    answered = answered or {}
 
-    def place(r: Rated) -> tuple[float, float]:
+    def helped(r: Rated) -> tuple[int, float]:
+        factor = answered.get(r.candidate.chunk, 1.0)
+        return (0, -factor) if factor > 1.0 else (1, 0.0)
+
+    def place(r: Rated) -> tuple[int, float, float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
-        return (1.0 + r.candidate.rank) / factor, -factor
+        return (*helped(r), (1.0 + r.candidate.rank) / factor, -factor)
 
     survivors: list[Rated] = []
     used = 0
-    for item in sorted(rated, key=lambda r: r.candidate.rank):
+    for item in sorted(rated, key=lambda r: (*helped(r), r.candidate.rank)):
         cost = tokens_of(item.candidate.text)
         if used + cost <= budget:
             survivors.append(item)

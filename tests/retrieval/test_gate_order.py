@@ -87,3 +87,21 @@ def test_among_notes_a_note_close_in_meaning_lets_the_search_s_order_pass_when_t
     assert [r.candidate for r in result.survivors] == [restaurant, recipes]
     far = [replace(c, similarity=0.1) for c in (restaurant, recipes)]
     assert gate(question, far, among_notes=True).survivors == []
+
+
+def test_among_notes_what_answered_a_question_near_this_one_passes_first_even_where_the_budget_ended():
+    """The asker pointed to a note for a question near this one: it comes first among what passes, though search
+    ranked it last (past the budget the first candidates set), and the search's last in the budget makes room."""
+
+    def note(rank: int, name: str) -> Candidate:
+        text = f"{name} " + "offsite venue planning notes for the team " * 20
+        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, 0.6)
+
+    venues, plans, people, lunch, trieste = (note(n, name) for n, name in enumerate(("V", "P", "O", "L", "T")))
+    notes = [venues, plans, people, lunch, trieste]
+    question = "Where should we hold the team offsite?"
+    unlearned = gate(question, notes, among_notes=True, budget_top=3)
+    assert [r.candidate for r in unlearned.survivors] == [venues, plans, people]
+
+    learned = gate(question, notes, among_notes=True, budget_top=3, priors={trieste.chunk: 1.4})
+    assert [r.candidate for r in learned.survivors] == [trieste, venues, plans]
