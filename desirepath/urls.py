@@ -4,10 +4,10 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from apps.accounts import signin
-from apps.chat.admin import feedback_report_urls
 from apps.core.apis import healthz
 from apps.core.metrics import metrics
 from apps.evaluation.pages import learning_urls
+from apps.feedback.admin import feedback_report_urls
 from apps.insights.usage_page import discovery_urls
 
 urlpatterns = [
@@ -31,6 +31,7 @@ urlpatterns = [
     path("api/", include("apps.retrieval.urls")),
     path("api/", include("apps.llm.urls")),
     path("api/", include("apps.chat.urls")),
+    path("api/", include("apps.feedback.urls")),
     path("api/", include("apps.librarian.urls")),
     path("api/", include("apps.graph.urls")),
     path("api/", include("apps.insights.urls")),

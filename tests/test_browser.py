@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.chat.models import Conversation, Feedback, Message, Role
+from apps.chat.models import Conversation, Message, Role
+from apps.feedback.models import Feedback
 from apps.graph.models import WeightChange
 from tests.factories import PASSWORD, api, import_sample, make_note, make_user, make_vault, share
 

@@ -33,7 +33,8 @@ from rest_framework.test import APIClient
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
 from apps.accounts.tokens import token_create, token_revoke
-from apps.chat.models import ContextItem, Conversation, Feedback
+from apps.chat.models import ContextItem, Conversation
+from apps.feedback.models import Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
 from apps.insights.formation import concepts_form

@@ -1,8 +1,8 @@
-"""Conversations, their messages, the context items each answer was given, and feedback on those items.
+"""Conversations, their messages and the context items each answer was given.
 
 A conversation belongs to one person (nobody reads another's conversations); the vaults it read are recorded per
 answer. Context items keep a copy of what was shown and its gate score, so feedback rates exactly what the user
-saw even after the note changes; the graph consumes the feedback later.
+saw even after the note changes (the votes are kept by `apps.feedback`).
 """
 
 from django.conf import settings
@@ -102,52 +102,6 @@ class ContextItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path} ({self.score})"
-
-
-class Signal(models.TextChoices):
-    CONFIRM = "confirm"
-    REJECT = "reject"
-    CORRECT = "correct"
-    NOT_RELEVANT = "not_relevant"
-    NOT_USEFUL = "not_useful"
-    USED = "used"
-    ANSWERS = "answers"  # the asker pointed to a passage that answers the question (shown or not)
-    OPENED = "opened"  # automatic: the asker opened the unit's note from the answer (citation or source)
-    COPIED = "copied"  # automatic: the asker copied answer text that cites the unit
-
-
-# A person's choices on one item exclude each other: the latest replaces the earlier (`services.feedback`).
-CHOICES = ("confirm", "used", "not_relevant", "not_useful", "reject", "correct")
-
-
-class Feedback(models.Model):
-    """A vote on a context item. A withdrawn vote (undone, or replaced by a later choice) is kept, with when and by
-    what, so that the ledger rows that reversed its effect still name it; it no longer counts anywhere."""
-
-    context_item = models.ForeignKey(ContextItem, on_delete=models.CASCADE, related_name="feedback")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    signal = models.CharField(max_length=16, choices=Signal.choices)
-    text = models.TextField(blank=True)  # the correction, for `correct`
-    created_at = models.DateTimeField(auto_now_add=True)
-    withdrawn_at = models.DateTimeField(null=True, blank=True)
-    replaced_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["user", "context_item", "signal"],
-                condition=models.Q(withdrawn_at__isnull=True),
-                name="feedback_one_vote",
-            ),
-            models.UniqueConstraint(
-                fields=["user", "context_item"],
-                condition=models.Q(withdrawn_at__isnull=True, signal__in=CHOICES),
-                name="feedback_one_choice",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.signal} on {self.context_item_id}"
 
 
 class QuestionRhythm(models.Model):

@@ -1,8 +1,7 @@
 from rest_framework import serializers
 
-from apps.chat.models import Fallback, Signal, Status
+from apps.chat.models import Fallback, Status
 from apps.graph.serializers import EdgeOut
-from apps.notes.models import CorrectionStatus
 
 
 class ContextSourceOut(serializers.Serializer):
@@ -14,7 +13,7 @@ class ContextSourceOut(serializers.Serializer):
 
 class ChoiceOut(serializers.Serializer):
     id = serializers.IntegerField(help_text="the vote: DELETE /api/feedback/{id}/ undoes it")
-    signal = serializers.ChoiceField(choices=Signal.choices)
+    signal = serializers.CharField(help_text="one of the choices POST /api/feedback/ takes")
 
 
 class ContextItemOut(serializers.Serializer):
@@ -96,23 +95,6 @@ class ConversationDetailOut(ConversationOut):
 
 class ConversationCancelOut(serializers.Serializer):
     cancelled = serializers.IntegerField(help_text="answers told to skip their deep research")
-
-
-class FeedbackCorrectionOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=CorrectionStatus.choices)
-    successor = serializers.IntegerField(allow_null=True)
-
-
-class FeedbackOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    context_item = serializers.IntegerField()
-    signal = serializers.ChoiceField(choices=Signal.choices)
-    created = serializers.BooleanField(help_text="false when this vote was already recorded")
-    correction = FeedbackCorrectionOut(required=False, help_text="the correction a `correct` vote proposed")
-    replaced = serializers.IntegerField(
-        required=False, help_text="the earlier choice this one replaced (withdrawn, its effect taken back)"
-    )
 
 
 class ExpansionSourceOut(ContextSourceOut):

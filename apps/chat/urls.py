@@ -4,9 +4,6 @@ from apps.chat import apis
 
 urlpatterns = [
     path("chat/", apis.ChatApi.as_view(), name="chat"),
-    path("feedback/", apis.FeedbackApi.as_view(), name="feedback"),
-    path("feedback/<int:vote_id>/", apis.FeedbackUndoApi.as_view(), name="feedback-undo"),
-    path("feedback/answers/", apis.AnswerPickApi.as_view(), name="feedback-answers"),
     path("context-items/<int:item_id>/expand/", apis.ExpandApi.as_view(), name="context-item-expand"),
     path("conversations/", apis.ConversationListApi.as_view(), name="conversation-list"),
     path("conversations/<int:conversation_id>/", apis.ConversationDetailApi.as_view(), name="conversation-detail"),

@@ -20,11 +20,11 @@ from django.contrib.auth.models import User
 
 from apps.chat.models import Conversation, Message, Role, Status
 from apps.chat.services.chat import context_items_store
-from apps.chat.services.feedback import answer_pick, feedback_record
 from apps.evaluation import corpus
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.locomo import Question
 from apps.evaluation.metrics import Item, mean_of, question_scores
+from apps.feedback.services.votes import answer_pick, feedback_record
 from apps.graph.context import context_for
 from apps.graph.explore import explore_around
 from apps.graph.models import Dependency, DependencyKind

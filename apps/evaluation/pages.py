@@ -16,10 +16,10 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from apps.chat.feedback_report import HELPED, HURT, may_see_feedback_report
-from apps.chat.models import Feedback
 from apps.evaluation.models import LearningCurveRun
 from apps.evaluation.replay import curve_svg
+from apps.feedback.models import Feedback
+from apps.feedback.report import HELPED, HURT, may_see_feedback_report
 from apps.graph.models import WeightChange
 
 WEEKS_SHOWN = 12

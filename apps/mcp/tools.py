@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from apps.chat.models import Status
 from apps.chat.services.asking import chat_ask, not_answered
-from apps.chat.services.feedback import correction_of, feedback_record
 from apps.core.auth import token_limits
+from apps.feedback.services.votes import correction_of, feedback_record
 from apps.notes.selectors import note_get
 from apps.notes.serializers import NoteCreateIn
 from apps.notes.services.notes import note_create

@@ -1,5 +1,5 @@
 """The trace of a context unit: the graph path that brought it and how it was walked, so that feedback on the unit
-lands on the path (`apps.graph.feedback`).
+lands on the path (`apps.feedback.learners`).
 
 Built by the walk, the explorer, the constraints and the summary walk; stored as JSON on `ContextItem.trace` and
 in pre-warmed contexts; read back through `Trace.parse`, which takes whatever an old row or bad data holds and

@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "apps.llm",
     "apps.audit",
     "apps.chat",
+    "apps.feedback",
     "apps.librarian",
     "apps.research",
     "apps.graph",

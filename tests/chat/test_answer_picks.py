@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.models import ContextItem, Feedback, Message
+from apps.chat.models import ContextItem, Message
+from apps.feedback.models import Feedback
 from apps.graph.models import QuestionValue, RatedQuestion, WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from apps.chat.models import ContextItem, Feedback, Message
+from apps.chat.models import ContextItem, Message
 from apps.chat.services.chat import WITHHELD
+from apps.feedback.models import Feedback
 from apps.llm.models import ModelUsage
 from apps.vaults.models import Vault
 from apps.vaults.services import vault_unshare

@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from apps.audit.models import AuditEvent
-from apps.chat.models import ContextItem, Conversation, Feedback, Message, Role, Status
+from apps.chat.models import ContextItem, Conversation, Message, Role, Status
+from apps.feedback.models import Feedback
 from apps.graph.models import WeightChange
 from apps.librarian.models import SummaryNode
 from apps.librarian.summaries.write import summarise_conversation

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.models import ContextItem, Feedback
+from apps.chat.models import ContextItem
+from apps.feedback.models import Feedback
 from apps.graph.models import (
     Dependency,
     DoorValue,

@@ -13,8 +13,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from apps.chat.feedback_report import feedback_report_csv, note_feedback_report
-from apps.chat.models import ContextItem, Feedback
+from apps.chat.models import ContextItem
+from apps.feedback.models import Feedback
+from apps.feedback.report import feedback_report_csv, note_feedback_report
 from apps.notes.models import Correction, Note
 from tests.factories import api, make_user, make_vault, share
 

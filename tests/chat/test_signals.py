@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.chat.models import ContextItem
-from apps.chat.services.signals import co_occurrence_learn, later_search_learn
+from apps.feedback.services.signals import co_occurrence_learn, later_search_learn
 from apps.graph.models import WeightChange
 from apps.vaults.services import vault_unshare
 from tests.factories import api, make_user, share

@@ -45,7 +45,7 @@ UNREGISTERED = {
     "chat.Conversation",
     "chat.Message",
     "chat.ContextItem",
-    "chat.Feedback",
+    "feedback.Feedback",
     "notes.Chunk",
     "notes.ChunkVector",
     "auth.Group",
@@ -270,7 +270,7 @@ def test_the_beat_schedule_is_the_project_s_own_and_nothing_runs_from_the_admin(
     every_hour = IntervalSchedule.objects.create(every=1, period=IntervalSchedule.HOURS)
     entry = PeriodicTask.objects.create(name="graph-decay", task="apps.graph.tasks.decay", interval=every_day)
     planted = PeriodicTask.objects.create(
-        name="planted", task="apps.chat.tasks.later_search", interval=every_hour, args="[1, 2]"
+        name="planted", task="apps.feedback.tasks.later_search", interval=every_hour, args="[1, 2]"
     )
     client = Client()
     client.force_login(superuser)
@@ -288,7 +288,7 @@ def test_the_beat_schedule_is_the_project_s_own_and_nothing_runs_from_the_admin(
         {
             "enabled": "",
             "interval": every_hour.pk,
-            "task": "apps.chat.tasks.later_search",
+            "task": "apps.feedback.tasks.later_search",
             "args": "[7]",
             "kwargs": '{"x": 1}',
             "name": "renamed",

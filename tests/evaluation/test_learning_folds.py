@@ -117,7 +117,7 @@ def test_the_replay_command_writes_the_curve_and_its_chart(tmp_path):
 
 @pytest.mark.django_db
 def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
-    from apps.chat.models import Feedback
+    from apps.feedback.models import Feedback
     from tests.chat.test_chat_api import ask
     from tests.factories import api, make_user
 

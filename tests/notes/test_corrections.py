@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.models import ContextItem, Feedback
+from apps.chat.models import ContextItem
+from apps.feedback.models import Feedback
 from apps.notes.models import Chunk, Correction, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.corrections import correction_submit

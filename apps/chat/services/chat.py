@@ -14,20 +14,17 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.utils import timezone
 
-from apps.chat.hooks import exchange_answered
+from apps.chat.hooks import exchange_answered, items_feedback, question_asked
 from apps.chat.metrics import answer_latency_observe, gate_count
-from apps.chat.models import CHOICES, ContextItem, Conversation, Fallback, Feedback, Message, Role, Signal, Status
+from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, resolve
-from apps.chat.tasks import later_search
-from apps.core.queue import queue_after_commit
 from apps.core.validation import validate_text
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
@@ -69,7 +66,7 @@ def chat_start(*, user: User, vault_ids: list[int], text: str, conversation_id: 
             conversation = Conversation.objects.create(owner=user, title=text[:80], vault_ids=sorted(set(vault_ids)))
         searched = list(scope.vault_ids)
         question = Message.objects.create(conversation=conversation, role=Role.USER, text=text, vault_ids=searched)
-        queue_after_commit(later_search, user.pk, text, question.pk, fallback="one automatic signal is lost")
+        question_asked(user_id=user.pk, text=text, message_id=question.pk)
         return Message.objects.create(
             conversation=conversation, role=Role.ASSISTANT, status=Status.PENDING, reply_to=question, vault_ids=searched
         )
@@ -314,8 +311,8 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.gate_model, message.gate_threshold = result.model, result.threshold
     items = _store_context(message, result)
     writer.cited = citations(items)
-    prefetch_related_objects(items, "feedback")
-    yield Event("context", {"items": [item_payload(i) for i in items], "threshold": result.threshold})
+    said = feedback_of(items)
+    yield Event("context", {"items": [item_payload(i, said) for i in items], "threshold": result.threshold})
     yield Event("status", {"text": "Writing the answer…"})
     message.answer_model = writer.model
     if any(i.survived and not i.speculative for i in items):
@@ -396,13 +393,21 @@ def _finish(message: Message) -> Event:
     return Event("done", message_payload(message))
 
 
-PICKED = "picked"  # the provenance of a unit the asker pointed to after the answer (`services.feedback`)
+PICKED = "picked"  # the provenance of a unit the asker pointed to after the answer (`apps.feedback`)
 WITHHELD = "(This answer read a vault you can no longer read, so it is no longer shown.)"
 
 
-def item_payload(item: ContextItem) -> dict[str, Any]:
-    current = [vote for vote in item.feedback.all() if vote.withdrawn_at is None]
-    choice = next((vote for vote in current if vote.signal in CHOICES), None)
+def feedback_of(items: list[ContextItem]) -> dict[int, dict[str, Any]]:
+    """item → what its asker said of it, from the room that keeps the votes (`hooks.items_feedback`)."""
+    said: dict[int, dict[str, Any]] = {}
+    for answered in items_feedback(items=items):
+        for item_id, keys in answered.items():
+            said.setdefault(item_id, {}).update(keys)
+    return said
+
+
+def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    mine = said.get(item.pk, {})
     return {
         "id": item.pk,
         "text": item.text,
@@ -417,13 +422,9 @@ def item_payload(item: ContextItem) -> dict[str, Any]:
         "survived": item.survived,
         "citation": item.citation,
         # Only the conversation's owner rates its items, so every vote on it is theirs: shown pressed on reload.
-        "signals": sorted({vote.signal for vote in current}),
-        "choice": {"id": choice.pk, "signal": choice.signal} if choice else None,
+        "signals": mine.get("signals", []),
+        "choice": mine.get("choice"),
     }
-
-
-def _picked(vote: Feedback) -> bool:
-    return vote.signal == Signal.ANSWERS and vote.withdrawn_at is None
 
 
 def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
@@ -434,7 +435,8 @@ def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
     """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
     read is left out, and an answer that read such a vault is withheld: it may quote or name them."""
-    items = [i for i in message.context.prefetch_related("feedback") if readable is None or i.vault_id in readable]
+    items = [i for i in message.context.all() if readable is None or i.vault_id in readable]
+    said = feedback_of(items)
     text = message.text
     if readable is not None and not set(message.vault_ids) <= readable:
         text = WITHHELD
@@ -449,9 +451,9 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "significance": message.significance,
         "notices": message.notices,
         "status": message.status,
-        "context": [item_payload(i) for i in items if i.survived],
-        "candidates": [item_payload(i) for i in items if i.provenance != PICKED],
-        "picked": [item_payload(i) for i in items if any(_picked(v) for v in i.feedback.all())],
+        "context": [item_payload(i, said) for i in items if i.survived],
+        "candidates": [item_payload(i, said) for i in items if i.provenance != PICKED],
+        "picked": [item_payload(i, said) for i in items if said.get(i.pk, {}).get("picked")],
         "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
         "research": message.research
         or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},

@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from apps.chat.models import Feedback, Signal
+from apps.feedback.models import Feedback, Signal
 from apps.notes.models import Correction, CorrectionStatus, Note
 
 TREND_WINDOW = timedelta(days=30)

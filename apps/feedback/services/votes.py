@@ -19,14 +19,15 @@ from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 
-from apps.chat.models import CHOICES, ContextItem, Feedback, Message, Role, Signal, Status
+from apps.chat.models import ContextItem, Message, Role, Status
 from apps.chat.prewarm import question_rhythm_record
 from apps.chat.services.chat import PICKED
-from apps.chat.services.signals import automatic_learn
-from apps.chat.tasks import co_occurrence
 from apps.core.queue import queue_after_commit
+from apps.feedback.learners import Vote, paths_learn, paths_unlearn
+from apps.feedback.models import CHOICES, Feedback, Signal
+from apps.feedback.services.signals import automatic_learn
+from apps.feedback.tasks import co_occurrence
 from apps.graph.context import question_trace
-from apps.graph.feedback import Vote, paths_learn, paths_unlearn
 from apps.notes.models import Chunk, Correction, CorrectionStatus, Tier
 from apps.notes.services.corrections import correction_submit, correction_withdraw
 from apps.retrieval.trace import Trace

@@ -11,7 +11,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from apps.chat.feedback_report import (
+from apps.feedback.report import (
     TREND_WINDOW,
     feedback_report_csv,
     may_see_feedback_report,

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from apps.chat.models import ContextItem
 from apps.core.text import STOP
-from apps.graph.feedback import Vote, paths_learn
+from apps.feedback.learners import Vote, paths_learn
 from apps.graph.learning import AUTOMATIC, DELIBERATE
 from apps.retrieval.trace import Trace
 from apps.vaults.permissions import vault_ids_for
