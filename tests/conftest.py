@@ -14,6 +14,7 @@ from django.core.management.commands import flush
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from desirepath import embedded
+from tests.browser import page  # noqa: F401 (the Chromium fixture, for every test module)
 from tests.factories import import_sample, make_user, make_vault
 from tests.scripted_openai import Script, scripted_server
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,9 @@ import pytest
 from apps.chat.models import Conversation, Message, Role
 from apps.feedback.models import Feedback
 from apps.graph.models import WeightChange
+from tests.browser import ARTIFACTS
 from tests.factories import PASSWORD, api, import_sample, make_note, make_user, make_vault, share
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SIZES = ((1366, 900), (390, 844))
 SEVERE = ("serious", "critical")
 
@@ -53,35 +51,6 @@ def _accessible_in_both_themes(page, name: str, sizes=SIZES) -> None:  # type: i
     page.emulate_media(color_scheme="light")
     page.set_viewport_size(before)
     assert not any(found.values()), (name, {where: problems for where, problems in found.items() if problems})
-
-
-@pytest.fixture
-def page() -> Iterator[object]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        page = browser.new_page()
-        # Every page must work under its Content-Security-Policy: a blocked script or style fails the test.
-        blocked: list[str] = []
-        page.on(
-            "console",
-            lambda message: blocked.append(message.text) if "Content Security Policy" in message.text else None,
-        )
-        yield page
-        browser.close()
-        assert not blocked, blocked
 
 
 @pytest.mark.browser

@@ -20,7 +20,7 @@ from apps.vaults.models import Vault
 from tests.factories import PASSWORD, make_team, make_user
 from tests.scripted_oidc import Provider, scripted_provider
 from tests.servers import free_port
-from tests.test_browser import _accessible_in_both_themes, page  # noqa: F401 (the Chromium fixture)
+from tests.test_browser import _accessible_in_both_themes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,7 +99,7 @@ def test_first_sign_in_makes_the_account_and_the_next_finds_it_by_subject(live_s
 
 
 @pytest.mark.browser
-def test_in_chromium_the_button_takes_a_person_through_the_provider(live_server, idp, page):  # noqa: F811
+def test_in_chromium_the_button_takes_a_person_through_the_provider(live_server, idp, page):
     idp.sign_in_as("subject-ada", email="ada@example.org", email_verified=True, preferred_username="ada")
 
     page.goto(f"{live_server.url}/tokens/")

@@ -3,38 +3,14 @@ up) and accepts a distant pair, whose blend appears once the worker wrote it."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 
 from apps.insights.models import Blend
 from apps.insights.tasks import blend_write_task, insights_daily
+from tests.browser import ARTIFACTS
 from tests.factories import make_user, share
 from tests.insights.discovery_world import baking_and_deploys
-from tests.test_browser import ARTIFACTS, CHROMIUM, _accessible_in_both_themes, _log_in
-
-
-@pytest.fixture
-def page() -> Iterator[object]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        page = browser.new_page()
-        # The page must work under its Content-Security-Policy: a blocked script or style fails the test.
-        blocked: list[str] = []
-        page.on(
-            "console",
-            lambda message: blocked.append(message.text) if "Content Security Policy" in message.text else None,
-        )
-        yield page
-        browser.close()
-        assert not blocked, blocked
+from tests.test_browser import _accessible_in_both_themes, _log_in
 
 
 def _ids(page, kind: str) -> list[str]:  # type: ignore[no-untyped-def]
