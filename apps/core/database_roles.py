@@ -41,11 +41,10 @@ class RoleMissing(RuntimeError):
     """The application's role does not exist and the owner may not create it."""
 
 
-def application_role_ensure(using: str) -> bool:
-    """Create the application's role (login, with the `default` connection's password, no other power) when the
-    owner may and it is missing: the first `migrate` of a deployment sets it up. Returns whether it was created."""
+def application_role_ensure(using: str, *, role: str, password: str) -> bool:
+    """Create the application's role `role` (login with `password`, no other power) when the owner connected as
+    `using` may and it is missing: the first `migrate` of a deployment sets it up. Returns whether it was created."""
     owner_connection = connections[using]
-    role = application_role()
     if not role or role == owner_connection.settings_dict["USER"]:
         return False
     with owner_connection.cursor() as cursor:
@@ -55,7 +54,6 @@ def application_role_ensure(using: str) -> bool:
         cursor.execute("SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user")
         if not cursor.fetchone()[0]:
             raise RoleMissing(f"the application's database role {role} does not exist: create it (docs/operations.md)")
-        password = str(connections["default"].settings_dict.get("PASSWORD") or "")
         cursor.execute(
             sql.SQL("CREATE ROLE {} LOGIN {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS").format(
                 sql.Identifier(role),

@@ -1,7 +1,8 @@
 """The discovery simulation (`manage.py evaluate discovery`): a footstep log replayed day by day over a vault, each
-day running what the daily beat task runs (detection, screening, formation, within per-day budgets), and the
-figures the design is judged by: candidates per day, screening's drop rate, formation calls, concepts formed,
-accepted suggestions and model calls per accepted suggestion.
+day running what the daily beat tasks run (detection, screening, formation; collision verdicts and the insight
+cards, within per-day budgets), and the figures the design is judged by: candidates per day, screening's drop rate,
+formation calls, concepts formed, cards shown, accepted suggestions and model calls per accepted suggestion (every
+discovery call counted, the cards' included).
 
 A log is JSON Lines. An optional first line `{"emerging": [paths]}` names the notes that truly became a topic of
 their own in the period; every other line is one footstep: `{"day": 3, "note": "path.md", "question": "q17"}` (the
@@ -9,7 +10,8 @@ note was pulled into the answer to question q17 on day 3) or `{"day": 3, "note":
 (a link to it was made). `scripted_log` writes one for any folder; `footstep_log` exports a vault's real footsteps.
 
 Acceptance policy (no person answers in a replay): a formed concept is accepted when its hub is a note the log names
-as emerging, once per such note; any other concept counts as formed and not accepted."""
+as emerging, once per such note; any other concept counts as formed and not accepted; no card is accepted (a card
+accepted is a person's judgement the log does not hold), so the cards' calls only add to the cost."""
 
 from __future__ import annotations
 
@@ -25,9 +27,11 @@ from django.db.models import Count
 from django.utils import timezone
 
 from apps.insights.budgets import PURPOSES
+from apps.insights.cards import SHOWN, cards_build, cards_write
+from apps.insights.collisions import collisions_judge
 from apps.insights.footsteps import novelty_detect
 from apps.insights.formation import concepts_form
-from apps.insights.models import Concept, Footstep, FootstepOrigin, Screening, ScreeningOutcome
+from apps.insights.models import Card, CardKind, Concept, Footstep, FootstepOrigin, Screening, ScreeningOutcome
 from apps.insights.screening import candidates_screen
 from apps.llm.models import ModelUsage
 from apps.notes.models import Note
@@ -148,13 +152,17 @@ def replay(
             ignore_conflicts=True,
         )
         # The budgets count the calls of the day the replay runs in: each simulated day is given its own allowance.
-        vault.chat_settings = {**vault.chat_settings, "discovery_budgets": {t: used[t] + budgets[t] for t in used}}
+        vault.chat_settings = {**vault.chat_settings, "discovery_budgets": {t: used[t] + budgets[t] for t in budgets}}
         vault.save(update_fields=["chat_settings"])
         if day < warmup:
             continue
         candidates = novelty_detect(vault_id=vault.pk, now=end)
         screened = candidates_screen(vault_id=vault.pk)
         formed = concepts_form(vault_id=vault.pk)
+        # The insights the same daily run prepares: collision verdicts, the four lists ranked and narrated.
+        collisions_judge(vault_id=vault.pk)
+        cards_build(vault_id=vault.pk, now=end)
+        cards_write(vault_id=vault.pk, now=end)
         calls = _calls(vault.pk)
         days.append(
             {
@@ -165,6 +173,9 @@ def replay(
                 "screening_calls": calls["screening"] - used["screening"],
                 "formation_calls": calls["formation"] - used["formation"],
                 "formed": len(formed),
+                "collision_calls": calls["collisions"] - used["collisions"],
+                "card_calls": calls["cards"] - used["cards"],
+                "cards_shown": _cards_shown(vault.pk),
             }
         )
         used = calls
@@ -183,6 +194,12 @@ def _footstep(vault: Vault, notes: dict[str, int], step: Step, at: datetime) -> 
         )
     source = notes[str(step.from_note)]
     return Footstep(vault=vault, note_id=notes[step.note], at=at, origin=FootstepOrigin.LINK, from_note_id=source)
+
+
+def _cards_shown(vault_id: int) -> int:
+    """The cards the insights page shows today: the narrated ones, at most its top few per list."""
+    ready = Card.objects.filter(vault_id=vault_id, active=True).exclude(narrative="")
+    return sum(min(ready.filter(kind=kind).count(), SHOWN) for kind in CardKind.values)
 
 
 def _calls(vault_id: int) -> dict[str, int]:
@@ -217,6 +234,9 @@ def _figures(vault: Vault, days: list[dict[str, Any]], emerging: set[str], notes
         "screening_calls": calls["screening"],
         "formation_calls": calls["formation"],
         "formed": len(concepts),
+        "collision_calls": calls["collisions"],
+        "card_calls": calls["cards"],
+        "cards_shown": days[-1]["cards_shown"] if days else 0,
         "accepted": len(accepted),
         "emerging": len(wanted),
         "concepts": [

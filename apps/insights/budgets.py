@@ -13,13 +13,19 @@ from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from apps.insights.models import Concept, ConceptStatus
+from apps.insights.models import CardAnswer, CardSignal, Concept, ConceptStatus
 from apps.llm.models import ModelUsage
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
-PURPOSES = {"screening": "discovery screening", "formation": "discovery formation"}
-SLOTS = {"screening": "scoring", "formation": "reasoning"}
+PURPOSES = {
+    "screening": "discovery screening",
+    "formation": "discovery formation",
+    "collisions": "collision verdicts",
+    "cards": "insight cards",
+    "blends": "collision blend",  # asked for by a person accepting a collision: counted, never held back
+}
+SLOTS = {"screening": "scoring", "formation": "reasoning", "collisions": "scoring", "cards": "reasoning"}
 
 
 def daily_budget(vault: Vault, tier: str) -> int:
@@ -53,7 +59,8 @@ class UsageReport:
 
 
 def usage_report(*, vault_ids: list[int] | None = None, since: date | None = None) -> UsageReport:
-    """Discovery's model calls per tier per day and vault, and the calls spent per accepted concept (staff)."""
+    """Discovery's model calls per tier per day and vault, and the calls spent per accepted suggestion (a concept or
+    an insight card a person accepted) (staff)."""
     rows = ModelUsage.objects.filter(purpose__in=PURPOSES.values())
     concepts = Concept.objects.all()
     if vault_ids is not None:
@@ -67,13 +74,15 @@ def usage_report(*, vault_ids: list[int] | None = None, since: date | None = Non
         .annotate(**{tier: Count("id", filter=Q(purpose=purpose)) for tier, purpose in PURPOSES.items()})
         .order_by("-day", "vault_id")
     )
-    days = [
-        {"day": r["day"], "vault": r["vault_id"], "screening": r["screening"], "formation": r["formation"]}
-        for r in per_day
-    ]
+    days = [{"day": r["day"], "vault": r["vault_id"], **{tier: r[tier] for tier in PURPOSES}} for r in per_day]
+    cards = CardAnswer.objects.filter(signal=CardSignal.ACCEPT)
+    if vault_ids is not None:
+        cards = cards.filter(card__vault_id__in=vault_ids)
+    if since is not None:
+        cards = cards.filter(created_at__gte=start)
     return UsageReport(
         days=days,
         calls=rows.count(),
-        accepted=concepts.filter(status=ConceptStatus.ACCEPTED).count(),
+        accepted=concepts.filter(status=ConceptStatus.ACCEPTED).count() + cards.values("card").distinct().count(),
         formed=concepts.count(),
     )

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from apps.insights.budgets import calls_left
 from apps.insights.collisions import collisions_current
 from apps.insights.discover import terms_of
 from apps.insights.models import Card, CardKind
@@ -257,12 +258,15 @@ def cards_write(*, vault_id: int, budget: int = NARRATIVES_PER_RUN, now: datetim
     """Narrate up to `budget` of the vault's active cards that have no narrative yet (the best ranked first), in
     one reasoning call; how many were written."""
     now = now or timezone.now()
+    vault = Vault.objects.get(pk=vault_id)
+    if not calls_left(vault, "cards"):  # past the day's calls: the next run narrates them
+        return 0
     todo = list(Card.objects.filter(vault_id=vault_id, active=True, narrative="").order_by("kind", "-score", "id"))
     todo = sorted(todo, key=lambda c: _rank_in_list(c, todo))[: max(budget, 0)]
     if not todo:
         return 0
     templates = {c.pk: c.draft or c.why for c in todo}
-    model = parse(Vault.objects.get(pk=vault_id).chat_settings).model_for("reasoning")
+    model = parse(vault.chat_settings).model_for("reasoning")
     reply = complete_json(
         slot="reasoning",
         purpose="insight cards",

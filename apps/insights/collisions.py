@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from apps.insights.budgets import calls_left
 from apps.insights.discover import terms_of
 from apps.insights.models import Collision
 from apps.llm.embeddings import current_model
@@ -207,13 +208,13 @@ def _parsed(data: dict[str, Any] | None, count: int) -> dict[int, tuple[bool, st
 def collisions_judge(*, vault_id: int, budget: int = DAILY_PAIRS) -> list[Collision]:
     """Judge up to `budget` of the vault's candidate pairs that have no standing verdict, in one scoring call;
     the verdicts written."""
-    if budget <= 0:
+    vault = Vault.objects.get(pk=vault_id)
+    if budget <= 0 or not calls_left(vault, "collisions"):  # past the day's calls: tomorrow's run asks
         return []
     standing = set(collisions_current(vault_id).values_list("note_a_id", "note_b_id"))
     todo = [c for c in collision_candidates(vault_id) if (c.a.note_id, c.b.note_id) not in standing][:budget]
     if not todo:
         return []
-    vault = Vault.objects.get(pk=vault_id)
     model = parse(vault.chat_settings).model_for("scoring")
     local = {i: model_free_verdict(c) for i, c in enumerate(todo, 1)}
     reply = complete_json(

@@ -82,8 +82,11 @@ class ConceptApi(APIView):
 class UsageDayOut(serializers.Serializer):
     day = serializers.DateField()
     vault = serializers.IntegerField()
-    screening = serializers.IntegerField(help_text="scoring-slot calls")
-    formation = serializers.IntegerField(help_text="reasoning-slot calls")
+    screening = serializers.IntegerField(help_text="screening calls (scoring slot)")
+    formation = serializers.IntegerField(help_text="formation calls (reasoning slot)")
+    collisions = serializers.IntegerField(help_text="collision verdict calls (scoring slot)")
+    cards = serializers.IntegerField(help_text="insight card narrative calls (reasoning slot)")
+    blends = serializers.IntegerField(help_text="blend calls (reasoning slot), each asked for by a person")
 
 
 class DiscoveryUsageOut(serializers.Serializer):
@@ -99,7 +102,7 @@ class DiscoveryUsageApi(APIView):
 
     @extend_schema(
         responses={200: DiscoveryUsageOut, **errors(403)},
-        summary="Discovery's model calls per tier per day and vault, and calls per accepted concept (staff)",
+        summary="Discovery's model calls per tier per day and vault, and calls per accepted suggestion (staff)",
     )
     def get(self, request: Request) -> Response:
         report = usage_report()

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 FALLBACKS = ("explicit", "silent", "refuse")  # from least to most reserved
 SWITCHES = ("discovery", "deep_research", "librarian")
 SLOTS = ("chat", "reasoning", "scoring")
-DISCOVERY_TIERS = ("screening", "formation")  # the tiers of discovery that call a model
+DISCOVERY_TIERS = ("screening", "formation", "collisions", "cards")  # the tiers of discovery that call a model
 
 
 @dataclass(frozen=True)

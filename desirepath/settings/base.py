@@ -65,7 +65,8 @@ DB_NAME = os.environ.get("DESIREPATH_DB_NAME", "desirepath")
 # (docs/operations.md). Without DATABASE_OWNER_URL both are the same role, and PostgreSQL cannot hold the
 # application to what its role may do.
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "") or DATABASE_URL
-DATABASE_APPLICATION_ROLE = ""  # the `default` connection's role; the embedded servers name theirs
+# The role the application connects as (`migrate` connects `default` as the owner for its run, so it is named here)
+DATABASE_APPLICATION_ROLE = str(database_from_url(DATABASE_URL)["USER"]) if DATABASE_URL else ""
 DATABASES = (
     {
         "default": database_settings(database_from_url(DATABASE_URL)),
@@ -307,7 +308,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MessageStatusEnum": "apps.chat.models.Status",
         "AnswerFallbackEnum": "apps.chat.models.Fallback",
-        "FeedbackSignalEnum": "apps.chat.models.Signal",
+        "FeedbackSignalEnum": "apps.feedback.models.Signal",
         "CorrectionStatusEnum": "apps.notes.models.CorrectionStatus",
         "PrincipleStatusEnum": "apps.insights.models.PrincipleStatus",
         "PrincipleSignalEnum": "apps.insights.services.SIGNALS",
@@ -360,6 +361,8 @@ LIBRARIAN_REENRICH_BUDGET = int(os.environ.get("DESIREPATH_REENRICH_BUDGET", "50
 DISCOVERY_DAILY_CALLS = {
     "screening": int(os.environ.get("DESIREPATH_DISCOVERY_SCREENING_CALLS", "2")),
     "formation": int(os.environ.get("DESIREPATH_DISCOVERY_FORMATION_CALLS", "5")),
+    "collisions": int(os.environ.get("DESIREPATH_DISCOVERY_COLLISION_CALLS", "1")),
+    "cards": int(os.environ.get("DESIREPATH_DISCOVERY_CARD_CALLS", "1")),
 }
 
 # Embeddings: one deployment-wide model; the vector column's dimension follows it.

@@ -76,7 +76,11 @@ def test_a_replayed_log_reports_each_tier_and_the_calls_per_accepted_suggestion(
     screening_days = sum(1 for d in report["per_day"] if d["candidates"])
     assert report["screening_calls"] == screening_days  # one call per day with candidates
     assert report["formation_calls"] == report["formed"]  # one call per survivor
-    assert report["calls"] == report["screening_calls"] + report["formation_calls"]
+    # The day's insight cards are prepared too, within their budgets (one narrative call a day at most), and cost.
+    assert report["cards_shown"] >= 1 and 1 <= report["card_calls"] <= report["days"]
+    assert all(d["card_calls"] <= 1 and d["collision_calls"] <= 1 for d in report["per_day"])
+    tiers = ("screening_calls", "formation_calls", "collision_calls", "card_calls")
+    assert report["calls"] == sum(report[tier] for tier in tiers)
     assert report["calls_per_accepted"] == report["calls"]
     assert "per accepted suggestion" in stdout.getvalue()
     assert not Vault.objects.filter(name="discovery replay").exists()  # the replay's vault is torn down

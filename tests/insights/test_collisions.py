@@ -93,6 +93,16 @@ def test_one_batched_scoring_call_within_the_budget_and_a_garbled_verdict_falls_
     assert all(c.model == LOCAL_JUDGE for c in following)
 
 
+def test_the_days_collision_calls_hold_back_a_further_run(llm_server, vault):
+    baking_and_deploys(vault)
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"discovery_budgets": {"collisions": 1}})
+
+    assert len(collisions_judge(vault_id=vault.pk, budget=2)) == 2
+    assert collisions_judge(vault_id=vault.pk, budget=2) == []  # the day's one call is spent: tomorrow's run asks
+
+    assert len(llm_server.requests) == 1 and ModelUsage.objects.filter(purpose="collision verdicts").count() == 1
+
+
 def test_with_discovery_off_nothing_is_judged_or_written(vault):
     baking_and_deploys(vault)
     Vault.objects.filter(pk=vault.pk).update(chat_settings={"discovery": False})

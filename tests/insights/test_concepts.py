@@ -249,7 +249,17 @@ def test_budgets_hold_each_tier_and_the_report_counts_calls_per_accepted_suggest
     staff = make_user(staff=True)
     report = api(staff).get("/api/discovery/usage/").json()
     mine = [d for d in report["days"] if d["vault"] == vault.pk]
-    assert mine == [{"day": str(timezone.localdate()), "vault": vault.pk, "screening": 1, "formation": 1}]
+    assert mine == [
+        {
+            "day": str(timezone.localdate()),
+            "vault": vault.pk,
+            "screening": 1,
+            "formation": 1,
+            "collisions": 0,
+            "cards": 0,
+            "blends": 0,
+        }
+    ]
     assert report["accepted"] >= 1 and report["calls_per_accepted"] == round(report["calls"] / report["accepted"], 2)
     browser = Client()
     browser.force_login(staff)

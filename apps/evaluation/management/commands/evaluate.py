@@ -378,6 +378,8 @@ def _discovery_lines(report: dict[str, Any]) -> str:
             f"screening: {report['screening_calls']} calls, {report['screened']} screened, dropped {dropped} "
             f"(drop rate {report['drop_rate']})",
             f"formation: {report['formation_calls']} calls, {report['formed']} concepts formed",
+            f"insights: {report['collision_calls']} collision verdict calls, {report['card_calls']} card narrative "
+            f"calls, {report['cards_shown']} cards shown on the last day (none accepted by the policy)",
             f"accepted: {report['accepted']} of {report['emerging']} emerging topics; {report['calls']} calls, "
             f"{report['calls_per_accepted']} per accepted suggestion",
         ]
