@@ -13,6 +13,7 @@ from django.http import Http404
 from apps.core.auth import Requester
 from apps.insights.cards import SHOWN
 from apps.insights.models import Blend, Card, CardAnswer, CardKind
+from apps.insights.selectors import readable_vaults
 from apps.vaults.permissions import vaults_for
 
 TITLES: dict[str, str] = {
@@ -32,16 +33,12 @@ class Insights:
     blends: list[Blend]
 
 
-def _readable(user: Requester) -> QuerySet[Any]:
-    return vaults_for(user, "read").values("id")
-
-
 def cards_for(*, user: Requester, vault_id: int) -> QuerySet[Card]:
     """The vault's ready cards the requester has not answered for their current evidence, best first."""
     mine = CardAnswer.objects.filter(user_id=user.pk or 0)
     answered = mine.filter(card=OuterRef("pk"), evidence_hash=OuterRef("evidence_hash"))
     return (
-        Card.objects.filter(vault_id=vault_id, vault_id__in=_readable(user), active=True)
+        Card.objects.filter(vault_id=vault_id, vault_id__in=readable_vaults(user), active=True)
         .exclude(narrative="")
         .exclude(Exists(answered))
         .order_by("-score", "id")
@@ -53,8 +50,8 @@ def insights_get(*, user: Requester, vault_id: int) -> Insights:
         raise Http404("No vault matches the given query.")
     ready = cards_for(user=user, vault_id=vault_id)
     lists = {kind: list(ready.filter(kind=kind)[:SHOWN]) for kind in CardKind.values}
-    scope = Card.objects.filter(vault_id=vault_id, vault_id__in=_readable(user))
-    blends = Blend.objects.filter(vault_id=vault_id, vault_id__in=_readable(user), user_id=user.pk or 0)
+    scope = Card.objects.filter(vault_id=vault_id, vault_id__in=readable_vaults(user))
+    blends = Blend.objects.filter(vault_id=vault_id, vault_id__in=readable_vaults(user), user_id=user.pk or 0)
     return Insights(
         vault_id=vault_id,
         lists=lists,
@@ -66,7 +63,7 @@ def insights_get(*, user: Requester, vault_id: int) -> Insights:
 
 def card_get(*, user: Requester, card_id: object) -> Card:
     try:
-        return Card.objects.select_related("collision").get(pk=int(str(card_id)), vault_id__in=_readable(user))
+        return Card.objects.select_related("collision").get(pk=int(str(card_id)), vault_id__in=readable_vaults(user))
     except (Card.DoesNotExist, ValueError) as exc:
         raise Http404("No card matches the given query.") from exc
 

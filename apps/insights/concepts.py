@@ -15,22 +15,19 @@ from rest_framework.exceptions import ValidationError
 from apps.audit.services import audit_record
 from apps.core.auth import Requester
 from apps.insights.models import Concept, ConceptMember, ConceptStatus
+from apps.insights.selectors import readable_vaults
 from apps.vaults.permissions import user_may, vaults_for
 
 VERDICTS = {"accept": ConceptStatus.ACCEPTED, "dismiss": ConceptStatus.DISMISSED}
-
-
-def _readable(user: Requester) -> QuerySet[Any]:
-    return vaults_for(user, "read").values("id")
 
 
 def concept_list(*, user: Requester, vault_id: int) -> QuerySet[Concept]:
     """The vault's concepts, newest first, with their member notes (404 for a vault the user cannot read)."""
     if not vaults_for(user, "read").filter(pk=vault_id).exists():
         raise Http404("No vault matches the given query.")
-    members = ConceptMember.objects.filter(vault_id__in=_readable(user)).select_related("note").order_by("id")
+    members = ConceptMember.objects.filter(vault_id__in=readable_vaults(user)).select_related("note").order_by("id")
     return (
-        Concept.objects.filter(vault_id=vault_id, vault_id__in=_readable(user))
+        Concept.objects.filter(vault_id=vault_id, vault_id__in=readable_vaults(user))
         .select_related("hub")
         .prefetch_related(Prefetch("memberships", queryset=members))
     )
@@ -38,7 +35,7 @@ def concept_list(*, user: Requester, vault_id: int) -> QuerySet[Concept]:
 
 def concept_get(*, user: Requester, concept_id: object) -> Concept:
     try:
-        return Concept.objects.select_related("vault").get(pk=int(str(concept_id)), vault_id__in=_readable(user))
+        return Concept.objects.select_related("vault").get(pk=int(str(concept_id)), vault_id__in=readable_vaults(user))
     except (Concept.DoesNotExist, ValueError) as exc:
         raise Http404("No concept matches the given query.") from exc
 

@@ -14,16 +14,17 @@ from apps.insights.models import Evidence, Notification, Principle
 from apps.vaults.permissions import vaults_for
 
 
-def _readable(user: Requester) -> QuerySet[Any]:
+def readable_vaults(user: Requester) -> QuerySet[Any]:
+    """The ids of the vaults `user` reads, as a subquery every insights read filters on."""
     return vaults_for(user, "read").values("id")
 
 
 def principle_list(*, user: Requester, vault_id: int) -> QuerySet[Principle]:
     if not vaults_for(user, "read").filter(pk=vault_id).exists():
         raise Http404("No vault matches the given query.")
-    evidence = Evidence.objects.filter(vault_id__in=_readable(user)).select_related("note")
+    evidence = Evidence.objects.filter(vault_id__in=readable_vaults(user)).select_related("note")
     return (
-        Principle.objects.filter(vault_id=vault_id, vault_id__in=_readable(user))
+        Principle.objects.filter(vault_id=vault_id, vault_id__in=readable_vaults(user))
         .select_related("entity")
         .prefetch_related(Prefetch("evidence", queryset=evidence))
     )
@@ -32,14 +33,14 @@ def principle_list(*, user: Requester, vault_id: int) -> QuerySet[Principle]:
 def principle_get(*, user: Requester, principle_id: object) -> Principle:
     try:
         return Principle.objects.select_related("vault", "entity").get(
-            pk=int(str(principle_id)), vault_id__in=_readable(user)
+            pk=int(str(principle_id)), vault_id__in=readable_vaults(user)
         )
     except (Principle.DoesNotExist, ValueError) as exc:
         raise Http404("No principle matches the given query.") from exc
 
 
 def notification_list(*, user: User, unread_only: bool = False) -> QuerySet[Notification]:
-    rows = Notification.objects.filter(user=user, vault_id__in=_readable(user)).select_related("vault")
+    rows = Notification.objects.filter(user=user, vault_id__in=readable_vaults(user)).select_related("vault")
     return rows.filter(read_at__isnull=True) if unread_only else rows
 
 
