@@ -3,6 +3,8 @@ import importlib
 import os
 import sys
 
+REQUEST_SERVERS = {"runserver"}
+
 if __name__ == "__main__":
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
     from django.core.exceptions import ImproperlyConfigured
@@ -19,6 +21,11 @@ if __name__ == "__main__":
         started = f"; started {' and '.join(sorted(embedded.STARTED))} for this command" if embedded.STARTED else ""
         name = chosen.DATABASES["default"]["NAME"]
         print(f"Data directory {chosen.DATA_DIR}, database {name}{started}", file=sys.stderr)
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command not in REQUEST_SERVERS:  # an operator's command reads as the system; a server binds each request
+        from apps.core import row_security
+
+        row_security.process_default_set(row_security.system(f"manage.py {command}"))
     try:
         execute_from_command_line(sys.argv)
     finally:

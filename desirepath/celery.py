@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import heartbeat_sent, setup_logging, worker_shutdown
+from celery.signals import heartbeat_sent, setup_logging, task_postrun, task_prerun, worker_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
@@ -44,3 +44,19 @@ def _heartbeat_removed(sender: Any, **_: Any) -> None:
 
     with contextlib.suppress(Exception):
         heartbeat_remove(worker=sender.hostname, queues=_consumed_queues())
+
+
+@task_prerun.connect
+def _task_reads_as_the_system(sender: Any, **_: Any) -> None:
+    """A task has no request, so no requester binding: it reads under a system binding that names it, and its own
+    statements keep to the scope it was given."""
+    from apps.core import row_security
+
+    row_security.bind(row_security.system(f"task {sender.name}"))
+
+
+@task_postrun.connect
+def _task_unbound(**_: Any) -> None:
+    from apps.core import row_security
+
+    row_security.bind(None)

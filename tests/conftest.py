@@ -44,6 +44,17 @@ _original_flush = flush.Command.handle
 flush.Command.handle = _flush_as_the_owner
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _tests_arrange_as_the_system() -> Iterator[None]:
+    """A test arranges and checks data as an operator would: outside a request or a task it reads under a system
+    binding. Requests made through the test client, live servers and workers bind their own."""
+    from apps.core import row_security
+
+    row_security.process_default_set(row_security.system("the tests arrange and check data"))
+    yield
+    row_security.process_default_set(None)
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """The test database is created and migrated by the owner role, as `migrate` does outside tests."""

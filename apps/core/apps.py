@@ -7,6 +7,9 @@ class CoreConfig(AppConfig):
     label = "core"
 
     def ready(self) -> None:
+        from apps.core import row_security
         from apps.core.database_roles import grant_after_migrate
+
+        row_security.install()
 
         post_migrate.connect(grant_after_migrate, dispatch_uid="core.grant_after_migrate")

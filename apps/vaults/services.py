@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
+from apps.core import row_security
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
 from apps.vaults.chat_settings import ChatSettings, parse
@@ -38,6 +39,7 @@ def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
     """Create a vault; its creator becomes its manager."""
     name = _vault_name(name)
     vault = Vault.objects.create(name=name[:200], owner=owner, is_personal=is_personal)
+    row_security.admit(vault.pk)  # its maker reads it from this statement on, in the request that made it
     _grant(owner, vault, VaultRole.MANAGER)
     audit_record(
         actor=owner,

@@ -1,0 +1,190 @@
+"""The second wall: which vaults' rows PostgreSQL shows the application's connection, whatever its SQL says.
+
+Every table that carries a `vault_id` has row-level security (the `vaults` migration `row_level_security`): its
+policies read two settings of the connection, `desirepath.vaults` (the vault ids a request may read, or `*`) and
+`desirepath.system` (why a job without a requester reads, or empty), and show nothing when neither is set. The
+application never sets them by hand: code says *who* it reads for by binding a `RowScope` for the length of a
+request, a task or a block (`bound`), and a hook on every statement of the `default` connection makes the
+connection's settings match the binding before the statement runs, once per change.
+
+A request is bound to its requester's readable vaults (`apps.vaults.middleware`), a Celery task and a management
+command to the system with their names as the reason; a process with no binding at all (a web worker between
+requests) reads nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.signals import connection_created
+
+ALL_VAULTS = "*"
+VAULTS_SETTING = "desirepath.vaults"
+SYSTEM_SETTING = "desirepath.system"
+# The connections whose statements are bound: the application's; the owner's bypasses the policies (migrations).
+BOUND_ALIASES = frozenset({"default"})
+
+
+@dataclass
+class RowScope:
+    """What one binding lets PostgreSQL show: `vault_ids` (None with a reason: every vault), and for a job without
+    a requester the `reason` it reads at all. A request's binding knows its requester only once authentication ran:
+    `requester` says who it is now, and `readable` gives their vaults, asked again only when the requester changed
+    (an API token replaces the anonymous user of the session). `admitted` are vaults made inside the binding, which
+    their maker reads at once."""
+
+    vault_ids: tuple[int, ...] | None = ()
+    reason: str = ""
+    requester: Callable[[], object] | None = None
+    readable: Callable[[object], tuple[int, ...]] | None = None
+    admitted: set[int] = field(default_factory=set)
+    _resolved_for: object = None
+
+    def settings(self) -> tuple[str, str]:
+        """(`desirepath.vaults`, `desirepath.system`) for this binding."""
+        if self.requester is not None and self.readable is not None:
+            who = self.requester()
+            if who is not self._resolved_for:
+                self._resolved_for, self.vault_ids = who, self.readable(who)
+        if self.vault_ids is None:
+            return ALL_VAULTS, self.reason
+        ids = sorted({*self.vault_ids, *self.admitted})
+        return ",".join(str(v) for v in ids), self.reason
+
+
+def system(reason: str, vault_ids: tuple[int, ...] | None = None) -> RowScope:
+    """A binding for work without a requester; `reason` says why (it is in every statement's settings)."""
+    if not reason.strip():
+        raise ValueError("a system binding says why it is needed")
+    return RowScope(vault_ids=vault_ids, reason=reason.strip())
+
+
+def vaults(vault_ids: tuple[int, ...]) -> RowScope:
+    """A binding to the vaults a requester reads."""
+    return RowScope(vault_ids=tuple(vault_ids))
+
+
+def for_requester(requester: Callable[[], object], readable: Callable[[object], tuple[int, ...]]) -> RowScope:
+    """A binding to whatever `requester()` is when a statement runs, reading `readable(requester)`."""
+    return RowScope(requester=requester, readable=readable)
+
+
+_BOUND: ContextVar[RowScope | None] = ContextVar("row_scope", default=None)
+_RESOLVING: ContextVar[bool] = ContextVar("row_scope_resolving", default=False)
+# For a whole process: what a management command or the test session reads with outside any other binding.
+_process_default: RowScope | None = None
+
+
+def process_default_set(scope: RowScope | None) -> None:
+    global _process_default
+    _process_default = scope
+
+
+def current() -> RowScope | None:
+    return _BOUND.get() or _process_default
+
+
+@contextmanager
+def bound(scope: RowScope) -> Iterator[RowScope]:
+    """Statements inside the block read as `scope`."""
+    token = _BOUND.set(scope)
+    try:
+        yield scope
+    finally:
+        _BOUND.reset(token)
+
+
+def bind(scope: RowScope | None) -> None:
+    """Bind `scope` until the next `bind` (a request from its start to its end, which are two signal handlers)."""
+    _BOUND.set(scope)
+
+
+def admit(vault_id: int) -> None:
+    """A vault made inside the current binding: its maker reads it from now on (a signup's personal vault)."""
+    scope = current()
+    if scope is not None and scope.vault_ids is not None:
+        scope.admitted.add(vault_id)
+
+
+@dataclass
+class _Applied:
+    connection: object  # the driver's connection the settings were sent on
+    settings: tuple[str, str]
+    in_transaction: bool  # sent inside a transaction: a rollback takes them back
+
+
+def _settings_wanted() -> tuple[str, str]:
+    scope = current()
+    if scope is None:
+        return "", ""
+    resolving = _RESOLVING.set(True)  # the resolver's own statements (the permission tables) pass unbound
+    try:
+        return scope.settings()
+    finally:
+        _RESOLVING.reset(resolving)
+
+
+def _apply(wrapper: BaseDatabaseWrapper) -> None:
+    wanted = _settings_wanted()
+    applied: _Applied | None = getattr(wrapper, "_row_scope_applied", None)
+    in_transaction = wrapper.in_atomic_block or not wrapper.get_autocommit()
+    fresh = (
+        applied is not None
+        and applied.connection is wrapper.connection
+        and applied.settings == wanted
+        and (in_transaction or not applied.in_transaction)
+    )
+    if fresh:
+        return
+    # The driver's own cursor: the statement must not come back through this hook.
+    with wrapper.connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config(%s, %s, false), set_config(%s, %s, false)",
+            [VAULTS_SETTING, wanted[0], SYSTEM_SETTING, wanted[1]],
+        )
+    wrapper._row_scope_applied = _Applied(wrapper.connection, wanted, in_transaction)  # type: ignore[attr-defined]
+
+
+def _statement_hook(wrapper: BaseDatabaseWrapper) -> Callable[..., Any]:
+    def hook(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if not _RESOLVING.get():
+            _apply(wrapper)
+        return execute(sql, params, many, context)
+
+    return hook
+
+
+def _forget_on_rollback(wrapper: BaseDatabaseWrapper) -> None:
+    """A rolled-back transaction or savepoint takes back settings sent inside it: send them again next time."""
+    rollback, savepoint_rollback = wrapper._rollback, wrapper._savepoint_rollback
+
+    # Forgotten after the rollback ran: the rollback statement itself must not send settings into an aborted
+    # transaction.
+    def _rollback() -> None:
+        rollback()
+        wrapper._row_scope_applied = None  # type: ignore[attr-defined]
+
+    def _savepoint_rollback(sid: str) -> None:
+        savepoint_rollback(sid)
+        wrapper._row_scope_applied = None  # type: ignore[attr-defined]
+
+    wrapper._rollback = _rollback  # type: ignore[method-assign]
+    wrapper._savepoint_rollback = _savepoint_rollback  # type: ignore[method-assign]
+
+
+def _on_connection_created(sender: Any, connection: BaseDatabaseWrapper, **_: Any) -> None:
+    if connection.alias not in BOUND_ALIASES or getattr(connection, "_row_scope_hooked", False):
+        return
+    connection.execute_wrappers.append(_statement_hook(connection))
+    _forget_on_rollback(connection)
+    connection._row_scope_hooked = True  # type: ignore[attr-defined]
+
+
+def install() -> None:
+    """Hook every new connection of the application (called once, when the apps are ready)."""
+    connection_created.connect(_on_connection_created, dispatch_uid="row_security")
