@@ -13,6 +13,8 @@ import platform
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,11 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "desirepath.settings.dev"
 import django  # noqa: E402
 
 django.setup()
+
+from apps.core import row_security  # noqa: E402
+
+# The benchmark arranges its corpora as an operator would; each measured search is bound as its requester.
+row_security.process_default_set(row_security.system("the benchmark arranges and measures"))
 
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
@@ -174,7 +181,32 @@ def make_queries(
     return queries
 
 
+# The tables the search statement reads: row-level security is switched off on them, by their owner, for the
+# measurement "without" (the same statement on the same connection, bound the same way).
+SEARCH_TABLES = [
+    "notes_note",
+    "notes_chunk",
+    "notes_chunkvector",
+    "notes_chunkterm",
+    "notes_vaultterm",
+    "notes_vaulttext",
+]
+
+
+@contextmanager
+def row_security_off(owner: psycopg.Connection[Any]) -> Iterator[None]:
+    for table in SEARCH_TABLES:
+        owner.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
+    try:
+        yield
+    finally:
+        for table in SEARCH_TABLES:
+            owner.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+
+
 def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, list[float]]]) -> dict[str, Any]:
+    host = str(connection.settings_dict["HOST"])
+    owner = psycopg.connect(host=host, user="postgres", dbname=DB_NAME, autocommit=True)
     for text, vector in queries[:WARMUP]:
         for strategy in (None, "exact"):
             hybrid_search_vector(
@@ -183,7 +215,7 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         with connection.cursor() as cursor:
             cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
     m: dict[str, list[float]] = {"product": [], "exact": [], "perms": [], "recall": [], "hits": []}
-    m |= {"bm25_keyword": [], "ts_rank_keyword": [], "vector_only": []}
+    m |= {"bm25_keyword": [], "ts_rank_keyword": [], "vector_only": [], "walled": [], "unwalled": []}
     strategies: Counter[str] = Counter()
     for index, (text, vector) in enumerate(tqdm(queries[WARMUP:], desc=f"{len(scope)} vault(s)", leave=False)):
         started = time.perf_counter()
@@ -217,12 +249,26 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
             text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K, use_keyword=False
         )
         m["vector_only"].append(seconds(started) * 1000)
+        # The product's statement bound to the reader's vaults, with the tables' row-level security on and off.
+        for walled in (True, False) if index % 2 == 0 else (False, True):
+            with (
+                nullcontext() if walled else row_security_off(owner),
+                row_security.bound(row_security.vaults(tuple(readable))),
+            ):
+                started = time.perf_counter()
+                hybrid_search_vector(text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K)
+                m["walled" if walled else "unwalled"].append(seconds(started) * 1000)
         strategies[results[None].strategy] += 1
         m["hits"].append(len(results[None].hits))
         truth = {h.note for h in results["exact"].hits}
         m["recall"].append(len({h.note for h in results[None].hits} & truth) / max(1, len(truth)))
+    owner.close()
     p, e = summary(m["product"]), summary(m["exact"])
+    walled, unwalled = summary(m["walled"]), summary(m["unwalled"])
     return {
+        "row_security_on_ms": walled,
+        "row_security_off_ms": unwalled,
+        "row_security_ratio_p95": walled["p95"] / unwalled["p95"],
         "vaults": len(scope),
         "strategies": dict(strategies),
         "product_ms": p,
@@ -299,6 +345,11 @@ def print_report(report: dict[str, Any]) -> None:
             )
             v = r["vector_only_ms"]
             print(f"{'':>8} {name:>9} vector-only mode: {v['p50']:.1f} / {v['p95']:.1f} ms (p50 / p95)")
+            on, off = r["row_security_on_ms"], r["row_security_off_ms"]
+            print(
+                f"{'':>8} {name:>9} bound to the reader: row-level security on {on['p50']:.1f} / {on['p95']:.1f} ms,"
+                f" off {off['p50']:.1f} / {off['p95']:.1f} ms; p95 ratio {r['row_security_ratio_p95']:.3f}"
+            )
         print(f"{'':>8} HNSW build {size['hnsw_build_s']:.1f} s, COPY {size['copy_s']:.1f} s")
     q, i = report["query_embedding_ms"], report["ingestion"]
     print(f"\nQuery embedding (MiniLM, CPU): p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms, mean {q['mean']:.1f} ms")

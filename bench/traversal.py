@@ -39,7 +39,7 @@ from apps.llm.embeddings import embed_query
 from apps.retrieval.context import gate_for
 from apps.vaults.scope import scope_for
 from tests.factories import make_user, make_vault
-from tests.retrieval.synthetic import WORDS, populate
+from tests.retrieval.synthetic import WORDS, copy_into, populate
 
 WARMUP, HUBS, DEGREE = 20, 5, 6
 LADDER = [(1.0, "user-asserted"), (0.9, "multi-memory"), (0.7, "single-memory"), (0.5, "pattern-matched")]
@@ -59,25 +59,26 @@ def build_graph(vault_id: int, size: int, vectors: np.ndarray, rng: np.random.Ge
     for i, c in enumerate(clusters):
         by_cluster.setdefault(int(c), []).append(i)
     with connection.cursor() as cursor:
-        raw = cursor.cursor
         columns = "vault_id, name, key, kind, tier, strength, created_at, health, votes_up, votes_down"
-        with raw.copy(f"COPY graph_entity ({columns}) FROM STDIN") as copy:
+        with copy_into(cursor, "graph_entity", columns) as copy:
             for i in range(size):
                 copy.write_row((vault_id, f"entity {i}", f"entity {i}", "thing", "hot", 0.5, "now", "healthy", 0, 0))
         cursor.execute("SELECT id FROM graph_entity WHERE vault_id = %s ORDER BY id", [vault_id])
         entities = [r[0] for r in cursor.fetchall()]
         cursor.execute("SELECT id, note_id FROM notes_chunk WHERE vault_id = %s ORDER BY id", [vault_id])
         chunks = cursor.fetchall()
-        with raw.copy("COPY graph_mention (vault_id, entity_id, note_id, chunk_id) FROM STDIN") as copy:
+        with copy_into(cursor, "graph_mention", "vault_id, entity_id, note_id, chunk_id") as copy:
             for i, (chunk, note) in enumerate(chunks):
                 mates = by_cluster[int(clusters[i])]
                 named = {i, *(int(m) for m in rng.choice(mates, size=min(2, len(mates)))), int(rng.integers(HUBS))}
                 for e in named:
                     copy.write_row((vault_id, entities[e], note, chunk))
         seen: set[tuple[int, int]] = set()
-        with raw.copy(
-            "COPY graph_dependency (vault_id, source_id, target_id, kind, strength, initial_strength, confidence,"
-            " reason, evidence, created_at) FROM STDIN"
+        with copy_into(
+            cursor,
+            "graph_dependency",
+            "vault_id, source_id, target_id, kind, strength, initial_strength, confidence, reason, evidence,"
+            " created_at",
         ) as copy:
             for i in range(size):
                 mates = by_cluster[int(clusters[i])]

@@ -15,6 +15,7 @@ from apps.accounts.services import team_create, team_member_add, user_create
 from apps.accounts.tokens import token_create
 from apps.graph.services import graph_extract_pending
 from apps.llm.embeddings import current_model
+from apps.llm.models import ModelUsage
 from apps.notes.models import Chunk, ImportJob, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_create, import_job_run
@@ -119,3 +120,10 @@ def numbered_notes_zip(count: int, folder: str = "Export") -> bytes:
 def scope_of(vault_ids: Iterable[int]) -> Scope:
     """A scope over exactly `vault_ids`, for a test that calls a read below the request that resolves one."""
     return system_scope(vault_ids, reason="a test reading these vaults directly")
+
+
+def usage_from_here() -> QuerySet[ModelUsage]:
+    """The model usage rows written after this call (the usage ledger is append-only: a test that counts calls
+    reads past the rows that came before it)."""
+    last = ModelUsage.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    return ModelUsage.objects.filter(pk__gt=last)

@@ -23,17 +23,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import User
+from django.db import connection
 from django.http import HttpResponse
 from django.test import Client
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
+from psycopg import sql
 from rest_framework.test import APIClient
 
 from apps.accounts.models import Team
 from apps.accounts.services import team_member_remove
 from apps.accounts.tokens import token_create, token_revoke
 from apps.chat.models import ContextItem, Conversation
+from apps.core import row_security
 from apps.feedback.models import Feedback
 from apps.graph.services import graph_extract_pending
 from apps.insights.discover import principles_discover
@@ -48,6 +52,7 @@ from apps.notes.services.export import export_job_create, export_job_run
 from apps.notes.services.failures import step_failure_record
 from apps.notes.services.notes import note_version
 from apps.vaults.models import Vault
+from apps.vaults.row_scope import requester_binding
 from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_shares
 from apps.vaults.services import vault_unshare
@@ -352,6 +357,52 @@ def _check_no_changes_to_unreadable_vaults(world: World, users: set[int] | None 
             assert _vault_state(vault.pk) == before, (user.username, vault.pk)
 
 
+ROW_CHECKS = 10_000
+
+
+def _walled_vault_tables() -> list[str]:
+    """The tables with a vault of their own that PostgreSQL walls (row-level security, forced)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relkind = 'r' AND relrowsecurity AND relforcerowsecurity"
+            " AND relnamespace = 'public'::regnamespace"
+        )
+        walled = {row[0] for row in cursor.fetchall()}
+    return sorted(
+        model._meta.db_table
+        for model in apps.get_models()
+        if model._meta.db_table in walled and any(f.column == "vault_id" for f in model._meta.concrete_fields)
+    )
+
+
+def _rows_of(table: str, vault_id: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SQL("SELECT count(*) FROM {} WHERE vault_id = %s").format(sql.Identifier(table)), [vault_id])
+        return int(cursor.fetchone()[0])
+
+
+def _row_checks_at_random(world: World, seed: int) -> int:
+    """Random (person, walled table, vault) reads straight in SQL, with no filter of the application's, each bound
+    as a request of that person's is bound: a vault they cannot read shows no row, one they read shows every row
+    it has. Readability is the world's own, not the permission code's."""
+    rng = random.Random(seed)
+    tables = _walled_vault_tables()
+    assert len(tables) > 40
+    every = {(table, vault.pk): _rows_of(table, vault.pk) for table in tables for vault in world.vaults}
+    assert sum(1 for n in every.values() if n) > 5 * len(world.vaults)  # the check can fail: the world has rows
+    bindings = {user.pk: requester_binding(user) for user in world.users}
+    wrong: list[str] = []
+    for _ in range(ROW_CHECKS):
+        user, table, vault = rng.choice(world.users), rng.choice(tables), rng.choice(world.vaults)
+        with row_security.bound(bindings[user.pk]):
+            seen = _rows_of(table, vault.pk)
+        expected = every[(table, vault.pk)] if vault.pk in world.readable(user) else 0
+        if seen != expected:
+            wrong.append(f"{user.username} saw {seen} rows of vault {vault.pk} in {table}, not {expected}")
+    assert wrong == []
+    return ROW_CHECKS
+
+
 @pytest.mark.parametrize("seed", [11, 23])
 def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_path):
     from apps.librarian.tasks import summaries_daily
@@ -361,6 +412,7 @@ def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_p
     seen = _check_everyone(world)
     # The check can fail: every marker is visible to those who may read its vault.
     assert set(seen) == set(world.markers.values())
+    assert _row_checks_at_random(world, seed) == ROW_CHECKS
 
     # Revoke a direct share and remove a team membership, then try everything again.
     _check_everyone(world, users=_revoke_one_share_and_one_membership(world, seed))  # no one else's access changed

@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from apps.core.triggers import append_only
+
 
 class Slot(models.TextChoices):
     CHAT = "chat"  # prose a person reads
@@ -19,7 +21,10 @@ class ModelUsage(models.Model):
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     vault_id = models.BigIntegerField(null=True, db_index=True)  # no FK: usage outlives purged vaults
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # No FK constraint either: a row is never changed, so it cannot follow a user away.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
     slot = models.CharField(max_length=16, choices=Slot.choices)
     purpose = models.CharField(max_length=64)
     model = models.CharField(max_length=200)
@@ -38,6 +43,7 @@ class ModelUsage(models.Model):
             models.Index(fields=["slot", "model", "-created_at"], name="usage_latest_per_model"),
             models.Index(fields=["slot", "purpose", "-created_at"], name="usage_latest_per_purpose"),
         ]
+        triggers = append_only("usage", "model usage")
 
     def __str__(self) -> str:
         return f"{self.slot}/{self.purpose} {self.model} {self.outcome}"

@@ -10,9 +10,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
-from apps.core import row_security
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
+from apps.core import row_security
 from apps.vaults.chat_settings import ChatSettings, parse
 from apps.vaults.models import TeamGrant, Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may

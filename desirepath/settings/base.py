@@ -66,6 +66,9 @@ DB_NAME = os.environ.get("DESIREPATH_DB_NAME", "desirepath")
 # application to what its role may do.
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "") or DATABASE_URL
 # The role the application connects as (`migrate` connects `default` as the owner for its run, so it is named here)
+# A vault-scoped read filters to its scope in its own SQL, and the database's row-level security filters again. Only
+# a test switches the first off, to show that the second alone holds.
+SCOPE_FILTERS = True
 DATABASE_APPLICATION_ROLE = str(database_from_url(DATABASE_URL)["USER"]) if DATABASE_URL else ""
 DATABASES = (
     {
@@ -124,7 +127,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # What the database shows this request: its requester's vaults (row-level security), from here to the end.
-    "apps.vaults.middleware.RowScopeMiddleware",
+    "apps.vaults.row_scope.RowScopeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "apps.core.middleware.ConflictPage",

@@ -9,10 +9,9 @@ import pytest
 from apps.audit.models import AuditEvent
 from apps.chat.services.chat import chat_run, chat_start
 from apps.librarian.filing import file_exchange, status_of
-from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.vaults.models import Vault
-from tests.factories import api, make_user, share
+from tests.factories import api, make_user, share, usage_from_here
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +31,7 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     asker = make_user()
     share(sample, "reader", user=asker)
     message = answered(asker, sample, "What is a PTW and when do I need one?")
-    ModelUsage.objects.all().delete()
+    usage = usage_from_here()
     note = file_exchange(message.pk)
 
     assert note.vault == personal(asker) and note.provenance == "summary"
@@ -44,7 +43,7 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     assert f"- [{source.title}](/notes/{source.pk}/)" in note.body
     assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
     assert "**Decided:**" in note.body
-    usage = ModelUsage.objects.get()
+    usage = usage.get()
     assert (usage.slot, usage.purpose, usage.model) == ("reasoning", "librarian filing", "local/model-free")
     # Nobody else sees it: not the vault's owner, not another reader of the shared vault.
     for other in (sample.owner, make_user()):
@@ -63,14 +62,14 @@ def test_a_question_with_an_emoji_and_a_colon_is_filed_under_its_own_title(sampl
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     first = answered(sample.owner, sample, "thanks, that helps!")
     second = answered(sample.owner, sample, "haha nice")
-    ModelUsage.objects.all().delete()
+    usage = usage_from_here()
     log = file_exchange(first.pk)
     log = file_exchange(second.pk)
 
     assert log.path.startswith("Librarian/Daily log ") and log.vault == personal(sample.owner)
     assert "thanks, that helps!" in log.body and "haha nice" in log.body
     assert Note.objects.filter(path__startswith="Librarian/Daily log").count() == 1
-    assert not ModelUsage.objects.exists()
+    assert not usage.exists()
 
 
 def test_claims_are_marked_decided_or_considered():
@@ -119,9 +118,9 @@ def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample)
 def test_librarian_off_files_nothing_and_calls_nothing(sample):
     Vault.objects.filter(pk=sample.pk).update(chat_settings={"librarian": False})
     message = answered(sample.owner, sample, "What is a PTW and when do I need one?")
-    ModelUsage.objects.all().delete()
+    usage = usage_from_here()
     assert file_exchange(message.pk) is None
-    assert not ModelUsage.objects.exists() and not Note.objects.filter(path__startswith="Librarian/").exists()
+    assert not usage.exists() and not Note.objects.filter(path__startswith="Librarian/").exists()
 
 
 def test_publishing_a_filed_note_into_a_shared_vault_is_audited(sample):

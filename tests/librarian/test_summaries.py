@@ -15,11 +15,10 @@ from apps.librarian.models import SummaryLink, SummaryMessage, SummaryNode
 from apps.librarian.summaries.walk import matching, subject_terms, walk
 from apps.librarian.summaries.write import summarise_conversation
 from apps.librarian.tasks import file_exchange_task, summaries_daily
-from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 from apps.vaults.scope import scope_for
-from tests.factories import api, make_user, scope_of, share
+from tests.factories import api, make_user, scope_of, share, usage_from_here
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -90,9 +89,9 @@ def test_a_conversation_summary_points_at_exactly_its_messages_and_grows_with_it
     assert again.period_end == second.created_at and again.period_start == first.reply_to.created_at
     assert SummaryNode.objects.filter(conversation=conversation).count() == 1
 
-    ModelUsage.objects.all().delete()
+    usage = usage_from_here()
     assert summarise_conversation(conversation.pk).pk == node.pk  # nothing new: no model call, no rewrite
-    assert not ModelUsage.objects.exists() and len(pointed(node)) == 4
+    assert not usage.exists() and len(pointed(node)) == 4
 
 
 def test_filing_an_exchange_queues_its_conversations_summary(sample, monkeypatch, django_capture_on_commit_callbacks):

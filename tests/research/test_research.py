@@ -10,7 +10,7 @@ from apps.llm.models import ModelUsage
 from apps.research.planning import judge_model_free, split_model_free
 from apps.research.run import research
 from apps.vaults.scope import scope_for
-from tests.factories import make_note
+from tests.factories import make_note, usage_from_here
 
 pytestmark = pytest.mark.django_db
 
@@ -43,14 +43,14 @@ def test_no_costs_one_call_and_yes_digs_then_verifies_once(sample):
     assert (no.ran, no.dispatches) == (False, 0)
     assert list(ModelUsage.objects.values_list("purpose", flat=True)) == ["research judge"]
 
-    ModelUsage.objects.all().delete()
+    usage = usage_from_here()
     yes = research(
         user=sample.owner,
         question="Why did the Redis outage happen and what changed after it?",
         scope=scope_for(sample.owner, [sample.pk]),
     )
     assert yes.ran and "why" in yes.reason and 1 <= yes.dispatches <= len(yes.sub_questions) <= 7
-    purposes = sorted(ModelUsage.objects.values_list("purpose", flat=True))
+    purposes = sorted(usage.values_list("purpose", flat=True))
     assert purposes == ["relevance gate", "research judge", "research sub-questions"]  # ≤ 9 calls: here 3
     paths = [r.candidate.path for r in yes.result.survivors]
     assert "ops/Redis Outage Postmortem.md" in paths

@@ -7,6 +7,9 @@ the search statement) is the product's own.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -60,6 +63,18 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.5f}" for x in vector) + "]"
 
 
+@contextmanager
+def copy_into(cursor: Any, table: str, columns: str) -> Iterator[Any]:
+    """COPY rows into `table`. Row-level security refuses COPY FROM, so the rows go to a temporary table first and
+    from there in one INSERT, which the table's policies check like any other."""
+    staging = f"copy_{table}"
+    cursor.execute(f"CREATE TEMP TABLE {staging} AS SELECT {columns} FROM {table} WITH NO DATA")
+    with cursor.cursor.copy(f"COPY {staging} ({columns}) FROM STDIN") as copy:
+        yield copy
+    cursor.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging}")
+    cursor.execute(f"DROP TABLE {staging}")
+
+
 def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7, build_index: bool = True) -> np.ndarray:
     """COPY `per_vault` notes of one embedded chunk each into every vault; returns the vectors in insert order. The
     model's HNSW index is built after the rows are in (unless it exists, or `build_index` is off)."""
@@ -68,10 +83,11 @@ def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7, b
     rng = np.random.default_rng(seed + 1)
     model = current_model()
     with connection.cursor() as cursor:
-        raw = cursor.cursor
-        with raw.copy(
-            "COPY notes_note (vault_id, path, title, body, frontmatter, tags, aliases, link_keys, provenance,"
-            " content_hash, tier, cold_reason, source, created_at, updated_at) FROM STDIN"
+        with copy_into(
+            cursor,
+            "notes_note",
+            "vault_id, path, title, body, frontmatter, tags, aliases, link_keys, provenance, content_hash, tier,"
+            " cold_reason, source, created_at, updated_at",
         ) as copy:
             for v_index, vault in enumerate(vaults):
                 for i in range(per_vault):
@@ -100,9 +116,7 @@ def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7, b
             [[v.pk for v in vaults]],
         )
         note_rows = cursor.fetchall()
-        with raw.copy(
-            "COPY notes_chunk (vault_id, note_id, ordinal, heading, text, content_hash, tier) FROM STDIN"
-        ) as copy:
+        with copy_into(cursor, "notes_chunk", "vault_id, note_id, ordinal, heading, text, content_hash, tier") as copy:
             for note_id, vault_id in note_rows:
                 words = " ".join(rng.choice(WORDS, size=40))
                 copy.write_row((vault_id, note_id, 0, "", words, f"h{note_id}", "hot"))
@@ -112,9 +126,7 @@ def populate(vaults: list[Vault], per_vault: int, dims: int, *, seed: int = 7, b
             [[v.pk for v in vaults]],
         )
         chunk_of = {note_id: (chunk_id, vault_id) for chunk_id, note_id, vault_id in cursor.fetchall()}
-        with raw.copy(
-            "COPY notes_chunkvector (chunk_id, model, vault_id, note_id, tier, embedding) FROM STDIN"
-        ) as copy:
+        with copy_into(cursor, "notes_chunkvector", "chunk_id, model, vault_id, note_id, tier, embedding") as copy:
             for index, (note_id, _) in enumerate(note_rows):
                 chunk_id, vault_id = chunk_of[note_id]
                 copy.write_row((chunk_id, model, vault_id, note_id, "hot", vector_text(vectors[index])))

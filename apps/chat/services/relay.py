@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from apps.chat.models import Message, Status
 from apps.chat.services.chat import Event, chat_run, message_payload
+from apps.core import row_security
+from apps.vaults.row_scope import requester_binding
 
 STREAM_SECONDS = 3600  # how long a finished answer's events stay readable
 FINAL = ("done", "failure")
@@ -86,7 +88,7 @@ def answer_in_worker(message_id: int, user_id: int) -> str:
     message = Message.objects.select_related("reply_to").get(pk=message_id)
     user = get_user_model().objects.get(pk=user_id)
     kind = "failure"
-    with answer_writing():
+    with answer_writing(), row_security.bound(requester_binding(user)):
         for event in chat_run(message=message, user=user):
             if kind == "failure" and event.kind == "failure" and event.data.get("status") == 409:
                 return "claimed elsewhere"  # a second send of the same question: the run that has it publishes

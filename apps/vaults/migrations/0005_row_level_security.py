@@ -55,8 +55,8 @@ NULLABLE_VAULT = {"llm_modelusage", "audit_auditevent"}
 # Tables without a vault of their own, reachable only through a row that has one.
 THROUGH = {"chat_feedback": "EXISTS (SELECT 1 FROM chat_contextitem i WHERE i.id = context_item_id)"}
 
-REQUESTER = "vault_id = ANY ((SELECT desirepath_requester_vaults())::bigint[])"
-SYSTEM = "(SELECT desirepath_system_all()) OR vault_id = ANY ((SELECT desirepath_system_vaults())::bigint[])"
+REQUESTER = "vault_id IN (SELECT unnest(desirepath_requester_vaults()))"
+SYSTEM = "(SELECT desirepath_system_all()) OR vault_id IN (SELECT unnest(desirepath_system_vaults()))"
 
 
 def _policies(table: str, requester: str, system: str) -> str:

@@ -14,6 +14,7 @@ from django.core.signals import request_finished, request_started
 from django.http import HttpRequest, HttpResponse
 
 from apps.core import row_security
+from apps.core.auth import Requester
 from apps.vaults.permissions import vault_ids_for
 
 ADMIN_PREFIX = "/admin/"
@@ -21,6 +22,11 @@ ADMIN_PREFIX = "/admin/"
 
 def _readable(user: object) -> tuple[int, ...]:
     return tuple(vault_ids_for(user, "read"))  # type: ignore[arg-type]
+
+
+def requester_binding(user: Requester) -> row_security.RowScope:
+    """What a job run for `user` outside a request (their answer, in the worker) reads: their vaults, now."""
+    return row_security.vaults(_readable(user))
 
 
 def request_binding(request: HttpRequest) -> row_security.RowScope:
