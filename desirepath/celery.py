@@ -46,17 +46,23 @@ def _heartbeat_removed(sender: Any, **_: Any) -> None:
         heartbeat_remove(worker=sender.hostname, queues=_consumed_queues())
 
 
+# Each running task's binding token, by task id, so the binding before it is bound again after it.
+_BINDINGS: dict[str, Any] = {}
+
+
 @task_prerun.connect
-def _task_reads_as_the_system(sender: Any, **_: Any) -> None:
+def _task_reads_as_the_system(sender: Any, task_id: str, **_: Any) -> None:
     """A task has no request, so no requester binding: it reads under a system binding that names it, and its own
     statements keep to the scope it was given."""
     from apps.core import row_security
 
-    row_security.bind(row_security.system(f"task {sender.name}"))
+    _BINDINGS[task_id] = row_security.enter(row_security.system(f"task {sender.name}"))
 
 
 @task_postrun.connect
-def _task_unbound(**_: Any) -> None:
+def _task_unbound(task_id: str, **_: Any) -> None:
     from apps.core import row_security
 
-    row_security.bind(None)
+    token = _BINDINGS.pop(task_id, None)
+    if token is not None:
+        row_security.leave(token)

@@ -7,7 +7,7 @@ application never sets them by hand: code says *who* it reads for by binding a `
 request, a task or a block (`bound`), and a hook on every statement of the `default` connection makes the
 connection's settings match the binding before the statement runs, once per change.
 
-A request is bound to its requester's readable vaults (`apps.vaults.middleware`), a Celery task and a management
+A request is bound to its requester's readable vaults (`apps.vaults.row_scope`), a Celery task and a management
 command to the system with their names as the reason; a process with no binding at all (a web worker between
 requests) reads nothing.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +102,16 @@ def bound(scope: RowScope) -> Iterator[RowScope]:
 def bind(scope: RowScope | None) -> None:
     """Bind `scope` until the next `bind` (a request from its start to its end, which are two signal handlers)."""
     _BOUND.set(scope)
+
+
+def enter(scope: RowScope) -> Token[RowScope | None]:
+    """Bind `scope` until `leave` with the returned token, which brings back what was bound before (a task's
+    binding, entered and left by two signal handlers, even when the task ran inside a request)."""
+    return _BOUND.set(scope)
+
+
+def leave(token: Token[RowScope | None]) -> None:
+    _BOUND.reset(token)
 
 
 def admit(vault_id: int) -> None:

@@ -103,8 +103,8 @@ def test_a_bound_requester_cannot_write_into_a_vault_outside_its_binding():
     with _as_application(vaults=str(first.pk)) as bound_to_first:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             bound_to_first.execute(
-                "INSERT INTO audit_auditevent (created_at, action, object_type, object_id, vault_id, changes,"
-                " actor_id) VALUES (now(), 'planted', 'vault', %s, %s, '{}', %s)",
+                "INSERT INTO audit_auditevent (at, actor_label, action, object_type, object_id, vault_id, changes,"
+                " actor_id) VALUES (now(), 'planted', 'planted', 'vault', %s, %s, '{}', %s)",
                 [second.pk, second.pk, owner.pk],
             )
         changed = bound_to_first.execute("UPDATE notes_note SET path = 'taken.md' WHERE id = %s", [note.pk])
@@ -119,12 +119,14 @@ def test_the_audit_log_and_the_ledger_refuse_deletion_even_to_the_system_binding
     vault = make_vault(owner, "Audited")
     audit_record(actor=owner, action="test.kept", object_type="vault", object_id=vault.pk, vault_id=vault.pk)
     with _as_application(vaults="*", system="an attempt to empty the logs") as system_bound:
+        logged = _rows(system_bound, "audit_auditevent", "vault_id = %s", [vault.pk])
+        assert logged >= 2  # the vault's creation and the event above
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             system_bound.execute("SET session_replication_role = replica")
-        for table in ("audit_auditevent", "graph_weightchange"):
+        for table in ("audit_auditevent", "graph_weightchange", "llm_modelusage"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 system_bound.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
-        assert _rows(system_bound, "audit_auditevent", "vault_id = %s", [vault.pk]) == 1
+        assert _rows(system_bound, "audit_auditevent", "vault_id = %s", [vault.pk]) == logged
 
 
 def test_a_system_scope_is_bound_to_its_own_vaults_only():

@@ -1,23 +1,17 @@
 """Row-level security on every table that carries a vault: the second wall behind the application's own filters.
 
-Two policies per table, both keyed on settings the application binds per request or job (`apps.core.row_security`):
-a requester's (`desirepath.vaults`: the vaults they read) and the system's (`desirepath.system`: why a job without a
-requester reads; `desirepath.vaults` then lists its vaults or is `*` for all). With neither set, nothing is visible
-and nothing can be written. FORCE binds the tables' owner too, unless it is a superuser (migrations).
+Two policies per table, keyed on settings the application binds per request or job (`apps.core.row_security`):
+`scope_vaults`, the rows of the vaults listed in `desirepath.vaults` (a requester's readable vaults, or a system
+job's own), and `system_all_vaults`, every row, only for a system binding (`desirepath.system` says why) that asks
+for `*`. With nothing set, nothing is visible and nothing can be written. FORCE binds the tables' owner too, unless
+it is a superuser (migrations).
 """
 
 from django.db import migrations
 
 FUNCTIONS = """
-CREATE OR REPLACE FUNCTION desirepath_requester_vaults() RETURNS bigint[] LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN coalesce(current_setting('desirepath.system', true), '') = ''
-               AND coalesce(current_setting('desirepath.vaults', true), '') NOT IN ('', '*')
-         THEN string_to_array(current_setting('desirepath.vaults', true), ',')::bigint[]
-         ELSE '{}'::bigint[] END
-$$;
-CREATE OR REPLACE FUNCTION desirepath_system_vaults() RETURNS bigint[] LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN coalesce(current_setting('desirepath.system', true), '') <> ''
-               AND coalesce(current_setting('desirepath.vaults', true), '') NOT IN ('', '*')
+CREATE OR REPLACE FUNCTION desirepath_scope_vaults() RETURNS bigint[] LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN coalesce(current_setting('desirepath.vaults', true), '') NOT IN ('', '*')
          THEN string_to_array(current_setting('desirepath.vaults', true), ',')::bigint[]
          ELSE '{}'::bigint[] END
 $$;
@@ -28,8 +22,7 @@ $$;
 """
 
 DROP_FUNCTIONS = """
-DROP FUNCTION IF EXISTS desirepath_requester_vaults();
-DROP FUNCTION IF EXISTS desirepath_system_vaults();
+DROP FUNCTION IF EXISTS desirepath_scope_vaults();
 DROP FUNCTION IF EXISTS desirepath_system_all();
 """
 
@@ -55,23 +48,24 @@ NULLABLE_VAULT = {"llm_modelusage", "audit_auditevent"}
 # Tables without a vault of their own, reachable only through a row that has one.
 THROUGH = {"chat_feedback": "EXISTS (SELECT 1 FROM chat_contextitem i WHERE i.id = context_item_id)"}
 
-REQUESTER = "vault_id IN (SELECT unnest(desirepath_requester_vaults()))"
-SYSTEM = "(SELECT desirepath_system_all()) OR vault_id IN (SELECT unnest(desirepath_system_vaults()))"
+# Each setting is read once per statement (a sub-select), not once per row.
+LISTED = "vault_id = ANY ((SELECT desirepath_scope_vaults())::bigint[])"
+SYSTEM_ALL = "(SELECT desirepath_system_all())"
 
 
-def _policies(table: str, requester: str, system: str) -> str:
+def _policies(table: str, listed: str, system_all: str) -> str:
     return f"""
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
 ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
-CREATE POLICY requester_vaults ON {table} USING ({requester}) WITH CHECK ({requester});
-CREATE POLICY system_scope ON {table} USING ({system}) WITH CHECK ({system});
+CREATE POLICY scope_vaults ON {table} USING ({listed}) WITH CHECK ({listed});
+CREATE POLICY system_all_vaults ON {table} USING ({system_all}) WITH CHECK ({system_all});
 """
 
 
 def _undo(table: str) -> str:
     return f"""
-DROP POLICY IF EXISTS requester_vaults ON {table};
-DROP POLICY IF EXISTS system_scope ON {table};
+DROP POLICY IF EXISTS scope_vaults ON {table};
+DROP POLICY IF EXISTS system_all_vaults ON {table};
 ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY;
 ALTER TABLE {table} DISABLE ROW LEVEL SECURITY;
 """
@@ -80,8 +74,8 @@ ALTER TABLE {table} DISABLE ROW LEVEL SECURITY;
 def _forward() -> str:
     statements = [FUNCTIONS]
     for table in VAULT_TABLES:
-        requester = f"vault_id IS NULL OR {REQUESTER}" if table in NULLABLE_VAULT else REQUESTER
-        statements.append(_policies(table, requester, SYSTEM))
+        listed = f"vault_id IS NULL OR {LISTED}" if table in NULLABLE_VAULT else LISTED
+        statements.append(_policies(table, listed, SYSTEM_ALL))
     for table, through in THROUGH.items():
         statements.append(_policies(table, through, through))
     return "\n".join(statements)
