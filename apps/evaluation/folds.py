@@ -6,7 +6,10 @@ and rated, those at odd positions measured before and after. Each grid point's r
 that is rolled back, so every point starts from the same freshly imported vault and the import is paid once; the
 points that differ only in what is read (the lift cap, the transfer through similar questions) share one replay.
 A fold's parameters are the point with the best pooled MRR change on its choosing conversations (the grid's first
-point wins ties)."""
+point wins ties).
+
+With pointing (`--pick`), the replays are the product's with the asker also pointing to the answer; the product's
+values are the grid's first point, measured on every conversation from the same replays."""
 
 from __future__ import annotations
 
@@ -26,23 +29,53 @@ from apps.graph.learning import Rates, rates_applied
 # ever chose over the product's). What is read: the cap on a desire path's lift and, for the transfer through
 # similar questions, how near a past question must be and how strongly what it taught counts. The replays run with
 # the transfer off, so every point rates the same units and the points differ only in what they read.
-TRANSFER_OFF = {"question_prior": 0.0, "question_similarity": Rates().question_similarity}
+TRANSFER_OFF: dict[str, Any] = {"question_prior": 0.0, "question_similarity": Rates().question_similarity}
+READ = ("most_lift", "question_similarity", "question_prior", "door_prior", "door_candidates", "demote_before_cut")
+
+
+@dataclass(frozen=True)
+class Point:
+    """A grid point: the parameters learning reads while measured (`rates`), the parameters the replay learned
+    under (`replay`), and whether the simulated asker also pointed to the answer when nothing shown carried it."""
+
+    rates: Rates
+    replay: Rates
+    pick: bool = False
+
+
+def _buttons(point: Rates) -> Point:
+    """A point of the buttons-only grid: its replay writes with its written parameters, the transfer off."""
+    read = {f: getattr(Rates(), f) for f in READ} | TRANSFER_OFF
+    return Point(point, replace(point, **read))
+
+
 WRITTEN = (Rates(**TRANSFER_OFF), Rates(miss_weight=1.0, **TRANSFER_OFF))
 LIFT_CAPS = (2.0, 1.5, 3.0)
-DESIRE_PATHS = tuple(replace(written, most_lift=cap) for written in WRITTEN for cap in LIFT_CAPS)
+DESIRE_PATHS = tuple(_buttons(replace(written, most_lift=cap)) for written in WRITTEN for cap in LIFT_CAPS)
 QUESTION_SIMILARITIES = (0.55, 0.65, 0.75)
 QUESTION_PRIORS = (0.5, 1.0, 2.0)
 TRANSFER = tuple(
-    replace(WRITTEN[0], question_similarity=near, question_prior=prior)
+    _buttons(replace(WRITTEN[0], question_similarity=near, question_prior=prior))
     for near in QUESTION_SIMILARITIES
     for prior in QUESTION_PRIORS
 )
 GRID = DESIRE_PATHS + TRANSFER
 
-
-def _written(point: Rates) -> Rates:
-    """The replay a grid point reads from: its written parameters, with what is only read at the defaults."""
-    return replace(point, most_lift=Rates().most_lift, **TRANSFER_OFF)
+# Pointing (`--pick`): every replay learns under the product's values, the asker pointing to the answer whenever
+# nothing shown carried it; the points differ only in what is read when the other half is measured. A pick reaches
+# a fact the gate never showed, so what can carry it to a later question is what brings candidates and what joins
+# the estimate before the cut: the questions' prior at a whole strength (a stronger one only cost with the buttons),
+# facts that helped through the question's doors as candidates with the doors' lift before the cut, both, and the
+# doors' lift before the cut without the rejections' demotion.
+PRODUCT = Rates()
+PICK_READS: tuple[dict[str, Any], ...] = (
+    {},
+    {"question_prior": 1.0},
+    {"door_prior": 1.0, "door_candidates": 5},
+    {"question_prior": 1.0, "door_prior": 1.0, "door_candidates": 5},
+    {"door_prior": 1.0, "door_candidates": 5, "demote_before_cut": False},
+)
+PICK_GRID = tuple(Point(replace(PRODUCT, **read), PRODUCT, pick=True) for read in PICK_READS)
 
 
 def conversation_folds(count: int, k: int) -> list[tuple[list[int], list[int]]]:
@@ -62,11 +95,12 @@ class Measured:
     sample_id: str
     before: list[dict[str, float]]
     unshared: list[bool]
-    after: dict[Rates, list[dict[str, float]]] = field(default_factory=dict)
+    after: dict[Any, list[dict[str, float]]] = field(default_factory=dict)
+    votes: list[dict[str, Any]] = field(default_factory=list)  # what each replay rated
 
 
 def conversation_measure(
-    *, user: User, conv: Dialogue, unit: str, grid: tuple[Rates, ...] = GRID, tick: Callable[[int], None] | None = None
+    *, user: User, conv: Dialogue, unit: str, grid: tuple[Point, ...] = GRID, tick: Callable[[int], None] | None = None
 ) -> Measured:
     """Import the conversation once, measure its odd half before learning, then replay and measure at every grid
     point, each replay rolled back."""
@@ -79,13 +113,14 @@ def conversation_measure(
         before=scores_of(user, vault_id, measured, vault.items),
         unshared=[not (set(q.evidence) & seen) for q in measured],
     )
-    written = list(dict.fromkeys(_written(point) for point in grid))
-    for writes in written:
+    replays = list(dict.fromkeys((point.replay, point.pick) for point in grid))
+    for writes, pick in replays:
         with transaction.atomic():
             with rates_applied(writes):
-                replay_rated(user, vault_id, replayed, vault.items)
-            for point in (p for p in grid if _written(p) == writes):
-                with rates_applied(point):
+                votes = replay_rated(user, vault_id, replayed, vault.items, pick=pick)
+            result.votes.append({"pick": pick, **votes})
+            for point in (p for p in grid if (p.replay, p.pick) == (writes, pick)):
+                with rates_applied(point.rates):
                     result.after[point] = scores_of(user, vault_id, measured, vault.items)
                 if tick:
                     tick(1)
@@ -93,12 +128,19 @@ def conversation_measure(
     return result
 
 
-def _gain(convs: list[Measured], point: Rates) -> float:
+def _described(point: Any) -> dict[str, Any]:
+    """A grid point as the report names it: its rates (and, for a `Point`, whether the asker pointed)."""
+    if isinstance(point, Point):
+        return {**asdict(point.rates), "pick": point.pick}
+    return asdict(point)
+
+
+def _gain(convs: list[Measured], point: Any) -> float:
     diffs = [a["mrr"] - b["mrr"] for m in convs for a, b in zip(m.after[point], m.before, strict=True)]
     return sum(diffs) / len(diffs) if diffs else 0.0
 
 
-def chosen_rates(convs: list[Measured], grid: tuple[Rates, ...] = GRID) -> Rates:
+def chosen_rates(convs: list[Measured], grid: tuple[Any, ...] = GRID) -> Any:
     """The grid point with the best pooled MRR change on these conversations; the first point (the product's
     defaults) wins ties."""
     best = grid[0]
@@ -130,7 +172,7 @@ def _pair(before: list[dict[str, float]], after: list[dict[str, float]], metric:
     return {"before": mean(xs), "after": mean(ys), "change": paired_bootstrap(xs, ys)}
 
 
-def folds_report(convs: list[Measured], k: int, grid: tuple[Rates, ...] = GRID) -> dict[str, Any]:
+def folds_report(convs: list[Measured], k: int, grid: tuple[Any, ...] = GRID) -> dict[str, Any]:
     """Per fold: the parameters chosen on the other conversations and the change they make on the held-back ones;
     pooled over the folds (each measured question once); and the product's defaults on every conversation, from
     the same replays, for reference."""
@@ -148,7 +190,7 @@ def folds_report(convs: list[Measured], k: int, grid: tuple[Rates, ...] = GRID) 
             {
                 "chosen_on": [convs[i].sample_id for i in choose],
                 "measured_on": [convs[i].sample_id for i in measure],
-                "rates": asdict(point),
+                "rates": _described(point),
                 "choosing_gain": round(_gain([convs[i] for i in choose], point), 4),
                 **_change(before, after, unshared),
             }
@@ -157,7 +199,7 @@ def folds_report(convs: list[Measured], k: int, grid: tuple[Rates, ...] = GRID) 
     return {
         "protocol": "rate even positions, measure odd positions before and after; parameters chosen on the other "
         "conversations",
-        "grid": [asdict(p) for p in grid],
+        "grid": [_described(p) for p in grid],
         "folds": folds,
         "pooled": _change(pooled["before"], pooled["after"], pooled["unshared"]),
         "defaults": _change(
@@ -166,6 +208,6 @@ def folds_report(convs: list[Measured], k: int, grid: tuple[Rates, ...] = GRID) 
             [u for m in convs for u in m.unshared],
         ),
         "per_point": [
-            {"rates": asdict(p), "mrr_gain": {m.sample_id: round(_gain([m], p), 4) for m in convs}} for p in grid
+            {"rates": _described(p), "mrr_gain": {m.sample_id: round(_gain([m], p), 4) for m in convs}} for p in grid
         ],
     }

@@ -20,9 +20,10 @@ from django.utils import timezone
 
 from apps.core.text import STOP, asked_for
 from apps.graph.conversation import is_turn
-from apps.graph.doors import door_lifts, doors_of
+from apps.graph.doors import door_helped, door_lifts, doors_of
 from apps.graph.hooks import candidate_sources
 from apps.graph.intent import intent_of
+from apps.graph.learning import rates
 from apps.graph.models import Dependency
 from apps.graph.questions import inherited, question_priors
 from apps.graph.relevance import graph_rater
@@ -120,10 +121,14 @@ def context_for(
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
     found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)
     priors = question_priors(vector=vector, scope=scope)
-    candidates += _inherited(priors, candidates, vector, scope, Trace(found.intent, doors=tuple(doors), asks=asks))
+    asked = Trace(found.intent, doors=tuple(doors), asks=asks)
+    candidates += _inherited(inherited(priors, {c.chunk for c in candidates}), candidates, vector, scope, asked)
+    candidates += _inherited(
+        door_helped(doors, asks, {c.chunk for c in candidates}, scope), candidates, vector, scope, asked
+    )
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     scope.filter(Dependency.objects.filter(pk__in=walked_edges)).update(last_walked_at=timezone.now())
-    desire = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
+    priors, desire = before_cut(priors, door_lifts(doors, asks, [c.chunk for c in candidates], scope))
     usage_vault = scope.vault_ids[0] if len(scope.vault_ids) == 1 else None
     result = gate(
         text,
@@ -171,16 +176,37 @@ def walked_candidates(*, text: str, vector: list[float], scope: Scope) -> tuple[
     return found, candidates, doors, asks
 
 
+def before_cut(priors: dict[int, float], desire: dict[int, float]) -> tuple[dict[int, float], dict[int, float]]:
+    """What joins the gate's estimate before the cut (`priors`) and what only orders what passed (`desire`): the
+    questions' priors, and the doors' lifts raised to `Rates.door_prior`; a factor below 1 only orders unless
+    `Rates.demote_before_cut`."""
+    chosen = rates()
+    before, after = dict(priors), dict(desire)
+    if not chosen.demote_before_cut:
+        for chunk, factor in priors.items():
+            if factor < 1.0:
+                del before[chunk]
+                after[chunk] = after.get(chunk, 1.0) * factor
+    if chosen.door_prior > 0:
+        for chunk, lift in desire.items():
+            if lift < 1.0 and not chosen.demote_before_cut:
+                continue
+            factor = lift**chosen.door_prior
+            before[chunk] = before.get(chunk, 1.0) * factor
+            after[chunk] = after[chunk] / factor
+    return before, {chunk: f for chunk, f in after.items() if f != 1.0}
+
+
 def _inherited(
-    priors: dict[int, float],
+    chunks: list[int],
     candidates: list[Candidate],
     vector: list[float],
     scope: Scope,
     trace: Trace,
 ) -> list[Candidate]:
-    """The facts that helped questions near this one that neither search nor walk brought, ranked after them, read
-    under the same permission filter as every candidate."""
-    chunks = inherited(priors, {c.chunk for c in candidates})
+    """Facts learning brings that neither search nor walk brought (`chunks`: what helped questions near this one,
+    or what helped through its doors), ranked after them, read under the same permission filter as every
+    candidate."""
     loaded = load_chunks(chunks=chunks, query_vector=vector, scope=scope)
     return [replace(c, rank=len(candidates) + c.rank, trace=trace) for c in loaded]
 

@@ -46,6 +46,16 @@ GROUP BY c.id
 """
 
 
+_HELPED = """
+SELECT c.id, sum(v.helped), sum(v.failed) FROM graph_doorvalue v
+JOIN notes_chunk c ON c.note_id = v.note_id AND c.content_hash = v.content_hash AND c.vault_id = v.vault_id
+     AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
+WHERE v.vault_id = ANY(%(scope)s) AND v.intent = %(intent)s AND v.door = ANY(%(doors)s)
+GROUP BY c.id
+HAVING sum(v.helped) > sum(v.failed)
+"""
+
+
 def doors_of(words: list[str], scope: Scope) -> list[str]:
     """The stems of the question's content words that some but at most DOOR_SHARE (and at most DOOR_MAX_CARRIERS)
     of the scope's live passages carry, from the counts the worker keeps (`term_counts_refresh`)."""
@@ -84,3 +94,17 @@ def door_lifts(doors: list[str], asks: str, chunks: list[int], scope: Scope) -> 
         value = (1 + float(helped)) / (2 + float(helped) + float(failed))
         lifts[int(chunk)] = min(value / (1 - value), most)
     return lifts
+
+
+def door_helped(doors: list[str], asks: str, known: set[int], scope: Scope) -> list[int]:
+    """At most `Rates.door_candidates` facts that helped through these doors, for questions that ask for `asks`
+    (more hits than misses), that are not among `known` yet: most helped first. None while that is 0."""
+    most = rates().door_candidates
+    if not doors or most <= 0 or not scope:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_HELPED, {**scope.params(), "intent": asks, "doors": doors})
+        rows = cursor.fetchall()
+    odds = {int(chunk): (1 + float(helped)) / (1 + float(failed)) for chunk, helped, failed in rows}
+    fresh = sorted((c for c in odds if c not in known), key=lambda c: (-odds[c], c))
+    return fresh[:most]

@@ -33,6 +33,15 @@ DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 # near questions share no evidence; at half strength the transfer neither helped nor hurt (docs/evaluation.md).
 QUESTION_SIMILARITY = 0.75
 QUESTION_PRIOR = 0.5
+# What the desire paths from the question's doors learned orders what passed the gate; it does not decide what
+# passes (DOOR_PRIOR 0) and brings no candidate of its own (DOOR_CANDIDATES 0): a door is one specific term, and a
+# fact that helped through it once says "this helped a question with this word", not "this answers now"; held out on
+# LoCoMo dev, both cost the questions that share no evidence with the rated ones (docs/evaluation.md).
+DOOR_PRIOR = 0.0
+DOOR_CANDIDATES = 0
+# A learned factor below 1 (a fact rejected for a near question, or through the same doors) joins the estimate
+# before the cut, so it can drop a fact the gate would have passed.
+DEMOTE_BEFORE_CUT = True
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,9 @@ class Rates:
     decay_step: float = DECAY_STEP
     question_similarity: float = QUESTION_SIMILARITY
     question_prior: float = QUESTION_PRIOR
+    door_prior: float = DOOR_PRIOR
+    door_candidates: int = DOOR_CANDIDATES
+    demote_before_cut: bool = DEMOTE_BEFORE_CUT
 
 
 PRODUCT_RATES = Rates()

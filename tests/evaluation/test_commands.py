@@ -300,3 +300,35 @@ def test_evaluate_locomo_refuses_a_judge_without_a_scoring_model(tmp_path):
         )
 
     assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def test_evaluate_locomo_learn_folds_pick_chooses_what_is_read_after_the_asker_pointed(tmp_path):
+    data, out = tmp_path / "tiny.json", tmp_path / "out.json"
+    data.write_text(json.dumps([TINY, {**TINY, "sample_id": "tiny-2"}]))
+    stdout = io.StringIO()
+
+    call_command(
+        "evaluate",
+        "locomo",
+        "--data",
+        str(data),
+        "--learn",
+        "--folds",
+        "2",
+        "--pick",
+        "--json",
+        str(out),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    report = json.loads(out.read_text())
+    assert [f["measured_on"] for f in report["folds"]] == [["tiny-1"], ["tiny-2"]]
+    assert all(f["rates"]["pick"] for f in report["folds"])  # every point chosen from is a pointing replay
+    assert all(p["rates"]["pick"] for p in report["per_point"])
+    assert report["defaults"]["all"]["questions"] == 2  # the product's values on both conversations, same replays
+    replays = report["votes"]["tiny-1"]
+    assert [r["pick"] for r in replays] == [True]  # one replay: the points differ only in what they read
+    assert replays[0]["answers"] >= 1  # the asker pointed where nothing shown carried the evidence
+    assert "pointing" in stdout.getvalue() and "defaults:" in stdout.getvalue()
+    assert not User.objects.filter(username__startswith="evaluator-").exists()

@@ -7,7 +7,8 @@ import pytest
 
 from apps.chat.models import ContextItem
 from apps.core.text import asked_for
-from apps.graph.doors import door_lifts, doors_of
+from apps.graph.doors import door_helped, door_lifts, doors_of
+from apps.graph.learning import Rates, rates_applied
 from apps.graph.models import WeightChange
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk, Note
@@ -124,3 +125,19 @@ def test_desire_paths_never_cross_into_a_vault_outside_the_scope(owner):
         door_lifts(["grafana"], "what", [item.chunk_id], scope_of([theirs.pk])) == {}
     )  # the value lives in its own vault only
     assert door_lifts(["grafana"], "what", their_chunks, scope_of([theirs.pk, mine.pk])) == {}
+
+
+def test_facts_that_helped_through_a_door_are_candidates_only_where_read_and_only_within_the_scope(owner):
+    mine, theirs = _vault(owner, "Mine"), _vault(owner, "Theirs")
+    shown = _order(owner, mine, "What Grafana panel should I open?")
+    helped, missed = shown["grafana-alerts.md"], shown["grafana-dashboards.md"]
+    api(owner).post("/api/feedback/", {"context_item": helped.pk, "signal": "confirm"}, format="json")
+    api(owner).post("/api/feedback/", {"context_item": missed.pk, "signal": "not_relevant"}, format="json")
+    scope = scope_of([mine.pk])
+
+    assert door_helped(["grafana"], "what", set(), scope) == []  # the product brings none (`Rates.door_candidates`)
+    with rates_applied(Rates(door_candidates=5)):
+        assert door_helped(["grafana"], "what", set(), scope) == [helped.chunk_id]  # not the one rejected
+        assert door_helped(["grafana"], "what", {helped.chunk_id}, scope) == []  # already a candidate
+        assert door_helped(["grafana"], "when", set(), scope) == []  # another kind of answer learned nothing
+        assert door_helped(["grafana"], "what", set(), scope_of([theirs.pk])) == []  # nor another vault

@@ -13,7 +13,13 @@ from apps.evaluation import corpus, locomo
 from apps.evaluation.answerer import JudgeUnavailable
 from apps.evaluation.calibration import calibrate, collect
 from apps.evaluation.discovery import footstep_log, read_log, replay, scripted_log
-from apps.evaluation.folds import DESIRE_PATHS, GRID, conversation_measure, folds_report
+from apps.evaluation.folds import (
+    DESIRE_PATHS,
+    GRID,
+    PICK_GRID,
+    conversation_measure,
+    folds_report,
+)
 from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
@@ -62,7 +68,7 @@ class Command(BaseCommand):
             "--pick",
             action="store_true",
             help="with --learn: the same replay twice, the second time with the asker pointing to a passage that "
-            "answers when nothing shown did (only this is run)",
+            "answers when nothing shown did (only this is run); with --folds too, the folds' replays point",
         )
         conv.add_argument(
             "--replay",
@@ -208,17 +214,27 @@ class Command(BaseCommand):
             options["json_out"].parent.mkdir(parents=True, exist_ok=True)
             options["json_out"].write_text(json.dumps(report, indent=2))
 
-    def _folds(self, conversations: list[locomo.Conversation], unit: str, k: int) -> dict[str, Any]:
+    def _folds(self, conversations: list[locomo.Conversation], unit: str, k: int, pick: bool) -> dict[str, Any]:
+        grid = PICK_GRID if pick else GRID
         user = eval_user()
         try:
-            with tqdm(total=len(conversations) * len(GRID), unit="point", desc="learning folds") as bar:
-                measured = [conversation_measure(user=user, conv=c, unit=unit, tick=bar.update) for c in conversations]
+            with tqdm(total=len(conversations) * len(grid), unit="point", desc="learning folds") as bar:
+                measured = [
+                    conversation_measure(user=user, conv=c, unit=unit, grid=grid, tick=bar.update)
+                    for c in conversations
+                ]
         finally:
             corpus.teardown(user)
-        report = folds_report(measured, k)
-        # the same replays read without the transfer through similar questions: the learning the product had before
-        report["desire_paths_only"] = folds_report(measured, k, DESIRE_PATHS)
-        for label, figures in (("with similar questions", report), ("desire paths only", report["desire_paths_only"])):
+        if pick:
+            report = folds_report(measured, k, PICK_GRID)
+            report["votes"] = {m.sample_id: m.votes for m in measured}
+            named: tuple[tuple[str, dict[str, Any]], ...] = (("pointing", report),)
+        else:
+            report = folds_report(measured, k)
+            # the same replays read without the transfer through similar questions: the learning the product had
+            report["desire_paths_only"] = folds_report(measured, k, DESIRE_PATHS)
+            named = (("with similar questions", report), ("desire paths only", report["desire_paths_only"]))
+        for label, figures in named:
             self.stdout.write(label)
             for fold in figures["folds"]:
                 self.stdout.write(f"fold {fold['measured_on']}: rates {fold['rates']}\n  {_line(fold)}")
@@ -239,7 +255,7 @@ class Command(BaseCommand):
 
     def _learning_only(self, options: dict[str, Any]) -> None:
         conversations = locomo.load(options["data"])[: options["conversations"]]
-        if options["pick"]:
+        if options["pick"] and not options["folds"]:
             report = self._pointing(conversations, options["unit"])
         elif options["replay"]:
             report = self._replay(conversations, options["unit"], options["window"])
@@ -249,7 +265,7 @@ class Command(BaseCommand):
                 options["chart"].write_text(curve_svg(report["curve"], title=title, window=options["window"]))
                 self.stdout.write(f"chart written to {options['chart']}")
         else:
-            report = self._folds(conversations, options["unit"], options["folds"])
+            report = self._folds(conversations, options["unit"], options["folds"], options["pick"])
         report = {"dataset": f"locomo:{options['data'].name}", "unit": options["unit"], **report}
         if options["replay"] and not options["pick"]:
             replay_record(report)
