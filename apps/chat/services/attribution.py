@@ -1,7 +1,8 @@
-"""Who the passages say did something. A question that asks what a named person did, said or felt is answered only
-when the passages that carry its claim say it of that person. A conversation turn speaks for its speaker ("I ran a
-charity race"), of the one it addresses ("you ran"), or of the person it names; a question asked back is no claim.
-When the sentences that carry the question's claim say it of someone else, and nothing says it of the person asked
+"""Who the passages say did something. A question that names one person who speaks in the notes is answered only
+when the passages that carry its claim (its content words less the name) say it of that person. A conversation
+turn's statements speak of its speaker when they say I or we, of the one it addresses when they say you; a
+question it asks the other about themselves ("what got you into running?") is about the one addressed. When the
+turn that carries most of the claim says it of someone else, and nothing carries as much of it of the person asked
 about, the answer abstains and says who did.
 
 The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage;
@@ -23,9 +24,9 @@ SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
 # A person a turn calls by name: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!".
 CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# How much of the question's claim (its content words less the person's name) the best sentence said of someone
-# else must carry, and how far below it the best sentence said of the person asked about must stay, before the
-# answer abstains (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+# How many of the claim's words the turn that says it of someone else must carry, and the share of that the best
+# turn saying it of the person asked about must reach to be answered (chosen on LoCoMo dev conv-26 and conv-30;
+# docs/evaluation.md).
 MIN_CLAIM = 2
 KEEP_SHARE = 1.0
 
