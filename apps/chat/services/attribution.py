@@ -21,7 +21,7 @@ from apps.graph.extract import SPEAKER
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)
 SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
-# A person a turn calls by name: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!".
+# A turn calling out to someone: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!", "Wow, …".
 CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # How many of the claim's words the turn that says it of someone else must carry, and the share of that the best
@@ -65,14 +65,24 @@ def _stems(text: str) -> set[str]:
 
 
 def _claims(body: str, speaker: str, addressee: str | None) -> list[tuple[str, str | None]]:
-    """What a turn claims and of whom: its statements together, of its speaker when they say I or we, of the one
-    addressed when they say you (of no one when they say neither); and each question it asks the other about
-    themselves ("what got you into running?"), of the one addressed."""
-    sentences = SENTENCE.split(body)
-    said = " ".join(s for s in sentences if not s.rstrip().endswith("?"))
-    whom = speaker if FIRST_PERSON.search(said) else addressee if SECOND_PERSON.search(said) else None
-    asked = [s for s in sentences if s.rstrip().endswith("?") and SECOND_PERSON.search(s)]
-    return [(said, whom), *((question, addressee) for question in asked if not FIRST_PERSON.search(question))]
+    """What a turn claims and of whom: a statement that says I or we, of its speaker; one that says you or calls out
+    to the other ("That charity race sounds great, Mel!", "Wow, …"), of the one addressed; any other statement, of
+    its speaker; a question it asks the other about themselves ("what got you into running?"), of the one
+    addressed. Each person's part of the turn is read together."""
+    parts: dict[str | None, list[str]] = {}
+    for sentence in SENTENCE.split(body):
+        if sentence.rstrip().endswith("?"):
+            if SECOND_PERSON.search(sentence) and not FIRST_PERSON.search(sentence):
+                parts.setdefault(addressee, []).append(sentence)
+            continue
+        if FIRST_PERSON.search(sentence):
+            whom: str | None = speaker
+        elif SECOND_PERSON.search(sentence) or CALLED.search(sentence):
+            whom = addressee
+        else:
+            whom = speaker
+        parts.setdefault(whom, []).append(sentence)
+    return [(" ".join(said), whom) for whom, said in parts.items()]
 
 
 def misattributed(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Misattributed | None:

@@ -325,12 +325,10 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     if sources and wrong is None:
         message.grounded = True
         yield from _answer(writer, message.resolved_query, sources)
-    elif wrong is not None:  # the notes say it of someone else: say so, then what the vault says when it has nothing
-        message.grounded, message.fallback = False, cfg.fallback
-        yield writer.delta(f"{wrong.reason}\n\n")
-        yield from _fallback(writer, message.resolved_query, [v.name for v in vaults])
     else:
         message.grounded, message.fallback = False, cfg.fallback
+        if wrong is not None:  # the notes say it of someone else: say so before what the vault says when it has nothing
+            yield writer.delta(f"{wrong.reason}\n\n")
         yield from _fallback(writer, message.resolved_query, [v.name for v in vaults])
     yield _finish(message)
 
