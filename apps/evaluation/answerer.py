@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
-from apps.chat.services.answering import Source, answer_lines, lead, sources_prompt
+from apps.chat.services.answering import Source, answer_lines, lead, misattribution, sources_prompt
 from apps.evaluation.answer_scores import declines_to_answer
 from apps.llm.gateway import ModelUnavailable, complete, complete_json, is_local, slot_model
 
@@ -58,8 +58,8 @@ class Answerer:
     def name(self) -> str:
         return "offline" if self.offline else self.model
 
-    def answer(self, question: str, sources: Sequence[Source]) -> Answered:
-        if not sources:
+    def answer(self, question: str, sources: Sequence[Source], speakers: Sequence[str] = ()) -> Answered:
+        if not sources or misattribution(question, sources, speakers):  # chat abstains there, with or without a model
             return Answered(None)
         if self.offline:
             return Answered(offline_answer(question, sources))

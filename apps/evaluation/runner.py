@@ -28,6 +28,7 @@ from apps.evaluation.metrics import (
 )
 from apps.evaluation.pipelines import FLAT_INJECT, PIPELINES, Retrieved
 from apps.evaluation.reference import REFERENCES, FlatReference
+from apps.graph.conversation import speakers_in
 from apps.graph.models import Extraction
 from apps.llm.embeddings import embed_query
 from apps.llm.models import ModelUsage
@@ -85,13 +86,13 @@ class _Tally:
         self.answers = AnswerTally()
         self.answering = False
 
-    def answer(self, question: locomo.Question, result: Retrieved) -> dict[str, Any] | None:
+    def answer(self, question: locomo.Question, result: Retrieved, speakers: list[str]) -> dict[str, Any] | None:
         """Chat's offline answer from what the pipeline injected (no context is an abstention: the fallback), and
         the row that shows it beside the gold answer; None when the pipeline does not answer."""
         if result.sources is None or self.answerer is None:
             return None
         self.answering = True
-        answered = self.answerer.answer(question.text, result.sources)
+        answered = self.answerer.answer(question.text, result.sources, speakers)
         answer = answered.text
         self.answers.answered_by = self.answerer.name
         self.answers.model_failures += int(answered.failed)
@@ -177,6 +178,7 @@ def run_locomo(
             ingested_notes, ingested_chunks = ingested_notes + vault.notes, ingested_chunks + vault.chunks
             extractions += list(Extraction.objects.filter(vault=vault.vault).values_list("level", "entities"))
             reference = FlatReference.of(vault.vault)
+            speakers = speakers_in([vault.vault.pk])  # who speaks in the conversation, as chat reads it
             _warm([question.text for question in conv.questions])
             for question in conv.questions:
                 evidence = set(question.evidence)
@@ -192,7 +194,7 @@ def run_locomo(
                     tally.latency.append(ms)
                     tally.calls.append(calls)
                     injected = _items(result.injected, vault.items)
-                    row = tally.answer(question, result)
+                    row = tally.answer(question, result, speakers)
                     if row is not None and answers_out:
                         answer_rows.append({"conversation": conv.sample_id, "pipeline": name, **row})
                     if question.category == 5:

@@ -6,18 +6,25 @@ order ("D1-2" before "D1-10") are the conversation. Anything that is not a turn 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Q
 
 from apps.graph.extract import SPEAKER, key_of
-from apps.graph.models import Reply
+from apps.graph.models import Entity, EntityKind, Reply
 from apps.notes.models import Chunk, Note, Tier
 
 
 def speakers_of(text: str) -> set[str]:
     """The entity keys of everyone who speaks in a passage."""
     return {key_of(name) for name in SPEAKER.findall(text)}
+
+
+def speakers_in(vault_ids: Iterable[int]) -> list[str]:
+    """The names of the people who speak in these vaults' passages, as the graph recorded them."""
+    people = Entity.objects.filter(vault_id__in=list(vault_ids), kind=EntityKind.PERSON, mentions__said=True)
+    return sorted(set(people.values_list("name", flat=True)))
 
 
 def is_turn(text: str) -> bool:

@@ -26,6 +26,7 @@ from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, resolve
 from apps.core.validation import validate_text
+from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import Stepped, context_steps
@@ -210,12 +211,15 @@ class _Writer:
         return True
 
 
-def _answer(writer: _Writer, question: str, items: list[ContextItem]) -> Iterator[Event]:
-    sources = [
+def _sources(items: list[ContextItem]) -> list[answering.Source]:
+    return [
         answering.Source(number=i.citation or 0, path=i.path, text=i.text, provenance=i.provenance)
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
     ]
+
+
+def _answer(writer: _Writer, question: str, sources: list[answering.Source]) -> Iterator[Event]:
     if not is_local(writer.model):
         if (yield from writer.stream("answer", answering.sources_prompt(question, sources))):
             return
@@ -315,11 +319,16 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     yield Event("context", {"items": [item_payload(i, said) for i in items], "threshold": result.threshold})
     yield Event("status", {"text": "Writing the answer…"})
     message.answer_model = writer.model
-    if any(i.survived and not i.speculative for i in items):
+    sources = _sources(items)
+    speakers = speakers_in(v.pk for v in vaults) if sources else []
+    wrong = answering.misattribution(message.resolved_query, sources, speakers) if sources else None
+    if sources and wrong is None:
         message.grounded = True
-        yield from _answer(writer, message.resolved_query, items)
+        yield from _answer(writer, message.resolved_query, sources)
     else:
         message.grounded, message.fallback = False, cfg.fallback
+        if wrong is not None:  # the notes say it of someone else: say so before what the vault says when it has nothing
+            yield writer.delta(f"{wrong.reason}\n\n")
         yield from _fallback(writer, message.resolved_query, [v.name for v in vaults])
     yield _finish(message)
 

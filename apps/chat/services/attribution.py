@@ -1,0 +1,118 @@
+"""Who the passages say did something. A question that names one person who speaks in the notes is answered only
+when the passages that carry its claim (its content words less the name) say it of that person. A conversation
+turn's statements speak of its speaker when they say I or we, of the one it addresses when they say you; a
+question it asks the other about themselves ("what got you into running?") is about the one addressed. When the
+turn that carries most of the claim says it of someone else, and nothing carries as much of it of the person asked
+about, the answer abstains and says who did.
+
+The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage;
+the one a turn addresses is the person it calls by name ("Thanks, Caroline!"), else the other person of the
+conversation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from apps.chat.services.spans import Passage
+from apps.core.text import terms
+from apps.graph.extract import SPEAKER
+
+FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)
+SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
+# A turn calling out to someone: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!", "Wow, …".
+CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# How many of the claim's words the turn that says it of someone else must carry, and the share of that the best
+# turn saying it of the person asked about must reach to be answered (chosen on LoCoMo dev conv-26 and conv-30;
+# docs/evaluation.md).
+MIN_CLAIM = 2
+KEEP_SHARE = 1.0
+
+
+@dataclass(frozen=True)
+class Misattributed:
+    asked: str  # the person the question names
+    did: str  # the one the passages say it of
+    number: int  # the passage that says so, for its citation
+
+    @property
+    def reason(self) -> str:
+        return f"Nothing in your notes says {self.asked} did that; {self.did} did [{self.number}]."
+
+
+def _turns(text: str) -> list[tuple[str, str]]:
+    """The passage's turns as (speaker, what they say): a line that opens with a speaker line starts a turn, the
+    lines after it belong to it; lines before the first speaker belong to no one."""
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        found = SPEAKER.match(line.strip())
+        if found:
+            out.append((found.group(1), line.strip()[found.end() :]))
+        elif out and line.strip():
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+    return out
+
+
+def _named(name: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
+
+
+def _stems(text: str) -> set[str]:
+    """Content stems, plural s off too ("pets" is "pet"), so a claim's words meet the passage's."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in terms(text)}
+
+
+def _claims(body: str, speaker: str, addressee: str | None) -> list[tuple[str, str | None]]:
+    """What a turn claims and of whom: a statement that says I or we, of its speaker; one that says you or calls out
+    to the other ("That charity race sounds great, Mel!", "Wow, …"), of the one addressed; any other statement, of
+    its speaker; a question it asks the other about themselves ("what got you into running?"), of the one
+    addressed. Each person's part of the turn is read together."""
+    parts: dict[str | None, list[str]] = {}
+    for sentence in SENTENCE.split(body):
+        if sentence.rstrip().endswith("?"):
+            if SECOND_PERSON.search(sentence) and not FIRST_PERSON.search(sentence):
+                parts.setdefault(addressee, []).append(sentence)
+            continue
+        if FIRST_PERSON.search(sentence):
+            whom: str | None = speaker
+        elif SECOND_PERSON.search(sentence) or CALLED.search(sentence):
+            whom = addressee
+        else:
+            whom = speaker
+        parts.setdefault(whom, []).append(sentence)
+    return [(" ".join(said), whom) for whom, said in parts.items()]
+
+
+def misattributed(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Misattributed | None:
+    """Who the passages say did what the question asks a named person about, when that is someone else; None when
+    the question names no one who speaks (in the passages, or among `speakers`, the people who speak in the notes
+    searched), or two of them, or when the passages say it of the one it names."""
+    turns = [(p, speaker, body) for p in passages for speaker, body in _turns(p.text)]
+    people = {name.split()[0]: name for name in speakers} | {speaker.split()[0]: speaker for _, speaker, _ in turns}
+    for _, _, body in turns:  # one called by name is a person too, when the question names them ("Wow, …" is not)
+        people |= {name: name for name in CALLED.findall(body) if name not in people and _named(name, question)}
+    asked = [first for first in people if _named(first, question)]
+    if len(asked) != 1:
+        return None
+    person = asked[0]
+    claim = _stems(question) - _stems(people[person])
+    if not claim:
+        return None
+    others = [first for first in people if first != person]
+    best_asked, best_other = 0, (0, "", 0)
+    for passage, speaker, body in turns:
+        first = speaker.split()[0]
+        called = [name for name in CALLED.findall(body) if name != first and name in people]
+        addressee = called[0] if called else person if first != person else others[0] if len(others) == 1 else None
+        for text, whom in _claims(body, first, addressee):
+            carried = len(claim & _stems(text))
+            if whom == person:
+                best_asked = max(best_asked, carried)
+            elif whom is not None and carried > best_other[0]:
+                best_other = (carried, people[whom], passage.number)
+    carried, did, number = best_other
+    if carried >= MIN_CLAIM and best_asked < KEEP_SHARE * carried:
+        return Misattributed(asked=people[person], did=did, number=number)
+    return None
