@@ -169,7 +169,7 @@ def _statement_hook(wrapper: BaseDatabaseWrapper) -> Callable[..., Any]:
     return hook
 
 
-def _forget_on_rollback(wrapper: BaseDatabaseWrapper) -> None:
+def _forget_on_rollback(wrapper: Any) -> None:
     """A rolled-back transaction or savepoint takes back settings sent inside it: send them again next time."""
     rollback, savepoint_rollback = wrapper._rollback, wrapper._savepoint_rollback
 
@@ -177,14 +177,15 @@ def _forget_on_rollback(wrapper: BaseDatabaseWrapper) -> None:
     # transaction.
     def _rollback() -> None:
         rollback()
-        wrapper._row_scope_applied = None  # type: ignore[attr-defined]
+        wrapper._row_scope_applied = None
 
     def _savepoint_rollback(sid: str) -> None:
         savepoint_rollback(sid)
-        wrapper._row_scope_applied = None  # type: ignore[attr-defined]
+        wrapper._row_scope_applied = None
 
-    wrapper._rollback = _rollback  # type: ignore[method-assign]
-    wrapper._savepoint_rollback = _savepoint_rollback  # type: ignore[method-assign]
+    # Django's own rollback steps, on this connection only (the backend offers no rollback signal).
+    wrapper._rollback = _rollback
+    wrapper._savepoint_rollback = _savepoint_rollback
 
 
 def _on_connection_created(sender: Any, connection: BaseDatabaseWrapper, **_: Any) -> None:
