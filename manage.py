@@ -21,7 +21,7 @@ if __name__ == "__main__":
         started = f"; started {' and '.join(sorted(embedded.STARTED))} for this command" if embedded.STARTED else ""
         name = chosen.DATABASES["default"]["NAME"]
         print(f"Data directory {chosen.DATA_DIR}, database {name}{started}", file=sys.stderr)
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), "")
     if command not in REQUEST_SERVERS:  # an operator's command reads as the system; a server binds each request
         from apps.core import row_security
 

@@ -18,10 +18,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import Any
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 ALL_VAULTS = "*"
 VAULTS_SETTING = "desirepath.vaults"
@@ -104,6 +108,21 @@ def bind(scope: RowScope | None) -> None:
     _BOUND.set(scope)
 
 
+def as_system(reason: str) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Run the decorated function under a system binding: for reads that count or summarise the whole deployment
+    (model health, an embedding switch's progress, the discovery budget report) for the staff who may see them."""
+
+    def decorate(function: Callable[P, T]) -> Callable[P, T]:
+        @wraps(function)
+        def bound_to_the_system(*args: P.args, **kwargs: P.kwargs) -> T:
+            with bound(system(reason)):
+                return function(*args, **kwargs)
+
+        return bound_to_the_system
+
+    return decorate
+
+
 def enter(scope: RowScope) -> Token[RowScope | None]:
     """Bind `scope` until `leave` with the returned token, which brings back what was bound before (a task's
     binding, entered and left by two signal handlers, even when the task ran inside a request)."""
@@ -140,6 +159,8 @@ def _settings_wanted() -> tuple[str, str]:
 
 
 def _apply(wrapper: BaseDatabaseWrapper) -> None:
+    if wrapper.needs_rollback or _aborted(wrapper):
+        return  # the statement fails anyway, with its own error; settings are sent again after the rollback
     wanted = _settings_wanted()
     applied: _Applied | None = getattr(wrapper, "_row_scope_applied", None)
     in_transaction = wrapper.in_atomic_block or not wrapper.get_autocommit()
@@ -152,12 +173,18 @@ def _apply(wrapper: BaseDatabaseWrapper) -> None:
     if fresh:
         return
     # The driver's own cursor: the statement must not come back through this hook.
-    with wrapper.connection.cursor() as cursor:
+    with wrapper.wrap_database_errors, wrapper.connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config(%s, %s, false), set_config(%s, %s, false)",
             [VAULTS_SETTING, wanted[0], SYSTEM_SETTING, wanted[1]],
         )
     wrapper._row_scope_applied = _Applied(wrapper.connection, wanted, in_transaction)  # type: ignore[attr-defined]
+
+
+def _aborted(wrapper: BaseDatabaseWrapper) -> bool:
+    from psycopg.pq import TransactionStatus
+
+    return bool(wrapper.connection.info.transaction_status == TransactionStatus.INERROR)
 
 
 def _statement_hook(wrapper: BaseDatabaseWrapper) -> Callable[..., Any]:

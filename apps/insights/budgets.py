@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from apps.core import row_security
 from apps.insights.models import CardAnswer, CardSignal, Concept, ConceptStatus
 from apps.llm.models import ModelUsage
 from apps.vaults.chat_settings import parse
@@ -58,6 +59,7 @@ class UsageReport:
         return round(self.calls / self.accepted, 2) if self.accepted else None
 
 
+@row_security.as_system("discovery's usage report, for staff")
 def usage_report(*, vault_ids: list[int] | None = None, since: date | None = None) -> UsageReport:
     """Discovery's model calls per tier per day and vault, and the calls spent per accepted suggestion (a concept or
     an insight card a person accepted) (staff)."""

@@ -6,6 +6,7 @@ from typing import Any
 from django.db.models import Count, Sum
 from django.utils import timezone
 
+from apps.core import row_security
 from apps.llm.gateway import READER_LEFT
 from apps.llm.models import ModelUsage, Outcome
 from apps.vaults.models import Vault
@@ -24,6 +25,7 @@ def usage_for_vault(*, vault: Vault, limit: int = 200) -> dict[str, Any]:
 FAILING_WINDOW = timedelta(minutes=15)
 
 
+@row_security.as_system("the deployment's model health")
 def latest_calls(models: dict[str, str]) -> dict[str, ModelUsage]:
     """Per slot, the latest call of the model it is configured with (`models`: slot → model): what a vault's own
     model or a local fallback did says nothing about the deployment's model."""
@@ -36,6 +38,7 @@ def latest_calls(models: dict[str, str]) -> dict[str, ModelUsage]:
     return latest
 
 
+@row_security.as_system("the deployment's model health")
 def latest_purpose(slot: str, purpose: str) -> ModelUsage | None:
     """A slot's latest call made for `purpose`, whatever its model (a test run by a worker configured otherwise)."""
     return ModelUsage.objects.filter(slot=slot, purpose=purpose).order_by("-created_at").first()

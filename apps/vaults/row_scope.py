@@ -7,7 +7,7 @@ it, never a body, is the admin's own choice), under a system binding that says s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.signals import request_finished, request_started
@@ -24,9 +24,14 @@ def _readable(user: object) -> tuple[int, ...]:
     return tuple(vault_ids_for(user, "read"))  # type: ignore[arg-type]
 
 
-def requester_binding(user: Requester) -> row_security.RowScope:
-    """What a job run for `user` outside a request (their answer, in the worker) reads: their vaults, now."""
-    return row_security.vaults(_readable(user))
+def requester_binding(user: Requester, within: Iterable[int] | None = None) -> row_security.RowScope:
+    """What a job run for `user` outside a request (their answer, in the worker) reads: their vaults now, or those
+    of them `within` the vaults the job was asked for."""
+    readable = _readable(user)
+    if within is not None:
+        asked = set(within)
+        readable = tuple(v for v in readable if v in asked)
+    return row_security.vaults(readable)
 
 
 def request_binding(request: HttpRequest) -> row_security.RowScope:

@@ -65,8 +65,8 @@ class Scope:
 
     def params(self) -> dict[str, list[int]]:
         """The parameters a statement binds: `%(scope)s` (the vaults) and `%(readable)s` (for `drawn_from`)."""
-        if not settings.SCOPE_FILTERS:
-            return {"scope": _every_vault(), "readable": _every_vault()}
+        if not settings.SCOPE_FILTERS:  # `drawn_from` has no second wall: only the scope's own filter is off
+            return {"scope": _every_vault(), "readable": list(self.readable)}
         return {"scope": list(self.vault_ids), "readable": list(self.readable)}
 
     def q(self, field_name: str = "vault_id") -> Q:

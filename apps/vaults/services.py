@@ -228,10 +228,13 @@ def team_grants_settle(*, vault: Vault, actor: User | None) -> list[int]:
 
 
 def team_grants_settle_for(*, user: User, actor: User | None) -> None:
-    """After `user` left a team: settle every vault where they gave a team its role."""
-    vault_ids = TeamGrant.objects.filter(granted_by=user).values_list("vault_id", flat=True).distinct()
-    for vault in Vault.objects.filter(pk__in=list(vault_ids)).order_by("pk"):
-        team_grants_settle(vault=vault, actor=actor)
+    """After `user` left a team: settle every vault where they gave a team its role. Whoever ended the membership
+    (a team manager, the identity provider at sign-in) may read none of those vaults, so the settling reads as the
+    system: a role must end whoever asked."""
+    with row_security.bound(row_security.system("team roles resting on an ended membership are settled")):
+        vault_ids = TeamGrant.objects.filter(granted_by=user).values_list("vault_id", flat=True).distinct()
+        for vault in Vault.objects.filter(pk__in=list(vault_ids)).order_by("pk"):
+            team_grants_settle(vault=vault, actor=actor)
 
 
 def _vault_field_save(*, actor: User, vault: Vault, field: str, before: object, action: str) -> Vault:

@@ -60,6 +60,7 @@ def _rows(raw: psycopg.Connection, table: str, where: str = "true", params: list
 def test_every_table_that_carries_a_vault_is_walled():
     assert set(_vault_tables()) <= set(_walled_tables())
     assert "chat_feedback" in _walled_tables()  # reachable only through a context item, which has a vault
+    assert "chat_prewarmedcontext" in _walled_tables()  # passages of every vault its array names
 
 
 def test_the_application_reads_only_the_vaults_it_is_bound_to_and_nothing_unbound():

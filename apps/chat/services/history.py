@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from apps.audit.services import audit_record
 from apps.chat.models import Conversation, Role, Status
+from apps.core import row_security
 from apps.core.exceptions import Conflict
 from apps.core.validation import is_id
 
@@ -41,7 +42,10 @@ def conversation_delete(*, user: User, conversation_id: object) -> int:
         )
     count = conversation.messages.count()
     conversation_pk = conversation.pk
-    conversation.delete()
+    # What its answers read, feedback and summaries included, goes with it, also from vaults its owner no longer
+    # reads (or a token leaves out): the owner's right to delete was checked above.
+    with row_security.bound(row_security.system("a conversation is deleted with everything it read")):
+        conversation.delete()
     audit_record(
         actor=user,
         action="conversation.delete",

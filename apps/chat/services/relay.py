@@ -88,7 +88,9 @@ def answer_in_worker(message_id: int, user_id: int) -> str:
     message = Message.objects.select_related("reply_to").get(pk=message_id)
     user = get_user_model().objects.get(pk=user_id)
     kind = "failure"
-    with answer_writing(), row_security.bound(requester_binding(user)):
+    # The wall is the vaults the question was asked of (a token's limits were applied when it was asked), those
+    # the asker still reads.
+    with answer_writing(), row_security.bound(requester_binding(user, within=message.vault_ids)):
         for event in chat_run(message=message, user=user):
             if kind == "failure" and event.kind == "failure" and event.data.get("status") == 409:
                 return "claimed elsewhere"  # a second send of the same question: the run that has it publishes

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.core import row_security
 from apps.core.queue import queue_after_commit
 from apps.llm.embeddings import current_model
 from apps.llm.local_models import is_local, local_model, verify_weights
@@ -106,6 +107,7 @@ def _swap(model: str) -> bool:
     return True
 
 
+@row_security.as_system("an embedding switch's progress is counted over every passage")
 def embedding_switch_progress(*, model: str, vault_id: int | None = None) -> SwitchProgress:
     """How far `model`'s vectors are, over every chunk or over one vault's (the caller may read that vault)."""
     state = EmbeddingModel.objects.filter(name=model).values_list("state", flat=True).first() or ""

@@ -45,6 +45,8 @@ VAULT_TABLES = [
     "insights_collision", "insights_card", "insights_cardanswer", "insights_blend",
 ]  # fmt: skip
 NULLABLE_VAULT = {"llm_modelusage", "audit_auditevent"}
+# A table whose rows name their vaults in an array: every one of them must be in the binding.
+VAULT_ARRAY_TABLES = {"chat_prewarmedcontext": "vault_ids <@ (SELECT desirepath_scope_vaults())"}
 # Tables without a vault of their own, reachable only through a row that has one.
 THROUGH = {"chat_feedback": "EXISTS (SELECT 1 FROM chat_contextitem i WHERE i.id = context_item_id)"}
 
@@ -76,13 +78,15 @@ def _forward() -> str:
     for table in VAULT_TABLES:
         listed = f"vault_id IS NULL OR {LISTED}" if table in NULLABLE_VAULT else LISTED
         statements.append(_policies(table, listed, SYSTEM_ALL))
+    for table, listed in VAULT_ARRAY_TABLES.items():
+        statements.append(_policies(table, listed, SYSTEM_ALL))
     for table, through in THROUGH.items():
         statements.append(_policies(table, through, through))
     return "\n".join(statements)
 
 
 def _backward() -> str:
-    return "\n".join([_undo(t) for t in [*VAULT_TABLES, *THROUGH]] + [DROP_FUNCTIONS])
+    return "\n".join([_undo(t) for t in [*VAULT_TABLES, *VAULT_ARRAY_TABLES, *THROUGH]] + [DROP_FUNCTIONS])
 
 
 class Migration(migrations.Migration):
