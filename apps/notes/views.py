@@ -251,4 +251,7 @@ def _requester(request: HttpRequest) -> User | None:
         found = ApiTokenAuthentication().authenticate(Request(request))
     except AuthenticationFailed:
         return None
-    return found[0] if found is not None else None
+    if found is None:
+        return None
+    request.user = found[0]  # what the database shows this request follows the token's person
+    return found[0]

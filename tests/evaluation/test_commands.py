@@ -16,6 +16,13 @@ from tests.evaluation.test_scoring import TINY
 pytestmark = pytest.mark.django_db
 
 
+def _evaluate_locomo(data: object, out: object, stdout: io.StringIO, *options: str) -> None:
+    """`manage.py evaluate locomo` on `data`, its report written to `out`, what it prints to `stdout`."""
+    call_command(
+        "evaluate", "locomo", "--data", str(data), *options, "--json", str(out), stdout=stdout, stderr=io.StringIO()
+    )
+
+
 def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
     data, chatter, out = tmp_path / "tiny.json", tmp_path / "chatter.jsonl", tmp_path / "out.json"
     data.write_text(json.dumps([TINY]))
@@ -23,18 +30,7 @@ def test_evaluate_locomo_on_a_tiny_conversation(tmp_path):
     vaults_before = Vault.objects.count()
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--chatter",
-        str(chatter),
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    _evaluate_locomo(data, out, stdout, "--chatter", str(chatter))
 
     report = json.loads(out.read_text())
     assert report["dataset"] == "locomo:tiny.json" and report["unit"] == "turns" and report["questions"] == 5
@@ -138,19 +134,7 @@ def test_evaluate_locomo_learn_reports_learning_with_exploration_off_and_on(tmp_
     data.write_text(json.dumps([TINY]))
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--pipeline",
-        "gate",
-        "--learn",
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    _evaluate_locomo(data, out, stdout, "--pipeline", "gate", "--learn")
 
     learning = json.loads(out.read_text())["learning"]
     assert set(learning) >= {"before", "after", "unshared", "mrr_change", "votes", "exploration"}
@@ -170,22 +154,7 @@ def test_evaluate_locomo_scores_the_offline_answers_against_the_gold_ones(tmp_pa
     data.write_text(json.dumps([TINY]))
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--pipeline",
-        "research",
-        "--pipeline",
-        "hybrid",
-        "--answers",
-        str(answers),
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    _evaluate_locomo(data, out, stdout, "--pipeline", "research", "--pipeline", "hybrid", "--answers", str(answers))
 
     report = json.loads(out.read_text())
     figures = report["pipelines"]["research"]["answers"]
@@ -207,18 +176,7 @@ def test_evaluate_locomo_learn_pick_compares_the_buttons_with_pointing_to_the_an
     data.write_text(json.dumps([TINY]))
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--learn",
-        "--pick",
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    _evaluate_locomo(data, out, stdout, "--learn", "--pick")
 
     report = json.loads(out.read_text())
     buttons, pointing = report["buttons"], report["pointing"]
@@ -252,23 +210,8 @@ def test_evaluate_locomo_measures_the_chat_models_answers_and_the_judges_verdict
     data.write_text(json.dumps([TINY]))
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--pipeline",
-        "hybrid-top6",
-        "--pipeline",
-        "research",
-        "--answers",
-        str(answers),
-        "--judge",
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    options = ["--pipeline", "hybrid-top6", "--pipeline", "research", "--answers", str(answers), "--judge"]
+    _evaluate_locomo(data, out, stdout, *options)
 
     figures = json.loads(out.read_text())["pipelines"]["research"]["answers"]
     rows = {row["question"]: row for row in map(json.loads, answers.read_text().splitlines())}
@@ -307,20 +250,7 @@ def test_evaluate_locomo_learn_folds_pick_chooses_what_is_read_after_the_asker_p
     data.write_text(json.dumps([TINY, {**TINY, "sample_id": "tiny-2"}]))
     stdout = io.StringIO()
 
-    call_command(
-        "evaluate",
-        "locomo",
-        "--data",
-        str(data),
-        "--learn",
-        "--folds",
-        "2",
-        "--pick",
-        "--json",
-        str(out),
-        stdout=stdout,
-        stderr=io.StringIO(),
-    )
+    _evaluate_locomo(data, out, stdout, "--learn", "--folds", "2", "--pick")
 
     report = json.loads(out.read_text())
     assert [f["measured_on"] for f in report["folds"]] == [["tiny-1"], ["tiny-2"]]
