@@ -6,7 +6,9 @@ import itertools
 from collections.abc import Iterable
 from pathlib import Path
 
+from django.apps import apps
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import QuerySet
 from rest_framework.test import APIClient
 
@@ -127,3 +129,23 @@ def usage_from_here() -> QuerySet[ModelUsage]:
     reads past the rows that came before it)."""
     last = ModelUsage.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     return ModelUsage.objects.filter(pk__gt=last)
+
+
+def walled_tables() -> list[str]:
+    """The tables PostgreSQL walls with row-level security, forced (read from the catalogue, which every binding
+    sees)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relkind = 'r' AND relrowsecurity AND relforcerowsecurity"
+            " AND relnamespace = 'public'::regnamespace ORDER BY relname"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def vault_tables() -> list[str]:
+    """The tables of the models that carry a vault of their own (a `vault_id` column)."""
+    return sorted(
+        model._meta.db_table
+        for model in apps.get_models()
+        if any(field.column == "vault_id" for field in model._meta.concrete_fields)
+    )

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.contrib.auth.models import User
 from django.db import connection
 from django.http import HttpResponse
@@ -66,6 +65,8 @@ from tests.factories import (
     make_vault,
     scope_of,
     share,
+    vault_tables,
+    walled_tables,
 )
 from tests.mcp.rpc import call, rpc
 from tests.openapi import assert_matches_schema
@@ -360,21 +361,6 @@ def _check_no_changes_to_unreadable_vaults(world: World, users: set[int] | None 
 ROW_CHECKS = 10_000
 
 
-def _walled_vault_tables() -> list[str]:
-    """The tables with a vault of their own that PostgreSQL walls (row-level security, forced)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT relname FROM pg_class WHERE relkind = 'r' AND relrowsecurity AND relforcerowsecurity"
-            " AND relnamespace = 'public'::regnamespace"
-        )
-        walled = {row[0] for row in cursor.fetchall()}
-    return sorted(
-        model._meta.db_table
-        for model in apps.get_models()
-        if model._meta.db_table in walled and any(f.column == "vault_id" for f in model._meta.concrete_fields)
-    )
-
-
 def _rows_of(table: str, vault_id: int) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql.SQL("SELECT count(*) FROM {} WHERE vault_id = %s").format(sql.Identifier(table)), [vault_id])
@@ -386,7 +372,7 @@ def _row_checks_at_random(world: World, seed: int) -> int:
     as a request of that person's is bound: a vault they cannot read shows no row, one they read shows every row
     it has. Readability is the world's own, not the permission code's."""
     rng = random.Random(seed)
-    tables = _walled_vault_tables()
+    tables = [t for t in walled_tables() if t in vault_tables()]
     assert len(tables) > 40
     every = {(table, vault.pk): _rows_of(table, vault.pk) for table in tables for vault in world.vaults}
     assert sum(1 for n in every.values() if n) > 5 * len(world.vaults)  # the check can fail: the world has rows

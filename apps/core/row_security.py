@@ -23,6 +23,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
+from psycopg.pq import TransactionStatus
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -48,17 +49,25 @@ class RowScope:
     readable: Callable[[object], tuple[int, ...]] | None = None
     admitted: set[int] = field(default_factory=set)
     _resolved_for: object = None
+    _settings: tuple[str, str] | None = None  # worked out once, again only when the requester or `admitted` changed
 
     def settings(self) -> tuple[str, str]:
         """(`desirepath.vaults`, `desirepath.system`) for this binding."""
         if self.requester is not None and self.readable is not None:
             who = self.requester()
             if who is not self._resolved_for:
-                self._resolved_for, self.vault_ids = who, self.readable(who)
-        if self.vault_ids is None:
-            return ALL_VAULTS, self.reason
-        ids = sorted({*self.vault_ids, *self.admitted})
-        return ",".join(str(v) for v in ids), self.reason
+                self._resolved_for, self.vault_ids, self._settings = who, self.readable(who), None
+        if self._settings is None:
+            if self.vault_ids is None:
+                self._settings = (ALL_VAULTS, self.reason)
+            else:
+                ids = sorted({*self.vault_ids, *self.admitted})
+                self._settings = (",".join(str(v) for v in ids), self.reason)
+        return self._settings
+
+    def admit(self, vault_id: int) -> None:
+        self.admitted.add(vault_id)
+        self._settings = None
 
 
 def system(reason: str, vault_ids: tuple[int, ...] | None = None) -> RowScope:
@@ -96,11 +105,11 @@ def current() -> RowScope | None:
 @contextmanager
 def bound(scope: RowScope) -> Iterator[RowScope]:
     """Statements inside the block read as `scope`."""
-    token = _BOUND.set(scope)
+    token = enter(scope)
     try:
         yield scope
     finally:
-        _BOUND.reset(token)
+        leave(token)
 
 
 def bind(scope: RowScope | None) -> None:
@@ -137,7 +146,7 @@ def admit(vault_id: int) -> None:
     """A vault made inside the current binding: its maker reads it from now on (a signup's personal vault)."""
     scope = current()
     if scope is not None and scope.vault_ids is not None:
-        scope.admitted.add(vault_id)
+        scope.admit(vault_id)
 
 
 @dataclass
@@ -182,8 +191,6 @@ def _apply(wrapper: BaseDatabaseWrapper) -> None:
 
 
 def _aborted(wrapper: BaseDatabaseWrapper) -> bool:
-    from psycopg.pq import TransactionStatus
-
     return bool(wrapper.connection.info.transaction_status == TransactionStatus.INERROR)
 
 

@@ -11,7 +11,6 @@ from contextlib import contextmanager
 
 import psycopg
 import pytest
-from django.apps import apps
 from django.db import connection
 from psycopg import sql
 
@@ -19,7 +18,7 @@ from apps.audit.services import audit_record
 from apps.graph.services import graph_extract_pending
 from apps.vaults.scope import system_scope
 from desirepath import embedded
-from tests.factories import api, import_sample, make_note, make_user, make_vault
+from tests.factories import api, import_sample, make_note, make_user, make_vault, vault_tables, walled_tables
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,32 +34,15 @@ def _as_application(vaults: str | None = None, system: str | None = None) -> Ite
         yield raw
 
 
-def _walled_tables() -> list[str]:
-    with _as_application() as raw:
-        rows = raw.execute(
-            "SELECT relname FROM pg_class WHERE relkind = 'r' AND relrowsecurity AND relforcerowsecurity"
-            " AND relnamespace = 'public'::regnamespace ORDER BY relname"
-        ).fetchall()
-    return [row[0] for row in rows]
-
-
-def _vault_tables() -> list[str]:
-    return sorted(
-        model._meta.db_table
-        for model in apps.get_models()
-        if any(field.column == "vault_id" for field in model._meta.concrete_fields)
-    )
-
-
 def _rows(raw: psycopg.Connection, table: str, where: str = "true", params: list[object] | None = None) -> int:
     statement = sql.SQL("SELECT count(*) FROM {} WHERE ").format(sql.Identifier(table)) + sql.SQL(where)
     return int(raw.execute(statement, params or []).fetchone()[0])
 
 
 def test_every_table_that_carries_a_vault_is_walled():
-    assert set(_vault_tables()) <= set(_walled_tables())
-    assert "chat_feedback" in _walled_tables()  # reachable only through a context item, which has a vault
-    assert "chat_prewarmedcontext" in _walled_tables()  # passages of every vault its array names
+    assert set(vault_tables()) <= set(walled_tables())
+    assert "chat_feedback" in walled_tables()  # reachable only through a context item, which has a vault
+    assert "chat_prewarmedcontext" in walled_tables()  # passages of every vault its array names
 
 
 def test_the_application_reads_only_the_vaults_it_is_bound_to_and_nothing_unbound():
@@ -75,26 +57,24 @@ def test_the_application_reads_only_the_vaults_it_is_bound_to_and_nothing_unboun
     assert asked.status_code == 200 and asked.json()["context"]
     audit_record(actor=owner, action="test.walled", object_type="vault", object_id=second.pk, vault_id=second.pk)
 
-    vault_tables = [t for t in _walled_tables() if t in _vault_tables()]
+    walled = [t for t in walled_tables() if t in vault_tables()]
     with _as_application(vaults="*", system="the test counts every row") as everything:
-        of_second = {t: _rows(everything, t, "vault_id = %s", [second.pk]) for t in vault_tables}
-        of_first = {t: _rows(everything, t, "vault_id = %s", [first.pk]) for t in vault_tables}
-        every = {t: _rows(everything, t) for t in [*vault_tables, "chat_feedback"]}
+        of_second = {t: _rows(everything, t, "vault_id = %s", [second.pk]) for t in walled}
+        of_first = {t: _rows(everything, t, "vault_id = %s", [first.pk]) for t in walled}
+        every = {t: _rows(everything, t) for t in [*walled, "chat_feedback"]}
     assert sum(1 for n in of_second.values() if n) >= 12, of_second  # the check below can fail: B has rows
 
     with _as_application(vaults=str(first.pk)) as bound_to_first:
-        assert {t: _rows(bound_to_first, t, "vault_id = %s", [second.pk]) for t in vault_tables} == dict.fromkeys(
-            vault_tables, 0
-        )
-        assert {t: _rows(bound_to_first, t, "vault_id = %s", [first.pk]) for t in vault_tables} == of_first
+        assert {t: _rows(bound_to_first, t, "vault_id = %s", [second.pk]) for t in walled} == dict.fromkeys(walled, 0)
+        assert {t: _rows(bound_to_first, t, "vault_id = %s", [first.pk]) for t in walled} == of_first
     with _as_application(vaults=f"{first.pk},{second.pk}", system="the graph of two vaults") as system_two:
-        assert {t: _rows(system_two, t, "vault_id = %s", [second.pk]) for t in vault_tables} == of_second
+        assert {t: _rows(system_two, t, "vault_id = %s", [second.pk]) for t in walled} == of_second
     with _as_application() as unbound:
-        seen = {t: _rows(unbound, t, "vault_id IS NOT NULL") for t in vault_tables}
-        assert seen == dict.fromkeys(vault_tables, 0)
+        seen = {t: _rows(unbound, t, "vault_id IS NOT NULL") for t in walled}
+        assert seen == dict.fromkeys(walled, 0)
         assert _rows(unbound, "chat_feedback") == 0 or every["chat_feedback"] == 0
     with _as_application(vaults="*") as requester_claiming_all:  # only the system may ask for every vault
-        assert sum(_rows(requester_claiming_all, t, "vault_id IS NOT NULL") for t in vault_tables) == 0
+        assert sum(_rows(requester_claiming_all, t, "vault_id IS NOT NULL") for t in walled) == 0
 
 
 def test_a_bound_requester_cannot_write_into_a_vault_outside_its_binding():
