@@ -9,7 +9,10 @@ meaning half's cosine of every chunk of the vault, and the keyword half deep (20
 rescored). Written as JSON. Replay (`--replay PATH`): the variants over those scores, the rule of the fusion
 calibration (best mean recall@5 + MRR of `hybrid` on the other three dev vaults, a fall below the better half by more
 than 0.01 counted twice), figures on the held-out vault; the point chosen on all four dev vaults is then read on
-the readers' sets, which chose nothing.
+the readers' sets, which chose nothing. The per-question grids (`mix`, `agree`, `relgap`, `share`, `cos1`,
+`absolute`, `disagree`, and `adaptive`, all of them at once) replay today's halves with a weight set from each
+question's own score shapes, a reciprocal-rank term added to the scores, a bonus for notes both halves rank high, or
+the meaning half's cosine on a fixed scale; at their neutral settings they rank every question as the statement does.
 The collected scores quote the readers' questions: keep them out of the repository.
 Usage: .venv/bin/python bench/fusion_depth.py --collect /tmp/halves.json [--corpora DIR]
        .venv/bin/python bench/fusion_depth.py --replay /tmp/halves.json [--grid NAME …] [--json PATH]
@@ -155,6 +158,66 @@ def fuse(
     return fused[:DEPTH]
 
 
+def top_drop(half: Scores, n: int) -> float:
+    """How far the half's n-th note (its last, if fewer) falls below its best, relative to the best: 0 flat, 1 steep."""
+    if len(half) < 2 or half[0][1] <= 0:
+        return 0.0
+    return max(0.0, 1 - half[min(n, len(half)) - 1][1] / half[0][1])
+
+
+def top_share(half: Scores, n: int) -> float:
+    """The best note's share of the half's top-n score mass, from 0 (n equal scores) to 1 (the best holds it all)."""
+    top = [max(s, 0.0) for _, s in half[:n]]
+    if len(top) < 2 or sum(top) <= 0:
+        return 0.0
+    return (top[0] / sum(top) - 1 / len(top)) / (1 - 1 / len(top))
+
+
+def adaptive_weight(vector: Scores, keyword: Scores, weight: float, mode: tuple[Any, ...]) -> float:
+    """The meaning half's weight for this question, from the halves' own score shapes (no label)."""
+    family = mode[0]
+    if family == "relgap":  # each half's relative drop from its best to its n-th note; the steeper half weighs more
+        _, n, scale, slope = mode
+        conf_v, conf_k = scale * top_drop(vector, n), top_drop(keyword, n)
+    elif family == "share":  # the meaning half's cosine gap best to n-th; the keyword half's best share of its top n
+        _, n, scale, slope = mode
+        gap = vector[0][1] - vector[min(n, len(vector)) - 1][1] if vector else 0.0
+        conf_v, conf_k = scale * gap, top_share(keyword, n)
+    elif family == "cos1":  # the meaning half's best cosine against a fixed level
+        _, level, slope = mode
+        return min(0.95, max(0.05, weight + slope * ((vector[0][1] if vector else level) - level)))
+    elif family == "disagree":  # the halves' best notes differ: the meaning half weighs `other` instead
+        agree = bool(vector and keyword and vector[0][0] == keyword[0][0])
+        return weight if agree else mode[1]
+    else:
+        return weight
+    share = conf_v / (conf_v + conf_k) if conf_v + conf_k > 0 else 0.5
+    return min(0.95, max(0.05, weight + slope * (share - 0.5)))
+
+
+def fuse_adaptive(vector: Scores, keyword: Scores, weight: float, mode: tuple[Any, ...]) -> list[int]:
+    """The statement's min-max fusion with a per-question weight, an absolute scale for the meaning half, a rank term
+    or an agreement bonus added."""
+    family = mode[0]
+    w = adaptive_weight(vector, keyword, weight, mode)
+    scaled_v = scaled(vector, None)
+    if family == "absolute":  # cosine on a fixed scale: a question whose best note is far from every chunk stays low
+        _, low, high = mode
+        scaled_v = {note: min(1.0, max(0.0, (s - low) / (high - low))) for note, s in vector}
+    total: dict[int, float] = {}
+    for half, hw, sc in ((vector, w, scaled_v), (keyword, 1 - w, scaled(keyword, None))):
+        for rank, (note, _) in enumerate(half, start=1):
+            total[note] = total.get(note, 0.0) + hw * sc[note]
+            if family == "mix":  # plus reciprocal ranks, 1 at a half's best note
+                _, amount, k0 = mode
+                total[note] += amount * hw * (k0 + 1) / (k0 + rank)
+    if family == "agree":  # a note both halves rank within their top n
+        _, n, bonus = mode
+        for note in {m for m, _ in vector[:n]} & {m for m, _ in keyword[:n]}:
+            total[note] += bonus
+    return sorted(total, key=lambda n: (-total[n], n))[:DEPTH]
+
+
 def figures(rankings: list[list[int]], relevant: list[set[int]]) -> dict[str, float]:
     """recall@5 and MRR (50 deep) at note level, as the harness scores them."""
     r5 = mrr = 0.0
@@ -176,19 +239,23 @@ VECTOR_DEPTHS = (25, 50, 100, 200, None)
 KEYWORD_SOURCES = ("current", "deep")
 WINDOWS = (None, 5, 10, 20, 30)
 WEIGHTS = (0.4, 0.45, 0.5, 0.55, 0.6)
-# (meaning half's chunks, keyword half, meaning window, keyword window, vector weight, share of the next chunk, keep)
-Point = tuple[int | None, str, int | None, int | None, float, float, int]
-CURRENT: Point = (50, "current", None, None, 0.5, 0.0, 0)
+# (meaning half's chunks, keyword half, meaning window, keyword window, vector weight, share of the next chunk, keep,
+#  a per-question fusion in place of the fixed weight: (family, its parameters …), empty for the statement's)
+Point = tuple[int | None, str, int | None, int | None, float, float, int, tuple[Any, ...]]
+CURRENT: Point = (50, "current", None, None, 0.5, 0.0, 0, ())
 GRIDS: dict[str, list[Point]] = {
     # each half's candidate depth alone
-    "depth": [(dv, ks, None, None, w, 0.0, 0) for dv in VECTOR_DEPTHS for ks in KEYWORD_SOURCES for w in WEIGHTS],
+    "depth": [(dv, ks, None, None, w, 0.0, 0, ()) for dv in VECTOR_DEPTHS for ks in KEYWORD_SOURCES for w in WEIGHTS],
     # one scaling window for both halves, the meaning half deep enough to fill it
     "windows": [
-        (dv, "current", n, n, w, 0.0, 0) for dv in (50, 100, 200) for n in (None, 5, 10, 15, 20, 30) for w in WEIGHTS
+        (dv, "current", n, n, w, 0.0, 0, ())
+        for dv in (50, 100, 200)
+        for n in (None, 5, 10, 15, 20, 30)
+        for w in WEIGHTS
     ],
     # everything at once: depths, separate windows, weight, a note's second chunk in the meaning half
     "all": [
-        (dv, ks, wv, wk, w, more, 0)
+        (dv, ks, wv, wk, w, more, 0, ())
         for dv in VECTOR_DEPTHS
         for ks in KEYWORD_SOURCES
         for wv in WINDOWS
@@ -197,20 +264,33 @@ GRIDS: dict[str, list[Point]] = {
         for more in (0.0, 0.1)
     ],
     # each half's best `keep` notes within the fused ranking's first 2 × keep
-    "keep-only": [(50, "current", None, None, 0.5, 0.0, keep) for keep in (0, 1, 2, 3)],
-    "keep-depth": [(dv, "current", None, None, 0.5, 0.0, keep) for dv in (50, 100, 200) for keep in (0, 1, 2, 3)],
+    "keep-only": [(50, "current", None, None, 0.5, 0.0, keep, ()) for keep in (0, 1, 2, 3)],
+    "keep-depth": [(dv, "current", None, None, 0.5, 0.0, keep, ()) for dv in (50, 100, 200) for keep in (0, 1, 2, 3)],
     "keep": [
-        (dv, "current", n, n, w, 0.0, keep)
+        (dv, "current", n, n, w, 0.0, keep, ())
         for dv in (50, 100)
         for n in (None, 10, 20)
         for w in WEIGHTS
         for keep in (0, 1, 2)
     ],
 }
+# Per-question fusions over today's halves (50 chunks, the keyword half as today, min-max over all candidates)
+ADAPTIVE: dict[str, list[tuple[Any, ...]]] = {
+    "mix": [("mix", a, k0) for a in (0.1, 0.25, 0.5, 1.0) for k0 in (0, 2, 5, 10, 30)],
+    "agree": [("agree", n, bonus) for n in (1, 3, 5, 10) for bonus in (0.05, 0.1, 0.2, 0.3)],
+    "relgap": [("relgap", n, scale, slope) for n in (2, 5, 10) for scale in (1, 3, 10) for slope in (0.2, 0.4, 0.8)],
+    "share": [("share", n, scale, slope) for n in (5, 10) for scale in (2, 5, 10, 20) for slope in (0.2, 0.4, 0.8)],
+    "cos1": [("cos1", level, slope) for level in (0.4, 0.5, 0.6) for slope in (0.5, 1.0, 2.0)],
+    "absolute": [("absolute", low, high) for low in (0.0, 0.1, 0.2, 0.3) for high in (0.6, 0.7, 0.8, 1.0)],
+    "disagree": [("disagree", other) for other in (0.3, 0.4, 0.45, 0.55, 0.6, 0.7)],
+}
+for family, modes in ADAPTIVE.items():
+    GRIDS[family] = [(50, "current", None, None, w, 0.0, 0, m) for m in modes for w in (0.4, 0.5, 0.6)]
+GRIDS["adaptive"] = [p for family in ADAPTIVE for p in GRIDS[family]]
 
 
 def label(point: Point) -> dict[str, Any]:
-    dv, ks, wv, wk, w, more, keep = point
+    dv, ks, wv, wk, w, more, keep, mode = point
     return {
         "vector_chunks": dv,
         "keyword": ks,
@@ -219,6 +299,7 @@ def label(point: Point) -> dict[str, Any]:
         "vector_weight": w,
         "vector_next_chunk": more,
         "keep": keep,
+        "adaptive": list(mode),
     }
 
 
@@ -243,11 +324,14 @@ def replay(data: dict[str, Any], which_grid: str) -> dict[str, Any]:
             }
             cache: dict[tuple[Any, ...], list[Scores]] = {}
             for point in points:
-                dv, ks, wv, wk, w, more, keep = point
+                dv, ks, wv, wk, w, more, keep, mode = point
                 if (dv, more) not in cache:
                     cache[(dv, more)] = [vector_notes(q["vector_chunks"], dv, more) for q in rows]
                 kw = [q["current_keyword"] if ks == "current" else q["deep_keyword"] for q in rows]
-                fused = [fuse(v, k, w, (wv, wk), keep) for v, k in zip(cache[(dv, more)], kw, strict=True)]
+                if mode:
+                    fused = [fuse_adaptive(v, k, w, mode) for v, k in zip(cache[(dv, more)], kw, strict=True)]
+                else:
+                    fused = [fuse(v, k, w, (wv, wk), keep) for v, k in zip(cache[(dv, more)], kw, strict=True)]
                 table[point].setdefault(name, {})[which] = {**halves, "hybrid": figures(fused, relevant)}
 
     def total(p: Point, on: list[str]) -> float:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.apps import apps
@@ -15,6 +16,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import Team
 from apps.accounts.services import team_create, team_member_add, user_create
 from apps.accounts.tokens import token_create
+from apps.core import row_security
 from apps.graph.services import graph_extract_pending
 from apps.llm.embeddings import current_model
 from apps.llm.models import ModelUsage
@@ -24,6 +26,7 @@ from apps.notes.services.ingest import import_job_create, import_job_run
 from apps.notes.services.notes import note_create
 from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
+from apps.vaults.row_scope import requester_binding
 from apps.vaults.scope import Scope, system_scope
 from apps.vaults.services import vault_create, vault_share
 
@@ -122,6 +125,16 @@ def numbered_notes_zip(count: int, folder: str = "Export") -> bytes:
 def scope_of(vault_ids: Iterable[int]) -> Scope:
     """A scope over exactly `vault_ids`, for a test that calls a read below the request that resolves one."""
     return system_scope(vault_ids, reason="a test reading these vaults directly")
+
+
+@contextmanager
+def reading_as(reader: User | Iterable[int]) -> Iterator[None]:
+    """Statements inside the block read, at the database, as a request of `reader` would (their vaults), or as a
+    requester reading exactly the vault ids given: a test calling a read function directly holds it to the
+    second wall as a request is held, not to the test session's system binding."""
+    binding = requester_binding(reader) if isinstance(reader, User) else row_security.vaults(tuple(reader))
+    with row_security.bound(binding):
+        yield
 
 
 def usage_from_here() -> QuerySet[ModelUsage]:

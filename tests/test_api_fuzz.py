@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 import schemathesis
 from django.core import signals
+from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
-from desirepath.wsgi import application
 from tests.factories import make_note, make_user, make_vault, share
 from tests.openapi import api_schema
 
 schema = schemathesis.openapi.from_dict(api_schema())
+application = get_wsgi_application()
 calls: dict[str, int] = {}
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 

@@ -63,6 +63,7 @@ from tests.factories import (
     make_team,
     make_user,
     make_vault,
+    reading_as,
     scope_of,
     share,
     vault_tables,
@@ -268,13 +269,15 @@ def _readable_text(response: HttpResponse) -> str:
     return content.decode("utf-8", errors="replace")
 
 
-def _check_everyone(world: World, users: set[int] | None = None) -> dict[str, int]:
+def _check_everyone(world: World, users: set[int] | None = None) -> tuple[dict[str, int], int]:
     """Every user (or those of `users`), through a browser and the API, and again through a token limited to one
-    of their shared vaults: every schema route and page, no marker of a vault they may not read."""
+    of their shared vaults: every schema route and page, no marker of a vault they may not read. The markers each
+    was shown, and how many responses were checked."""
     routes = _schema_get_routes()
     assert any(p == "/api/notes/{note_id}/" for p, _ in routes)  # the schema really lists the routes
-    seen_own = defaultdict(int)
+    seen_own: dict[str, int] = defaultdict(int)
     leaks: list[str] = []
+    checked = 0
     requesters = []  # (who, what they may see, their API client or None, their browser or None)
     for user in world.users:
         if users is not None and user.pk not in users:
@@ -293,6 +296,7 @@ def _check_everyone(world: World, users: set[int] | None = None) -> dict[str, in
         responses = [(url, client.get(url)) for path, op in routes for url in _fill(path, op, world)]
         if browser is not None:
             responses += [(url, browser.get(url)) for url in _pages(world)]
+        checked += len(responses)
         for url, response in responses:
             assert response.status_code < 500, (url, response.status_code)
             if url.startswith("/api/"):  # what every reader gets is what the schema promises
@@ -308,7 +312,7 @@ def _check_everyone(world: World, users: set[int] | None = None) -> dict[str, in
                     leaks.append(f"{who} saw {marker} at {url}")
     assert leaks == []
     _check_no_changes_to_unreadable_vaults(world, users)
-    return seen_own
+    return seen_own, checked
 
 
 def _vault_state(vault_id: int) -> tuple[object, ...]:
@@ -359,6 +363,7 @@ def _check_no_changes_to_unreadable_vaults(world: World, users: set[int] | None 
 
 
 ROW_CHECKS = 10_000
+SWEPT_AT_LEAST = 8_000  # responses one seed's world gives at least, every requester through every route and id
 
 
 def _rows_of(table: str, vault_id: int) -> int:
@@ -389,15 +394,17 @@ def _row_checks_at_random(world: World, seed: int) -> int:
     return ROW_CHECKS
 
 
-@pytest.mark.parametrize("seed", [11, 23])
+# A second seed's world is swept with the application's filters off (tests/test_isolation_second_wall.py).
+@pytest.mark.parametrize("seed", [11])
 def test_no_response_ever_contains_a_marker_from_an_unreadable_vault(seed, tmp_path):
     from apps.librarian.tasks import summaries_daily
 
     world = build_world(seed, tmp_path)
     assert summaries_daily()["summarised"] > 0  # every person's conversations summarised: those are read paths too
-    seen = _check_everyone(world)
+    seen, checked = _check_everyone(world)
     # The check can fail: every marker is visible to those who may read its vault.
     assert set(seen) == set(world.markers.values())
+    assert checked >= SWEPT_AT_LEAST  # the sweep really covers the world: every requester, route and id
     assert _row_checks_at_random(world, seed) == ROW_CHECKS
 
     # Revoke a direct share and remove a team membership, then try everything again.
@@ -497,8 +504,11 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     hit = SearchHit(
         note=chunk.note_id, vault=sample.pk, path="", title="", chunk=chunk.pk, snippet="", score=1, sources=[]
     )
-    assert load_candidates(hits=[hit], query_vector=None, scope=scope_of([vault.pk])) == []
-    assert [c.chunk for c in load_candidates(hits=[hit], query_vector=None, scope=scope_of([sample.pk]))] == [chunk.pk]
+    with reading_as([vault.pk]):
+        assert load_candidates(hits=[hit], query_vector=None, scope=scope_of([vault.pk])) == []
+    with reading_as([sample.pk]):
+        found = load_candidates(hits=[hit], query_vector=None, scope=scope_of([sample.pk]))
+    assert [c.chunk for c in found] == [chunk.pk]
 
 
 def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking():
@@ -513,7 +523,8 @@ def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ran
     make_note(mine, "Plain.md", "# Plain\nA wide plain of wheat.", embed=False)
 
     def ranking(user: User) -> list[tuple[str, float]]:
-        hits = hybrid_search(scope=scope_for(user), query="glacier fjord", mode="keyword", k=10).hits
+        with reading_as(user):
+            hits = hybrid_search(scope=scope_for(user), query="glacier fjord", mode="keyword", k=10).hits
         return [(hit.path, round(hit.score, 9)) for hit in hits]
 
     before = ranking(reader)
@@ -579,19 +590,21 @@ def test_an_entity_in_two_vaults_never_carries_the_unreadable_vault_s_facts_into
     theirs_edges = set(Dependency.objects.filter(vault=theirs).values_list("pk", flat=True))
     assert theirs_edges  # the other vault has a graph of its own under the same names
 
-    result = graph_context(user=reader, question="What does Tobias do with Redis and Celery?", scope=scope_for(reader))
+    with reading_as(reader):
+        result = graph_context(
+            user=reader, question="What does Tobias do with Redis and Celery?", scope=scope_for(reader)
+        )
     shown = " ".join(r.candidate.text for r in result.rated)
     assert "zebracode" not in shown and {r.candidate.vault for r in result.rated} == {mine.pk}
     assert not {e for r in result.rated if r.candidate.trace for e in r.candidate.trace.edges} & theirs_edges
 
-    entry, _ = entry_entities([c.pk for n in mine.notes.all() for c in n.chunks.all()], scope_of([mine.pk]))
-    paths, _ = walk(entry=entry, scope=scope_of([mine.pk]), intent="what", words=["redis"])
-    assert not {s.edge for p in paths for s in p.steps} & theirs_edges
+    chunks = [c.pk for n in mine.notes.all() for c in n.chunks.all()]
     stolen = [c.pk for n in theirs.notes.all() for c in n.chunks.all()]
-    assert entry_entities(stolen, scope_of([mine.pk])) == (
-        [],
-        {},
-    )  # chunk ids from elsewhere open no door
+    with reading_as([mine.pk]):
+        entry, _ = entry_entities(chunks, scope_of([mine.pk]))
+        paths, _ = walk(entry=entry, scope=scope_of([mine.pk]), intent="what", words=["redis"])
+        assert not {s.edge for p in paths for s in p.steps} & theirs_edges
+        assert entry_entities(stolen, scope_of([mine.pk])) == ([], {})  # chunk ids from elsewhere open no door
 
 
 def test_a_confirm_in_a_vault_the_asker_cannot_read_never_changes_the_asker_s_candidates():
@@ -629,9 +642,11 @@ def test_a_confirm_in_a_vault_the_asker_cannot_read_never_changes_the_asker_s_ca
         assert vote.status_code == 201
 
     vector = embed_query(paraphrase)
-    assert question_priors(vector=vector, scope=scope_of([theirs.pk]))  # the stranger's near questions inherit it
+    with reading_as([theirs.pk]):
+        assert question_priors(vector=vector, scope=scope_of([theirs.pk]))  # the stranger's near questions inherit it
     assert asked(stranger, [theirs.pk], paraphrase) != theirs_before
-    assert question_priors(vector=vector, scope=scope_of([mine.pk])) == {}
+    with reading_as([mine.pk]):
+        assert question_priors(vector=vector, scope=scope_of([mine.pk])) == {}
     assert asked(reader, None, paraphrase) == before  # the reader's candidates, order and estimates: untouched
 
 
@@ -657,14 +672,16 @@ def test_explorers_only_ever_scout_readable_vaults():
     question = "How do workers pull jobs from the queue?"
     searched = list(Chunk.objects.filter(vault=mine, note__path="Redis.md").values_list("pk", flat=True))
 
-    unit = explore(
-        question=question,
-        vector=embed_query(question),
-        scope=scope_of([mine.pk]),
-        searched=searched,
-        shown=set(searched),
-        intent="what",
-    )
+    vector = embed_query(question)
+    with reading_as([mine.pk]):
+        unit = explore(
+            question=question,
+            vector=vector,
+            scope=scope_of([mine.pk]),
+            searched=searched,
+            shown=set(searched),
+            intent="what",
+        )
 
     assert unit is not None and unit.candidate.vault == mine.pk and "zebracode" not in unit.candidate.text
     assert Dependency.objects.filter(vault=theirs, kind="bridge").count() == 0
@@ -691,7 +708,8 @@ def test_session_summaries_are_read_by_their_owner_only(tmp_path):
             assert opened.status_code == (200 if node.pk in own else 404), (user.username, node.pk)
             if node.conversation_id is not None and node.pk not in own:
                 assert client.get("/api/summaries/", {"conversation": node.conversation_id}).json() == []
-        changed = graph_context(user=user, question="What changed about the code word?", scope=scope_for(user))
+        with reading_as(user):
+            changed = graph_context(user=user, question="What changed about the code word?", scope=scope_for(user))
         walked = [r.candidate for r in changed.rated if r.candidate.trace and r.candidate.trace.summaries]
         assert walked and {c.vault for c in walked} == {personal.pk}
         assert {pk for c in walked if c.trace for pk in c.trace.summaries} <= own
@@ -734,14 +752,16 @@ def test_a_prewarmed_context_is_read_by_its_asker_only_and_only_while_they_read_
     mine = chat(asker, [team.pk]).json()
     assert mine["prewarmed"] is True and marker in " ".join(c["text"] for c in mine["context"])  # the check can fail
     for user in (colleague, stranger):
-        assert prewarmed_context(user=user, **usable) is None
+        with reading_as(user):
+            assert prewarmed_context(user=user, **usable) is None
     theirs = chat(colleague, [team.pk]).json()
     assert theirs["prewarmed"] is False  # the same question over the same vault: searched for them, as them
     assert chat(stranger, [team.pk]).status_code == 404
     assert marker not in chat(stranger, []).content.decode().lower()
 
     vault_unshare(actor=owner, vault=team, user=asker)
-    assert prewarmed_context(user=asker, **usable) is None
+    with reading_as(asker):
+        assert prewarmed_context(user=asker, **usable) is None
     assert chat(asker, [team.pk]).status_code == 404
     after = chat(asker, [])
     assert after.json()["prewarmed"] is False and marker not in after.content.decode().lower()
@@ -760,10 +780,12 @@ def test_conversation_structure_is_read_only_from_the_requester_s_vaults(vault):
     mine = make_vault(stranger, "Mine")
     make_note(mine, "Other.md", "# Other\nNothing here.\n")
     question = "What is the name of Maria's second puppy?"
-    candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, scope=scope_of([vault.pk]))
-    base = np.full(len(candidates), 0.5)
-    assert graph_features(question, candidates, base, scope_of([vault.pk])).any()
-    assert not graph_features(question, candidates, base, scope_of([mine.pk])).any()
+    with reading_as([vault.pk]):
+        candidates = load_chunks(chunks=[c.pk for c in turns.values()], query_vector=None, scope=scope_of([vault.pk]))
+        base = np.full(len(candidates), 0.5)
+        assert graph_features(question, candidates, base, scope_of([vault.pk])).any()
+    with reading_as([mine.pk]):
+        assert not graph_features(question, candidates, base, scope_of([mine.pk])).any()
 
 
 def test_a_confirm_opens_doors_only_to_the_turns_beside_it_in_its_own_vault(vault):
@@ -774,11 +796,13 @@ def test_a_confirm_opens_doors_only_to_the_turns_beside_it_in_its_own_vault(vaul
     turns = conversation(vault)
     other = make_vault(make_user("neighbour-stranger"), "Theirs")
     theirs = conversation(other)
-    assert neighbours_of(chunk_id=turns[3].pk, vault_id=vault.pk) == [
-        (turns[n].note_id, turns[n].content_hash) for n in (2, 4)
-    ]  # the check can fail
-    assert neighbours_of(chunk_id=theirs[3].pk, vault_id=vault.pk) == []
-    assert neighbours_of(chunk_id=turns[3].pk, vault_id=other.pk) == []
+    with reading_as([vault.pk]):
+        assert neighbours_of(chunk_id=turns[3].pk, vault_id=vault.pk) == [
+            (turns[n].note_id, turns[n].content_hash) for n in (2, 4)
+        ]  # the check can fail
+        assert neighbours_of(chunk_id=theirs[3].pk, vault_id=vault.pk) == []
+    with reading_as([other.pk]):
+        assert neighbours_of(chunk_id=turns[3].pk, vault_id=other.pk) == []
 
 
 def test_export_and_coverage_of_a_vault_one_may_not_read_answer_as_a_missing_vault(tmp_path):

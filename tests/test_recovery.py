@@ -17,7 +17,7 @@ from apps.chat.services.chat import chat_start
 from apps.chat.services.recovery import WORKER_LOST, answers_recover
 from apps.chat.services.relay import queue_answer
 from apps.llm.embeddings import current_model
-from apps.notes.models import ChunkVector, ImportJob, ImportStatus, Note
+from apps.notes.models import ChunkVector, ImportFileResult, ImportJob, ImportStatus, Note
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.embedding_switch import (
     BUILD_BATCH,
@@ -25,7 +25,7 @@ from apps.notes.services.embedding_switch import (
     embedding_switch_start,
     embedding_switches_recover,
 )
-from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue
+from apps.notes.services.ingest import BATCH_FILES, import_job_create, import_job_enqueue, import_job_run
 from apps.notes.services.recovery import imports_recover
 from apps.retrieval.search import hybrid_search
 from apps.vaults.scope import scope_for
@@ -141,6 +141,45 @@ def test_an_import_whose_source_is_gone_fails_with_a_reason_and_can_be_retried(v
     assert retried.status_code == 302
     queued = ImportJob.objects.get(pk=job.pk)
     assert queued.status == ImportStatus.QUEUED and queued.error == ""
+
+
+@pytest.mark.django_db
+def test_a_retried_import_shows_its_latest_attempt_and_keeps_the_earlier_outcomes(vault, tmp_path, monkeypatch):
+    from apps.notes.services import ingest
+
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "A.md").write_text("# A\n\nalpha")
+    (folder / "bad.md").write_bytes(b"\xff\xfe not utf-8")
+
+    def linking_fails(vault_id: int) -> None:
+        raise RuntimeError("the linking step crashed")
+
+    monkeypatch.setattr(ingest, "links_resolve", linking_fails)  # the files are written, then the job fails
+    job = import_job_create(actor=vault.owner, vault=vault, folder=str(folder), source="folder")
+    with pytest.raises(RuntimeError):
+        import_job_run(job_id=job.pk)
+    monkeypatch.undo()
+    client = api(vault.owner)
+    first = client.get(f"/api/jobs/{job.pk}/").json()
+    assert first["import_status"] == "failed" and first["attempt"] == 1
+    assert {f["path"]: f["outcome"] for f in first["files"]} == {"A.md": "created", "bad.md": "skipped"}
+
+    (folder / "B.md").write_text("# B\n\nbeta")
+    assert client.post(f"/api/jobs/{job.pk}/retry/").status_code == 202
+    import_job_run(job_id=job.pk)
+    second = client.get(f"/api/jobs/{job.pk}/").json()
+    assert second["import_status"] == "succeeded" and second["attempt"] == 2
+    assert {f["path"]: f["outcome"] for f in second["files"]} == {
+        "A.md": "unchanged",
+        "B.md": "created",
+        "bad.md": "skipped",
+    }
+    kept = ImportFileResult.objects.filter(job=job, attempt=1).values_list("path", "outcome")
+    assert sorted(kept) == [("A.md", "created"), ("bad.md", "skipped")]  # the first attempt, as it was recorded
+    client.force_login(vault.owner)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "Attempt 2" in page and "1 earlier attempt " in page and "B.md" in page
 
 
 @pytest.mark.worker

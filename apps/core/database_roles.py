@@ -8,13 +8,19 @@ trigger could be told to look away. After every migration the owner grants what 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pgtrigger
 from django.apps import apps
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from psycopg import sql
+
+from apps.core.triggers import edit_limits
+
+logger = logging.getLogger(__name__)
 
 APPEND_ONLY_SUFFIX = "_append_only"
 MAINTAIN_SINCE = 170000  # PostgreSQL 17 added the MAINTAIN privilege
@@ -35,6 +41,41 @@ def append_only_tables() -> list[str]:
             for trigger in getattr(model._meta, "triggers", [])
         )
     )
+
+
+class UnwalledRole(ImproperlyConfigured):
+    """The application connects as a role that PostgreSQL's row-level security does not apply to."""
+
+
+def application_role_require_walled(using: str = "default") -> None:
+    """Refuse to serve when the role `using` connects as is a superuser or may bypass row-level security: every
+    policy would silently let it read every vault, and the append-only logs could be emptied (the web and the
+    workers call this as they start)."""
+    checking = connections.create_connection(using)  # its own, closed after: nothing of it is left to a request
+    try:
+        with checking.cursor() as cursor:
+            cursor.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
+            role, superuser, bypasses = cursor.fetchone()
+    finally:
+        checking.close()
+    if superuser or bypasses:
+        power = "a superuser" if superuser else "allowed to bypass row-level security (BYPASSRLS)"
+        raise UnwalledRole(
+            f"The application's database role {role} is {power}, so PostgreSQL would not keep requesters to their "
+            "vaults. Connect DATABASE_URL as a role without that power and give migrations the owner's role in "
+            'DATABASE_OWNER_URL (docs/operations.md, "Database roles").'
+        )
+
+
+def application_role_refuse_unwalled(using: str = "default") -> None:
+    """Stop a starting web process or worker whose role row-level security does not hold. A database away at start
+    is not a refusal: the process comes up and reports the outage (/healthz), as it would later."""
+    try:
+        application_role_require_walled(using)
+    except UnwalledRole as refused:
+        raise SystemExit(str(refused)) from refused
+    except Exception:  # noqa: BLE001 - unreachable now; the first request will say so
+        logger.warning("could not check the application's database role at start", exc_info=True)
 
 
 class RoleMissing(RuntimeError):
@@ -65,7 +106,9 @@ def application_role_ensure(using: str, *, role: str, password: str) -> bool:
 
 def privileges_grant(using: str) -> bool:
     """Grant the application's role what it needs on every table, sequence and function of the schema, less
-    UPDATE, DELETE and TRUNCATE on the append-only tables; nothing when the application is the owner itself."""
+    UPDATE, DELETE and TRUNCATE on the append-only tables, UPDATE on the columns of a record that are never edited
+    and DELETE and TRUNCATE on records that are kept (`apps.core.triggers.edits_limited`); nothing when the
+    application is the owner itself."""
     owner_connection = connections[using]
     role = application_role()
     if not role or role == owner_connection.settings_dict["USER"]:
@@ -87,6 +130,16 @@ def privileges_grant(using: str) -> bool:
         for table in append_only_tables():
             revoke = sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}")
             cursor.execute(revoke.format(sql.Identifier(table), grantee))
+        for limit in edit_limits():
+            # Revoking the table's UPDATE takes its columns' with it; then only the changeable ones come back.
+            cursor.execute(sql.SQL("REVOKE UPDATE ON {} FROM {}").format(sql.Identifier(limit.table), grantee))
+            if limit.changeable:
+                columns = sql.SQL(", ").join(sql.Identifier(column) for column in limit.columns())
+                grant = sql.SQL("GRANT UPDATE ({}) ON {} TO {}")
+                cursor.execute(grant.format(columns, sql.Identifier(limit.table), grantee))
+            if limit.kept:
+                revoke = sql.SQL("REVOKE DELETE, TRUNCATE ON {} FROM {}")
+                cursor.execute(revoke.format(sql.Identifier(limit.table), grantee))
     return True
 
 

@@ -233,3 +233,23 @@ def _on_connection_created(sender: Any, connection: BaseDatabaseWrapper, **_: An
 def install() -> None:
     """Hook every new connection of the application (called once, when the apps are ready)."""
     connection_created.connect(_on_connection_created, dispatch_uid="row_security")
+
+
+# The policies of a walled table, as the `vaults` migration `row_level_security` first wrote them; migrations that
+# add a table with a vault, or give one a vault of its own, wall it with these. Each setting is read once per
+# statement (a sub-select), not once per row.
+LISTED_VAULTS_SQL = "vault_id = ANY ((SELECT desirepath_scope_vaults())::bigint[])"
+SYSTEM_ALL_SQL = "(SELECT desirepath_system_all())"
+
+
+def wall_sql(table: str, listed: str = LISTED_VAULTS_SQL, system_all: str = SYSTEM_ALL_SQL) -> str:
+    """Row-level security on `table`, forced: rows of the bound vaults (`listed`), every row for a system binding
+    that asks for all (`system_all`), nothing unbound."""
+    return f"""
+ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
+ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS scope_vaults ON {table};
+DROP POLICY IF EXISTS system_all_vaults ON {table};
+CREATE POLICY scope_vaults ON {table} USING ({listed}) WITH CHECK ({listed});
+CREATE POLICY system_all_vaults ON {table} USING ({system_all}) WITH CHECK ({system_all});
+"""

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 
 from apps.chat.services.answering import Source, answer_lines, lead, misattribution, sources_prompt
+from apps.chat.services.attribution import Witness
+from apps.chat.services.witnesses import found_turns
 from apps.evaluation.answer_scores import declines_to_answer
 from apps.llm.gateway import ModelUnavailable, complete, complete_json, is_local, slot_model
+from apps.vaults.scope import Scope
 
 JUDGE_PROMPT = (
     "You grade answers to questions about a long conversation. You get the question, the gold answer and a "
@@ -35,6 +38,7 @@ class JudgeUnavailable(RuntimeError):
 class Answered:
     text: str | None  # None: abstained (nothing to answer from, or the model said the sources do not answer)
     failed: bool = False  # the model was unavailable: the offline answer stands in for this question
+    found: tuple[Witness, ...] = ()  # the turns the narrow lookup behind the who-did-it abstention found
 
 
 def offline_answer(question: str, sources: Sequence[Source]) -> str:
@@ -58,19 +62,22 @@ class Answerer:
     def name(self) -> str:
         return "offline" if self.offline else self.model
 
-    def answer(self, question: str, sources: Sequence[Source], speakers: Sequence[str] = ()) -> Answered:
-        if not sources or misattribution(question, sources, speakers):  # chat abstains there, with or without a model
-            return Answered(None)
+    def answer(
+        self, question: str, sources: Sequence[Source], speakers: Sequence[str] = (), scope: Scope | None = None
+    ) -> Answered:
+        found = tuple(found_turns(question=question, sources=sources, speakers=speakers, scope=scope)) if scope else ()
+        if not sources or misattribution(question, sources, speakers, found):  # chat abstains, with or without a model
+            return Answered(None, found=found)
         if self.offline:
-            return Answered(offline_answer(question, sources))
+            return Answered(offline_answer(question, sources), found=found)
         try:
             reply = complete(
                 slot="chat", purpose="evaluation answer", messages=sources_prompt(question, sources), user=self.user
             )
         except ModelUnavailable:
-            return Answered(offline_answer(question, sources), failed=True)
+            return Answered(offline_answer(question, sources), failed=True, found=found)
         text = reply.text.strip()
-        return Answered(None if declines_to_answer(text) else text)
+        return Answered(None if declines_to_answer(text) else text, found=found)
 
     def judge(self, question: str, gold: str, answer: str) -> bool | None:
         """The judge's verdict on one answer; None when it stayed down or replied without a label."""

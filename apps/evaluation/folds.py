@@ -30,7 +30,15 @@ from apps.graph.learning import Rates, rates_applied
 # similar questions, how near a past question must be and how strongly what it taught counts. The replays run with
 # the transfer off, so every point rates the same units and the points differ only in what they read.
 TRANSFER_OFF: dict[str, Any] = {"question_prior": 0.0, "question_similarity": Rates().question_similarity}
-READ = ("most_lift", "question_similarity", "question_prior", "door_prior", "door_candidates", "demote_before_cut")
+READ = (
+    "most_lift",
+    "question_similarity",
+    "question_prior",
+    "question_doors",
+    "door_prior",
+    "door_candidates",
+    "demote_before_cut",
+)
 
 
 @dataclass(frozen=True)
@@ -64,16 +72,17 @@ GRID = DESIRE_PATHS + TRANSFER
 # Pointing (`--pick`): every replay learns under the product's values, the asker pointing to the answer whenever
 # nothing shown carried it; the points differ only in what is read when the other half is measured. A pick reaches
 # a fact the gate never showed, so what can carry it to a later question is what brings candidates and what joins
-# the estimate before the cut: the questions' prior at a whole strength (a stronger one only cost with the buttons),
-# facts that helped through the question's doors as candidates with the doors' lift before the cut, both, and the
-# doors' lift before the cut without the rejections' demotion.
+# the estimate before the cut. The points: the product's; a near question's hits passed on only when it shares one,
+# or two, of the question's doors (near in meaning is mostly not near in evidence; sharing a specific term more
+# often is); facts that helped through the question's doors as candidates with the doors' lift before the cut;
+# and that with the near questions' hits scoped by one shared door.
 PRODUCT = Rates()
 PICK_READS: tuple[dict[str, Any], ...] = (
     {},
-    {"question_prior": 1.0},
+    {"question_doors": 1},
+    {"question_doors": 2},
     {"door_prior": 1.0, "door_candidates": 5},
-    {"question_prior": 1.0, "door_prior": 1.0, "door_candidates": 5},
-    {"door_prior": 1.0, "door_candidates": 5, "demote_before_cut": False},
+    {"door_prior": 1.0, "door_candidates": 5, "question_doors": 1},
 )
 PICK_GRID = tuple(Point(replace(PRODUCT, **read), PRODUCT, pick=True) for read in PICK_READS)
 

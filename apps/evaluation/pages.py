@@ -21,22 +21,25 @@ from apps.evaluation.replay import curve_svg
 from apps.feedback.models import Feedback
 from apps.feedback.report import HELPED, HURT, may_see_feedback_report
 from apps.graph.models import WeightChange
+from apps.vaults.models import Vault
 
 WEEKS_SHOWN = 12
 RUNS_LISTED = 10
 
 
 def feedback_weeks(*, weeks: int = WEEKS_SHOWN) -> list[dict[str, object]]:
-    """Per week, newest first: votes that said a passage helped, votes that said it did not, and weight changes."""
+    """Per week, newest first: votes that said a passage helped, votes that said it did not, and weight changes, in
+    the vaults that still exist (an evaluation's votes and ledger stay on record after its vaults are removed)."""
     since = timezone.now() - timedelta(weeks=weeks)
+    vaults = Vault.objects.values("pk")
     votes = (
-        Feedback.objects.filter(created_at__gte=since)
+        Feedback.objects.filter(created_at__gte=since, vault_id__in=vaults)
         .annotate(week=TruncWeek("created_at"))
         .values("week")
         .annotate(helped=Count("id", filter=Q(signal__in=HELPED)), hurt=Count("id", filter=Q(signal__in=HURT)))
     )
     changes = (
-        WeightChange.objects.filter(at__gte=since)
+        WeightChange.objects.filter(at__gte=since, vault_id__in=vaults)
         .annotate(week=TruncWeek("at"))
         .values("week")
         .annotate(changes=Count("id"))

@@ -32,6 +32,7 @@ from apps.graph.conversation import speakers_in
 from apps.graph.models import Extraction
 from apps.llm.embeddings import embed_query
 from apps.llm.models import ModelUsage
+from apps.vaults.scope import Scope, scope_for
 
 Tick = Callable[[int], None]
 
@@ -86,13 +87,15 @@ class _Tally:
         self.answers = AnswerTally()
         self.answering = False
 
-    def answer(self, question: locomo.Question, result: Retrieved, speakers: list[str]) -> dict[str, Any] | None:
+    def answer(
+        self, question: locomo.Question, result: Retrieved, speakers: list[str], scope: Scope
+    ) -> dict[str, Any] | None:
         """Chat's offline answer from what the pipeline injected (no context is an abstention: the fallback), and
         the row that shows it beside the gold answer; None when the pipeline does not answer."""
         if result.sources is None or self.answerer is None:
             return None
         self.answering = True
-        answered = self.answerer.answer(question.text, result.sources, speakers)
+        answered = self.answerer.answer(question.text, result.sources, speakers, scope)
         answer = answered.text
         self.answers.answered_by = self.answerer.name
         self.answers.model_failures += int(answered.failed)
@@ -109,6 +112,7 @@ class _Tally:
             "f1": f1,
             "judged_correct": verdict,
             "sources": [{"n": s.number, "path": s.path, "text": s.text} for s in result.sources],
+            "found": [{"path": w.path, "text": w.text} for w in answered.found],
         }
 
     def report(self) -> dict[str, Any]:
@@ -179,6 +183,7 @@ def run_locomo(
             extractions += list(Extraction.objects.filter(vault=vault.vault).values_list("level", "entities"))
             reference = FlatReference.of(vault.vault)
             speakers = speakers_in([vault.vault.pk])  # who speaks in the conversation, as chat reads it
+            scope = scope_for(user, [vault.vault.pk])
             _warm([question.text for question in conv.questions])
             for question in conv.questions:
                 evidence = set(question.evidence)
@@ -194,7 +199,7 @@ def run_locomo(
                     tally.latency.append(ms)
                     tally.calls.append(calls)
                     injected = _items(result.injected, vault.items)
-                    row = tally.answer(question, result, speakers)
+                    row = tally.answer(question, result, speakers, scope)
                     if row is not None and answers_out:
                         answer_rows.append({"conversation": conv.sample_id, "pipeline": name, **row})
                     if question.category == 5:

@@ -2,14 +2,21 @@
 passage that answers the question) and the automatic signals noticed from what they did with an answer. A vote
 rates exactly what the person saw (the `ContextItem` keeps a copy); what it taught the graph is on the graph's
 weight ledger (`apps.graph.models.WeightChange`), rows that name the vote. The table keeps the name it was created
-under in chat."""
+under in chat.
+
+Votes are kept like the ledger that names them: the application's role may neither delete one nor change what it
+said. A conversation its owner deletes takes the items its answers were given, with their text; the votes on them
+stay, naming their vault, their voter and the item's id."""
 
 from __future__ import annotations
 
+import pgtrigger
 from django.conf import settings
 from django.db import models
 
 from apps.chat.models import ContextItem
+from apps.core.triggers import edits_limited
+from apps.vaults.models import Vault
 
 
 class Signal(models.TextChoices):
@@ -32,8 +39,14 @@ class Feedback(models.Model):
     """A vote on a context item. A withdrawn vote (undone, or replaced by a later choice) is kept, with when and by
     what, so that the ledger rows that reversed its effect still name it; it no longer counts anywhere."""
 
-    context_item = models.ForeignKey(ContextItem, on_delete=models.CASCADE, related_name="feedback")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # No constraints: a vote outlives its item (a deleted conversation's), its vault and its voter's account.
+    context_item = models.ForeignKey(
+        ContextItem, on_delete=models.DO_NOTHING, db_constraint=False, related_name="feedback"
+    )
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
     signal = models.CharField(max_length=16, choices=Signal.choices)
     text = models.TextField(blank=True)  # the correction, for `correct`
     created_at = models.DateTimeField(auto_now_add=True)
@@ -42,6 +55,20 @@ class Feedback(models.Model):
 
     class Meta:
         db_table = "chat_feedback"
+        # The vault a vote names is its passage's, and the passage must be one the voter's binding shows.
+        triggers = [
+            pgtrigger.Trigger(
+                name="feedback_vault_of_its_item",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                func=(
+                    "NEW.vault_id := (SELECT i.vault_id FROM chat_contextitem i WHERE i.id = NEW.context_item_id);"
+                    " IF NEW.vault_id IS NULL THEN"
+                    " RAISE EXCEPTION 'a vote is on a passage its voter may read';"
+                    " END IF; RETURN NEW;"
+                ),
+            )
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["user", "context_item", "signal"],
@@ -57,3 +84,7 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.signal} on {self.context_item_id}"
+
+
+# What a person said stays as said: a vote is only ever withdrawn (when, and by which later vote), never deleted.
+edits_limited(Feedback, changeable=("withdrawn_at", "replaced_by"), kept=True)

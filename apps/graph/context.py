@@ -120,7 +120,7 @@ def context_for(
 ) -> GateResult:
     """`graph_context` for an embedded, validated question and a resolved scope (the caller's readable vaults)."""
     found, candidates, doors, asks = walked_candidates(text=text, vector=vector, scope=scope)
-    priors = question_priors(vector=vector, scope=scope)
+    priors = question_priors(vector=vector, scope=scope, doors=doors)
     asked = Trace(found.intent, doors=tuple(doors), asks=asks)
     candidates += _inherited(inherited(priors, {c.chunk for c in candidates}), candidates, vector, scope, asked)
     candidates += _inherited(

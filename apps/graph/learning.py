@@ -33,6 +33,11 @@ DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 # near questions share no evidence; at half strength the transfer neither helped nor hurt (docs/evaluation.md).
 QUESTION_SIMILARITY = 0.75
 QUESTION_PRIOR = 0.5
+# How many of the new question's doors a near question must share to pass on what helped it (its rejections demote
+# whatever it shares). Sharing a specific term says "same topic" more often than nearness in meaning does, but a
+# vault of a few dozen passages has few or no doors (no term is rare enough), so the product asks for none; an
+# evaluation can (docs/evaluation.md).
+QUESTION_DOORS = 0
 # What the desire paths from the question's doors learned orders what passed the gate; it does not decide what
 # passes (DOOR_PRIOR 0) and brings no candidate of its own (DOOR_CANDIDATES 0): a door is one specific term, and a
 # fact that helped through it once says "this helped a question with this word", not "this answers now"; held out on
@@ -57,6 +62,7 @@ class Rates:
     decay_step: float = DECAY_STEP
     question_similarity: float = QUESTION_SIMILARITY
     question_prior: float = QUESTION_PRIOR
+    question_doors: int = QUESTION_DOORS
     door_prior: float = DOOR_PRIOR
     door_candidates: int = DOOR_CANDIDATES
     demote_before_cut: bool = DEMOTE_BEFORE_CUT

@@ -12,6 +12,7 @@ requester's vaults in SQL."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection, transaction
@@ -28,19 +29,25 @@ MOST_INHERITED = 5  # facts that helped near questions, beyond the search's and 
 
 _PRIORS = """
 WITH near AS (
-    SELECT q.id, q.vault_id, 1 - (q.embedding <=> %(qvec)s::vector) AS similarity
+    SELECT q.id, q.vault_id, q.text, 1 - (q.embedding <=> %(qvec)s::vector) AS similarity
     FROM graph_ratedquestion q
     WHERE q.vault_id = ANY(%(scope)s) AND q.model = %(model)s AND vector_dims(q.embedding) = %(dims)s
     ORDER BY q.embedding <=> %(qvec)s::vector
     LIMIT %(nearest)s
+), shared AS (
+    SELECT n.id, n.vault_id, n.similarity, (
+        SELECT count(DISTINCT (ts_lexize('english_stem', w))[1])
+        FROM regexp_split_to_table(lower(n.text), '[^a-z0-9''-]+') AS w
+        WHERE (ts_lexize('english_stem', w))[1] = ANY(%(doors)s::text[])
+    ) AS doors
+    FROM near n
+    WHERE n.similarity >= %(threshold)s
 )
-SELECT c.id, sum(n.similarity * v.helped), sum(n.similarity * v.failed)
-FROM near n
+SELECT c.id, n.similarity, n.doors, v.helped, v.failed
+FROM shared n
 JOIN graph_questionvalue v ON v.question_id = n.id AND v.vault_id = n.vault_id AND v.vault_id = ANY(%(scope)s)
 JOIN notes_chunk c ON c.note_id = v.note_id AND c.content_hash = v.content_hash AND c.vault_id = v.vault_id
      AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
-WHERE n.similarity >= %(threshold)s
-GROUP BY c.id
 """
 
 
@@ -61,9 +68,11 @@ def question_learn(*, vault_id: int, question: str, chunk_id: int | None, outcom
         return question_value_record(vault_id=vault_id, question_id=asked.pk, fact=fact, outcome=outcome)
 
 
-def question_priors(*, vector: list[float], scope: Scope) -> dict[int, float]:
+def question_priors(*, vector: list[float], scope: Scope, doors: Sequence[str] = ()) -> dict[int, float]:
     """chunk → the odds factor past rated questions near this one (in `scope`, the requester's vaults) pass on to
-    it: above 1 for a fact that helped them, below 1 for one that did not. Empty when the transfer is off."""
+    it: above 1 for a fact that helped them, below 1 for one that did not. A near question's hits count only when
+    it shares at least `Rates.question_doors` of this question's `doors` (its specific terms); its misses count
+    whatever it shares. Empty when the transfer is off."""
     chosen = rates()
     if chosen.question_prior <= 0 or not scope or not vector:
         return {}
@@ -74,17 +83,24 @@ def question_priors(*, vector: list[float], scope: Scope) -> dict[int, float]:
         "dims": len(vector),
         "nearest": NEAREST,
         "threshold": chosen.question_similarity,
+        "doors": list(doors),
     }
     with connection.cursor() as cursor:
         cursor.execute(_PRIORS, params)
         rows = cursor.fetchall()
+    counts: dict[int, list[float]] = {}
+    for chunk, similarity, shared, helped, failed in rows:
+        count = counts.setdefault(int(chunk), [0.0, 0.0])
+        if shared >= chosen.question_doors:  # a rejection demotes for every near question, a hit needs a door
+            count[0] += float(similarity) * float(helped)
+        count[1] += float(similarity) * float(failed)
     cap = chosen.most_lift
     priors = {}
-    for chunk, helped, failed in rows:
-        odds = (1 + float(helped)) / (1 + float(failed))
+    for chunk, (helped, failed) in counts.items():
+        odds = (1 + helped) / (1 + failed)
         factor = min(max(odds, 1 / cap), cap) ** chosen.question_prior
         if factor != 1.0:
-            priors[int(chunk)] = factor
+            priors[chunk] = factor
     return priors
 
 

@@ -52,7 +52,7 @@ def discovery_daily(vault_id: int | None = None) -> dict[str, int]:
 @shared_task(name="apps.insights.tasks.insights_daily", time_limit=1800, soft_time_limit=1700)
 def insights_daily(vault_id: int | None = None) -> dict[str, int]:
     """Judge each discovering vault's new collisions (budgeted), rank its cards again and narrate the new ones;
-    blends left waiting (a queue that was down) are written too."""
+    over every vault, blends left waiting (a queue that was down) are written too."""
     from apps.insights.blends import blends_waiting
     from apps.insights.cards import cards_build, cards_write
     from apps.insights.collisions import collisions_judge
@@ -63,7 +63,8 @@ def insights_daily(vault_id: int | None = None) -> dict[str, int]:
         return cards_write(vault_id=vid)
 
     done, _ = sweep(_discovering(vault_id), "collisions and insight cards in vault", run)
-    sweep(blends_waiting(), "writing a blend", lambda bid: blend_write_task(bid))
+    if vault_id is None:  # a blend is written into its accepter's personal vault: outside one vault's binding
+        sweep(blends_waiting(), "writing a blend", lambda bid: blend_write_task(bid))
     return {"vaults": len(done), "narrated": sum(done.values())}
 
 

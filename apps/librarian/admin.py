@@ -1,4 +1,5 @@
-"""Admin: the Librarian's metadata (read-only) and a "Re-enrich all" action on vaults, queued to the worker."""
+"""Admin: the Librarian's metadata and its history (read-only) and a "Re-enrich all" action on vaults, queued to
+the worker."""
 
 from typing import Any
 
@@ -7,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.core.admin import ReadOnlyAdmin
-from apps.librarian.models import NoteMetadata
+from apps.librarian.models import NoteMetadata, NoteMetadataVersion
 from apps.librarian.tasks import reenrich_vaults
 from apps.vaults.admin import VaultAdmin
 
@@ -29,4 +30,13 @@ class NoteMetadataAdmin(ReadOnlyAdmin):
 
     content_fields = ("core_claim", "tensions")
     list_display = ["note", "vault", "model", "bridging_domains", "written_at"]
+    list_filter = ["model"]
+
+
+@admin.register(NoteMetadataVersion)
+class NoteMetadataVersionAdmin(ReadOnlyAdmin):
+    """Every version of a note's metadata as written: who wrote it, for which version of the note, when (the
+    history holds no claim or tension, only their digest)."""
+
+    list_display = ["note_id", "vault_id", "model", "bridging_domains", "claim_hash", "written_at"]
     list_filter = ["model"]

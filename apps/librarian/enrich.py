@@ -4,17 +4,20 @@ contrastive sentences). Malformed model output falls back to the model-free Libr
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
-from apps.librarian.models import NoteMetadata
+from apps.librarian.models import NoteMetadata, NoteMetadataVersion
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote
@@ -138,19 +141,33 @@ def enrich_note(note: Note, *, user: User | None = None) -> NoteMetadata | None:
     metadata, written_by = parse_metadata(reply.data, known), writer_of(model)
     if metadata is None:  # malformed or unavailable: the model-free Librarian writes it, and says so
         metadata, written_by = local.get("m") or model_free(note), LOCAL_LIBRARIAN
-    row, _ = NoteMetadata.objects.update_or_create(
-        note=note,
-        defaults={
-            "vault_id": note.vault_id,
-            "core_claim": metadata.core_claim,
-            "bridging_domains": metadata.bridging_domains,
-            "tensions": metadata.tensions,
-            "model": written_by,
-            "content_hash": note.content_hash,
-            "written_at": timezone.now(),
-        },
-    )
+    at = timezone.now()
+    written = {
+        "vault_id": note.vault_id,
+        "core_claim": metadata.core_claim,
+        "bridging_domains": metadata.bridging_domains,
+        "tensions": metadata.tensions,
+        "model": written_by,
+        "content_hash": note.content_hash,
+        "written_at": at,
+    }
+    with transaction.atomic():
+        row, _ = NoteMetadata.objects.update_or_create(note=note, defaults=written)
+        NoteMetadataVersion.objects.create(
+            vault_id=note.vault_id,
+            note_id=note.pk,
+            bridging_domains=metadata.bridging_domains,
+            model=written_by,
+            content_hash=note.content_hash,
+            claim_hash=claim_hash(metadata.core_claim, metadata.tensions),
+            written_at=at,
+        )
     return row
+
+
+def claim_hash(core_claim: str, tensions: list[str]) -> str:
+    """What a version of a note's metadata said, as a digest: equal when two versions said the same."""
+    return hashlib.sha256(json.dumps([core_claim, tensions], ensure_ascii=False).encode()).hexdigest()
 
 
 def writer_of(model: str) -> str:

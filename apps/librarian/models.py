@@ -2,7 +2,8 @@
 
 Kept in its own table so that writing metadata can never touch the note row (its content-modified time, its
 updated time, its hash). `model` and `content_hash` say who wrote it and for which version of the note, so
-re-enrichment can find what is stale.
+re-enrichment can find what is stale. Every version written is kept as well, without its words
+(`NoteMetadataVersion`): the current one is rewritten, the history never is.
 
 The session summary DAG lives here too: the Librarian's summaries of conversations, with pointers to what each
 summarises (messages, or the lower summaries it condenses)."""
@@ -13,6 +14,7 @@ from django.db import models
 from django.db.models import F
 
 from apps.chat.models import Conversation, Message
+from apps.core.triggers import edits_limited
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 
@@ -32,6 +34,31 @@ class NoteMetadata(models.Model):
 
     def __str__(self) -> str:
         return f"metadata of note {self.note_id} by {self.model}"
+
+
+class NoteMetadataVersion(models.Model):
+    """One version of a note's metadata as it was written: by which model, for which version of the note, when, into
+    which broad fields. What it restated of the note (claim, tensions) is kept only as a digest: the history can
+    never be deleted, and a manager's purge must still take every word of a note away. No links: the history
+    outlives its note and its vault, as the weight ledger does."""
+
+    vault_id = models.BigIntegerField(db_index=True)
+    note_id = models.BigIntegerField(db_index=True)
+    bridging_domains = ArrayField(models.CharField(max_length=80), default=list)
+    model = models.CharField(max_length=200)
+    content_hash = models.CharField(max_length=64)  # the note's version it was written for
+    claim_hash = models.CharField(max_length=64)  # sha256 of the claim and tensions: which versions said the same
+    written_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-written_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"metadata of note {self.note_id} by {self.model} at {self.written_at:%Y-%m-%d %H:%M}"
+
+
+# A version, once written, is the record of what was said of the note then: never changed, never deleted.
+edits_limited(NoteMetadataVersion, kept=True)
 
 
 class SummaryNode(models.Model):

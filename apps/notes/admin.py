@@ -17,14 +17,15 @@ class NoteAdmin(ReadOnlyAdmin):
 
 class FileResultInline(ReadOnlyInline):
     model = ImportFileResult
-    fields = ("path", "outcome", "reason")
+    fields = ("attempt", "path", "outcome", "reason")
 
 
 @admin.register(ImportJob)
 class ImportJobAdmin(ReadOnlyAdmin):
     """Imports and every file's outcome, kept: nobody deletes or edits them here."""
 
-    list_display = ["id", "vault", "source", "status", "processed", "total", "created_at", "finished_at"]
+    # By id: a record outlives its vault, and the list must still show it.
+    list_display = ["id", "vault_id", "source", "status", "attempt", "processed", "total", "created_at", "finished_at"]
     list_filter = ["status"]
     fields = [
         "vault",
@@ -32,6 +33,7 @@ class ImportJobAdmin(ReadOnlyAdmin):
         "source",
         "folder",
         "status",
+        "attempt",
         "total",
         "processed",
         "counts",

@@ -219,7 +219,7 @@ class VaultJobsApi(APIView):
     @extend_schema(responses={200: JobOut(many=True), **errors(404)}, summary="Import jobs of a vault, newest first")
     def get(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id)
-        jobs = vault.import_jobs.prefetch_related("files")[:20]
+        jobs = vault.import_jobs.all()[:20]
         return Response(JobOut(jobs, many=True).data)
 
 

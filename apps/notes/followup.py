@@ -12,7 +12,6 @@ from apps.llm.embeddings import current_model
 from apps.notes.hooks import steps_waiting
 from apps.notes.models import (
     FileOutcome,
-    ImportFileResult,
     ImportJob,
     ImportPhase,
     ImportStatus,
@@ -64,7 +63,7 @@ class FollowUp:
 
 def job_notes(job: ImportJob) -> QuerySet[Note]:
     """The notes this job created or updated (found again by path in its vault)."""
-    paths = ImportFileResult.objects.filter(job=job, outcome__in=[FileOutcome.CREATED, FileOutcome.UPDATED])
+    paths = job.outcomes().filter(outcome__in=[FileOutcome.CREATED, FileOutcome.UPDATED])
     return Note.objects.filter(vault_id=job.vault_id, path__in=paths.values("path"))
 
 

@@ -8,6 +8,7 @@ from django.db.models import F
 from django.db.models.functions import Lower
 from pgvector.django import VectorField
 
+from apps.core.triggers import edits_limited
 from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
 from apps.vaults.models import Vault
 
@@ -353,7 +354,8 @@ class ImportPhase(models.TextChoices):
 
 
 class ImportJob(models.Model):
-    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="import_jobs")
+    # A record of what came in: it outlives its vault (an evaluation's vault is torn down, its imports stay).
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="import_jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=200)
     folder = models.CharField(max_length=1000, blank=True)
@@ -374,12 +376,17 @@ class ImportJob(models.Model):
     # resumes it (counted in `resumes`) or fails it with the reason.
     heartbeat_at = models.DateTimeField(null=True)
     resumes = models.PositiveSmallIntegerField(default=0)
+    attempt = models.PositiveSmallIntegerField(default=1)  # a retry from the first file starts the next one
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"import {self.id} of {self.source} into {self.vault_id} ({self.status})"
+
+    def outcomes(self) -> "models.QuerySet[ImportFileResult]":
+        """Each file's outcome in the job's latest attempt (a retry keeps the earlier attempts' as they were)."""
+        return self.files.filter(attempt=self.attempt)
 
 
 class FileOutcome(models.TextChoices):
@@ -392,7 +399,8 @@ class FileOutcome(models.TextChoices):
 
 class ImportFileResult(models.Model):
     job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
-    vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
+    vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    attempt = models.PositiveSmallIntegerField(default=1)
     path = models.CharField(max_length=1000)
     outcome = models.CharField(max_length=16, choices=FileOutcome.choices)
     reason = models.TextField(blank=True)
@@ -402,6 +410,33 @@ class ImportFileResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.outcome}"
+
+
+# An import's record: where it came from and when, each file's outcome in each attempt; only its progress moves
+# (the uploaded archive is cleared once read; the job names whoever retried it, or no one once that person is
+# removed), and nothing of it is ever deleted.
+edits_limited(
+    ImportJob,
+    kept=True,
+    changeable=(
+        "created_by",
+        "archive",
+        "status",
+        "total",
+        "processed",
+        "phase",
+        "embed_total",
+        "embed_done",
+        "counts",
+        "error",
+        "started_at",
+        "finished_at",
+        "heartbeat_at",
+        "resumes",
+        "attempt",
+    ),
+)
+edits_limited(ImportFileResult, kept=True)
 
 
 class NoteStep(models.TextChoices):

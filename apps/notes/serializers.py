@@ -200,7 +200,8 @@ class JobOut(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
-    files = FileResultOut(many=True, source="files.all")
+    attempt = serializers.IntegerField(help_text="1, then one more for each retry from the first file")
+    files = FileResultOut(many=True, help_text="each file's outcome in the latest attempt")
 
     def to_representation(self, instance: ImportJob) -> dict[str, object]:
         follow_up = import_job_follow_up(instance)
@@ -223,7 +224,8 @@ class JobOut(serializers.Serializer):
             "created_at": instance.created_at,
             "started_at": instance.started_at,
             "finished_at": instance.finished_at,
-            "files": instance.files,
+            "attempt": instance.attempt,
+            "files": instance.outcomes(),
         }
         return super().to_representation(view)
 

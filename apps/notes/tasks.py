@@ -1,11 +1,18 @@
 from celery import shared_task
 
 from apps.notes import hooks
+from apps.notes.models import ImportJob
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.ingest import import_job_run
 
 
-@shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300)
+def _import_job_vault(job_id: int) -> int | None:
+    return ImportJob.objects.filter(pk=job_id).values_list("vault_id", flat=True).first()
+
+
+# An import reads and writes its own vault alone (desirepath.celery); an export reads which other vaults its
+# requester reads (the notes it withholds), so it does not take this option.
+@shared_task(acks_late=True, time_limit=3600, soft_time_limit=3300, vault_of=_import_job_vault)
 def import_run(job_id: int) -> str:
     job = import_job_run(job_id=job_id)  # extracts the graph as its last step
     return str(job.status)

@@ -206,7 +206,7 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
             "follow_up": follow_up,
             "refresh": follow_up.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FOLLOWING_UP),
             "percent": int(100 * job_progress(job)),
-            "files": job.files.all()[:2000],
+            "files": job.outcomes()[:2000],
         },
     )
 

@@ -39,6 +39,10 @@ class Scope:
     vault_ids: tuple[int, ...]
     readable: tuple[int, ...]
     reason: str = ""
+    # The vaults the read was asked for before the policy kept the readable ones (None: every vault, or every
+    # unarchived one): what the read touches when a test switches the policy's own filter off.
+    asked: tuple[int, ...] | None = None
+    archived_too: bool = True
 
     def __post_init__(self) -> None:
         if not _MAKING.get():
@@ -57,38 +61,50 @@ class Scope:
     def within(self, vault_ids: Iterable[int]) -> Scope:
         """This scope narrowed to `vault_ids` (ids outside it are dropped, never added)."""
         wanted = set(vault_ids)
-        return _made([v for v in self.vault_ids if v in wanted], self.readable, self.reason)
+        asked = wanted if self.asked is None else wanted & set(self.asked)
+        return _made([v for v in self.vault_ids if v in wanted], self.readable, self.reason, asked, self.archived_too)
 
     def strict(self) -> Scope:
         """The same vaults, reading nothing drawn from a vault outside them."""
-        return _made(self.vault_ids, self.vault_ids, self.reason)
+        return _made(self.vault_ids, self.vault_ids, self.reason, self.asked, self.archived_too)
 
     def params(self) -> dict[str, list[int]]:
         """The parameters a statement binds: `%(scope)s` (the vaults) and `%(readable)s` (for `drawn_from`)."""
-        if not settings.SCOPE_FILTERS:  # `drawn_from` has no second wall: only the scope's own filter is off
-            return {"scope": _every_vault(), "readable": list(self.readable)}
-        return {"scope": list(self.vault_ids), "readable": list(self.readable)}
+        # `drawn_from` has no second wall: with the filters off, only the scope's own filter is off
+        return {"scope": self._filtered(), "readable": list(self.readable)}
 
     def q(self, field_name: str = "vault_id") -> Q:
         """The condition that `field_name` is one of the scope's vaults, for a queryset's own filter."""
-        ids = list(self.vault_ids) if settings.SCOPE_FILTERS else _every_vault()
-        return Q(**{f"{field_name}__in": ids})
+        return Q(**{f"{field_name}__in": self._filtered()})
+
+    def _filtered(self) -> list[int]:
+        """The scope's vaults; with the policy's filter switched off (a test proving that the database's row-level
+        security alone keeps each requester to their vaults), the vaults asked for and every vault the requester
+        may not read, which only the database can then keep out."""
+        if settings.SCOPE_FILTERS:
+            return list(self.vault_ids)
+        every = Vault.objects.all() if self.archived_too else Vault.objects.filter(archived_at__isnull=True)
+        every_id = set(every.values_list("pk", flat=True))
+        if self.asked is None:
+            return sorted(every_id)
+        return sorted(set(self.asked) | (every_id - set(self.readable)))
 
     def filter(self, queryset: QuerySet[M], field_name: str = "vault_id") -> QuerySet[M]:
         """`queryset` restricted, inside its SQL, to rows whose `field_name` is one of the scope's vaults."""
         return queryset.filter(self.q(field_name))
 
 
-def _every_vault() -> list[int]:
-    """Every vault there is: what the scope's own filters let through when a test switches them off to prove that
-    the database's row-level security alone keeps each requester to their vaults."""
-    return list(Vault.objects.values_list("pk", flat=True))
-
-
-def _made(vault_ids: Iterable[int], readable: Iterable[int], reason: str = "") -> Scope:
+def _made(
+    vault_ids: Iterable[int],
+    readable: Iterable[int],
+    reason: str = "",
+    asked: Iterable[int] | None = None,
+    archived_too: bool = True,
+) -> Scope:
     making = _MAKING.set(True)
     try:
-        return Scope(tuple(sorted(set(vault_ids))), tuple(sorted(set(readable))), reason)
+        kept = None if asked is None else tuple(sorted(set(asked)))
+        return Scope(tuple(sorted(set(vault_ids))), tuple(sorted(set(readable))), reason, kept, archived_too)
     finally:
         _MAKING.reset(making)
 
@@ -105,10 +121,10 @@ def scope_for(user: Requester, asked: Iterable[int] | None = None) -> Scope:
     readable = vault_ids_for(user, "read")
     wanted = set(asked or ())
     if not wanted:
-        return _made(vault_ids_unarchived(user=user), readable)
+        return _made(vault_ids_unarchived(user=user), readable, archived_too=False)
     if not wanted <= set(readable):
         raise Http404("No vault matches the given query.")
-    return _made(wanted, readable)
+    return _made(wanted, readable, asked=wanted)
 
 
 def system_scope(vault_ids: Iterable[int], *, reason: str) -> Scope:

@@ -65,10 +65,10 @@ DB_NAME = os.environ.get("DESIREPATH_DB_NAME", "desirepath")
 # (docs/operations.md). Without DATABASE_OWNER_URL both are the same role, and PostgreSQL cannot hold the
 # application to what its role may do.
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "") or DATABASE_URL
-# The role the application connects as (`migrate` connects `default` as the owner for its run, so it is named here)
 # A vault-scoped read filters to its scope in its own SQL, and the database's row-level security filters again. Only
 # a test switches the first off, to show that the second alone holds.
 SCOPE_FILTERS = True
+# The role the application connects as (`migrate` connects `default` as the owner for its run, so it is named here)
 DATABASE_APPLICATION_ROLE = str(database_from_url(DATABASE_URL)["USER"]) if DATABASE_URL else ""
 DATABASES = (
     {

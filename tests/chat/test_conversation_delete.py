@@ -1,6 +1,7 @@
-"""A person deletes one of their conversations: its questions, answers, shown passages and votes go for good (API and
-chat page), what the vaults learned from the votes stays on the ledger, the Librarian's summary of it stays in the
-owner's personal vault, nobody else can delete it, and an answer still being written holds the delete back."""
+"""A person deletes one of their conversations: its questions, answers and shown passages go for good (API and chat
+page), its votes stay on record (who, what, when, on which vault) with what the vaults learned from them on the
+ledger, the Librarian's summary of it stays in the owner's personal vault, nobody else can delete it, and an answer
+still being written holds the delete back."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _browser(user):
     return client
 
 
-def test_the_owner_deletes_a_conversation_and_its_votes_while_what_they_taught_stays(sample):
+def test_the_owner_deletes_a_conversation_while_its_votes_and_what_they_taught_stay(sample):
     reply = ask(sample.owner, "What is a PTW?", [sample.pk])
     conversation = reply["conversation"]
     item = reply["context"][0]["id"]
@@ -47,8 +48,20 @@ def test_the_owner_deletes_a_conversation_and_its_votes_while_what_they_taught_s
     assert gone.status_code == 204
     assert not Conversation.objects.filter(pk=conversation).exists()
     assert not Message.objects.filter(conversation_id=conversation).exists()
-    assert not ContextItem.objects.filter(pk=item).exists() and not Feedback.objects.filter(pk=vote.json()["id"])
+    assert not ContextItem.objects.filter(pk=item).exists()
+    kept_vote = Feedback.objects.get(pk=vote.json()["id"])  # the vote stays, naming its vault and voter
+    assert (kept_vote.vault_id, kept_vote.user_id, kept_vote.signal, kept_vote.context_item_id) == (
+        sample.pk,
+        sample.owner.pk,
+        "confirm",
+        item,
+    )
+    assert kept_vote.withdrawn_at is None
     assert WeightChange.objects.filter(feedback_id=vote.json()["id"]).count() == learned  # the learning stays
+    # Its item gone, the vote can no longer be undone or replaced.
+    assert api(sample.owner).delete(f"/api/feedback/{vote.json()['id']}/").status_code == 404
+    again = api(sample.owner).post("/api/feedback/", {"context_item": item, "signal": "reject"}, format="json")
+    assert again.status_code == 404
     assert api(sample.owner).get(f"/api/conversations/{conversation}/").status_code == 404
     assert [c["id"] for c in api(sample.owner).get("/api/conversations/").json()] == [kept]
     event = AuditEvent.objects.get(action="conversation.delete", object_id=str(conversation))

@@ -56,7 +56,7 @@ def _rows_by_note(rows):
     return {row.note: row for row in rows}
 
 
-def test_the_report_counts_votes_and_corrections_per_note_with_their_trend(sample, staff_client):
+def test_the_report_counts_votes_and_corrections_per_note_with_their_trend(sample, staff_client, monkeypatch):
     helpful, weak = _two_notes_shown(sample)
     first_reader, second_reader = make_user("report-reader-1"), make_user("report-reader-2")
     share(sample, "reader", user=first_reader)
@@ -71,11 +71,12 @@ def test_the_report_counts_votes_and_corrections_per_note_with_their_trend(sampl
     weak_item = ContextItem.objects.get(pk=weak["id"])
     _vote(sample.owner, weak["id"], "correct", text="The permit is issued by facilities, not the helpdesk.")
     _vote(second_reader, others[weak["note"]]["id"], "not_relevant")
+    # the first reader's rejection was given six weeks ago: the window before the last thirty days (a vote, once
+    # given, is never edited: its time is the clock's when it was given)
+    six_weeks_ago = timezone.now() - timedelta(days=42)
+    monkeypatch.setattr(timezone, "now", lambda: six_weeks_ago)
     _vote(first_reader, theirs[weak["note"]]["id"], "reject")
-    # the first reader's rejection was given six weeks ago: the window before the last thirty days
-    Feedback.objects.filter(context_item_id=theirs[weak["note"]]["id"], signal="reject").update(
-        created_at=timezone.now() - timedelta(days=42)
-    )
+    monkeypatch.undo()
     assert Feedback.objects.filter(user=sample.owner, withdrawn_at__isnull=False).count() == 3  # replaced
 
     staff = User.objects.get(username="report-reader")

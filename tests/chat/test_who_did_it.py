@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from apps.chat.services.answering import Source, misattribution
+from apps.chat.services.witnesses import found_turns
+from apps.vaults.scope import scope_for
 from tests.chat.test_chat_api import ask
-from tests.factories import make_note
+from tests.factories import make_note, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +27,11 @@ def chat_vault(vault):
     for number, turn in enumerate(TURNS, start=1):
         make_note(vault, f"session_01/D1-{number}.md", f"1:56 pm on 8 May, 2023: {turn}\n")
     return vault
+
+
+def _turn(path: str, text: str) -> Source:
+    """One turn of a conversation note, shown as the answer's first source."""
+    return Source(number=1, path=path, text=text, provenance="authored")
 
 
 def test_a_deed_put_in_the_other_speakers_mouth_gets_the_fallback_and_the_reason(chat_vault):
@@ -47,13 +54,64 @@ def test_the_same_deed_asked_of_the_one_who_did_it_is_answered(chat_vault):
 
 
 def test_what_a_turn_says_to_the_one_it_addresses_is_said_of_them():
-    said_to = Source(
-        number=1,
-        path="session_01/D2-5.md",
-        text="2:10 pm on 9 May, 2023: Melanie: Caroline, you ran the charity race in record time!",
-        provenance="authored",
+    said_to = _turn(
+        "session_01/D2-5.md", "2:10 pm on 9 May, 2023: Melanie: Caroline, you ran the charity race in record time!"
     )
     people = ["Caroline", "Melanie"]  # who speaks in the notes searched, as the graph recorded it
     assert misattribution("How fast did Caroline run the charity race?", [said_to], people) is None
     wrong = misattribution("How fast did Melanie run the charity race?", [said_to], people)
     assert wrong is not None and wrong.reason == "Nothing in your notes says Melanie did that; Caroline did [1]."
+
+
+def test_when_the_passages_hold_only_the_named_persons_turns_the_lookup_finds_who_did_it(chat_vault):
+    question = "What did Caroline realize after her charity race?"
+    shown = _turn("session_01/D1-2.md", TURNS[1])
+    people = ["Caroline", "Melanie"]
+    assert misattribution(question, [shown], people) is None  # nothing shown says it of anyone
+
+    found = found_turns(
+        question=question, sources=[shown], speakers=people, scope=scope_for(chat_vault.owner, [chat_vault.pk])
+    )
+    wrong = misattribution(question, [shown], people, found)
+
+    assert wrong is not None
+    assert wrong.reason == "Nothing in your notes says Caroline did that; Melanie did in session_01/D1-1.md."
+
+
+def test_the_lookup_reads_only_the_vaults_searched(chat_vault, owner):
+    elsewhere = make_vault(owner, "Other vault")
+    make_note(elsewhere, "talk/1.md", "Ben: I ran a charity race and realized how much I love running.\n")
+    question = "What did Caroline realize after her charity race?"
+    shown = _turn("session_01/D1-2.md", TURNS[1])
+
+    found = found_turns(
+        question=question, sources=[shown], speakers=["Caroline", "Melanie"], scope=scope_for(owner, [chat_vault.pk])
+    )
+
+    assert found and {w.path for w in found} <= {f"session_01/D1-{n}.md" for n in range(1, 5)}
+
+
+def test_what_the_other_speaker_says_of_the_named_person_answers_for_them(vault):
+    make_note(
+        vault,
+        "session_02/D2-1.md",
+        "3:10 pm on 12 May, 2023: Melanie: Caroline told me she adopted a puppy named Oscar last week. I can't wait "
+        "to meet him!\n",
+    )
+    make_note(vault, "session_02/D2-2.md", "3:11 pm on 12 May, 2023: Caroline: Hey Mel! How are the kids doing?\n")
+
+    reply = ask(vault.owner, "What is the name of the puppy Caroline adopted?", [vault.pk])
+
+    assert (reply["grounded"], reply["fallback"]) == (True, None)
+    assert "Oscar" in reply["answer"]
+    assert "Nothing in your notes says" not in reply["answer"]
+
+
+def test_a_question_asked_of_the_other_is_about_them():
+    asked = _turn(
+        "session_03/D3-3.md", "4:06 pm on 20 January, 2022: Joanna: Wow, Nate! What's your favorite genre of movies?"
+    )
+    people = ["Joanna", "Nate"]
+    assert misattribution("What is Nate's favorite movie genre?", [asked], people) is None
+    wrong = misattribution("What is Joanna's favorite movie genre?", [asked], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."

@@ -15,6 +15,7 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from apps.accounts.models import ApiToken, Team, TeamMembership
 from apps.accounts.tokens import token_create
 from apps.chat.models import Conversation, Message
+from apps.librarian.enrich import enrich_note
 from apps.librarian.models import NoteMetadata
 from apps.notes.models import Chunk, Correction
 from apps.vaults.models import TeamGrant
@@ -196,16 +197,16 @@ def test_no_admin_page_shows_a_note_body_a_passage_a_message_or_a_key(superuser,
     Correction.objects.create(
         vault=vault, note=note, content_hash=chunk.content_hash, passage=f"{MARKER}passage", text=f"{MARKER}fix"
     )
-    NoteMetadata.objects.create(
-        note=note,
-        vault=vault,
-        core_claim=f"{MARKER}claim",
-        bridging_domains=["ops"],
-        tensions=[f"{MARKER}tension"],
-        model="m",
-        content_hash=note.content_hash,
-        written_at=note.created_at,
-    )
+    written = {
+        "core_claim": f"{MARKER}claim",
+        "bridging_domains": ["ops"],
+        "tensions": [f"{MARKER}tension"],
+        "model": "m",
+        "content_hash": note.content_hash,
+        "written_at": note.created_at,
+    }
+    assert enrich_note(note) is not None  # the metadata and a version of it on record (the history keeps no words)
+    NoteMetadata.objects.filter(note=note).update(**written)
     conversation = Conversation.objects.create(owner=owner, title="plain")
     Message.objects.create(conversation=conversation, role="user", text=f"{MARKER}message", vault_ids=[vault.pk])
     key = token_create(user=owner, name="cli").key

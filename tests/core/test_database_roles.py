@@ -10,7 +10,7 @@ from django.db import DatabaseError, connection, transaction
 
 from apps.audit.models import AuditEvent
 from apps.audit.services import audit_record
-from apps.core.database_roles import append_only_tables
+from apps.core.database_roles import UnwalledRole, append_only_tables, application_role_require_walled
 from desirepath import embedded
 from tests.factories import make_note, make_user, make_vault
 
@@ -50,6 +50,32 @@ def test_the_application_connects_as_a_role_that_owns_nothing_and_bypasses_nothi
     assert "permission denied" in _refused("CREATE TABLE planted (id int)")
 
 
+@pytest.mark.django_db(databases=["default", "owner"])
+def test_the_web_and_the_workers_refuse_a_role_that_row_level_security_does_not_hold():
+    application_role_require_walled("default")  # the application's own role: served
+    with pytest.raises(UnwalledRole) as refusal:
+        application_role_require_walled("owner")  # the tables' owner, a superuser in the embedded default
+    assert f"role {embedded.OWNER_ROLE} is a superuser" in str(refusal.value)
+    assert "DATABASE_URL" in str(refusal.value)
+
+
+@pytest.mark.django_db(databases=["default", "owner"])
+def test_a_worker_started_as_such_a_role_exits_saying_why(monkeypatch):
+    """Celery swallows what a start-up signal's receiver raises: the refusal must be an exit to stop the worker.
+    (The receiver is called as `worker_init` calls it; sending the signal here would also run Celery's own
+    receivers, which close the test's connections.)"""
+    from celery.signals import worker_init
+
+    from apps.core import database_roles
+    from desirepath.celery import refuse_an_unwalled_role
+
+    assert refuse_an_unwalled_role in [ref() for _, ref in worker_init.receivers]
+    checked = database_roles.application_role_require_walled
+    monkeypatch.setattr(database_roles, "application_role_require_walled", lambda using="default": checked("owner"))
+    with pytest.raises(SystemExit, match=f"role {embedded.OWNER_ROLE} is a superuser"):
+        refuse_an_unwalled_role(signal=worker_init, sender=None)
+
+
 def test_the_append_only_logs_refuse_the_application_even_with_the_triggers_told_to_look_away():
     owner = make_user("log-owner")
     vault = make_vault(owner, "Logged")
@@ -68,3 +94,33 @@ def test_the_append_only_logs_refuse_the_application_even_with_the_triggers_told
     # Writing is what the application does with them, and it still can.
     audit_record(actor=owner, action="test.again", object_type="vault", object_id=vault.pk, vault_id=vault.pk)
     assert AuditEvent.objects.count() == rows + 1
+
+
+def test_records_refuse_the_application_any_edit_but_their_progress():
+    """A vote stays as given (it is only ever withdrawn), an import's origin and each file's outcome as recorded, and
+    every version of a note's metadata as written; none is ever deleted. PostgreSQL refuses the rest to the
+    application's role, whatever its code asks."""
+    from apps.core.triggers import edit_limits
+
+    kept = {"chat_feedback", "notes_importjob", "notes_importfileresult", "librarian_notemetadataversion"}
+    assert {limit.table for limit in edit_limits() if limit.kept} >= kept
+    for statement in [
+        "UPDATE chat_feedback SET signal = 'confirm'",
+        "UPDATE chat_feedback SET text = '', user_id = user_id",
+        "UPDATE chat_feedback SET vault_id = vault_id",
+        "DELETE FROM chat_feedback",
+        "TRUNCATE chat_feedback",
+        "UPDATE notes_importjob SET source = 'elsewhere'",
+        "UPDATE notes_importjob SET vault_id = vault_id",
+        "UPDATE notes_importfileresult SET outcome = 'created'",
+        "DELETE FROM notes_importjob",
+        "DELETE FROM notes_importfileresult",
+        "TRUNCATE notes_importjob CASCADE",
+        "UPDATE librarian_notemetadataversion SET model = ''",
+        "DELETE FROM librarian_notemetadataversion",
+        "TRUNCATE librarian_notemetadataversion",
+    ]:
+        assert "permission denied" in _refused(statement), statement
+    with connection.cursor() as cursor:  # what the application changes of them, it still can
+        cursor.execute("UPDATE chat_feedback SET withdrawn_at = now(), replaced_by_id = NULL WHERE false")
+        cursor.execute("UPDATE notes_importjob SET processed = processed + 1, status = status WHERE false")

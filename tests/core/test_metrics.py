@@ -25,9 +25,12 @@ Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
 @pytest.fixture(autouse=True)
-def _json_logs(monkeypatch) -> None:
-    # Before the worker and the web server start: they inherit it.
+def _json_logs_and_own_metrics(monkeypatch, tmp_path) -> None:
+    """Before the worker and the web server start: they inherit both. The metrics directory is this test's alone,
+    so what the series show is what this test's worker and web server did, never a process an earlier test left
+    finishing an answer."""
     monkeypatch.setenv("DESIREPATH_LOG_JSON", "1")
+    monkeypatch.setenv("DESIREPATH_METRICS_DIR", str(tmp_path / "metrics"))
 
 
 def _request(port: int, method: str, path: str, headers: dict[str, str], body: bytes | None = None):  # type: ignore[no-untyped-def]
@@ -37,20 +40,6 @@ def _request(port: int, method: str, path: str, headers: dict[str, str], body: b
     content = response.read()
     connection.close()
     return response, content
-
-
-def _settled(port: int) -> Samples:
-    """A scrape once answers finishing from before the test (an earlier test's, on a loaded machine) have stopped
-    moving the answer series: two scrapes a second apart that agree on it."""
-    last = _scrape(port)
-    for _ in range(30):
-        time.sleep(1)
-        now = _scrape(port)
-        answers = {k: v for k, v in now.items() if k[0].startswith("desirepath_answer_latency")}
-        if answers == {k: v for k, v in last.items() if k[0].startswith("desirepath_answer_latency")}:
-            return now
-        last = now
-    return last
 
 
 def _scrape(port: int) -> Samples:
@@ -88,7 +77,7 @@ def test_one_chat_shows_in_metrics_and_its_log_lines_share_one_request_id(answer
     queues = {"default": settings.CELERY_TASK_DEFAULT_QUEUE, "answers": settings.CHAT_ANSWER_QUEUE}
 
     with gunicorn_serving(env={"DESIREPATH_CHAT_ANSWERS_IN_WORKER": "1"}, log=web_log) as port:
-        before = _settled(port)
+        before = _scrape(port)
         request_id = f"chat-{uuid.uuid4().hex}"
         question = json.dumps({"vaults": [vault.pk], "message": "When do I need a permit to work?"}).encode()
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "X-Request-ID": request_id}

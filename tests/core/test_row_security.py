@@ -41,7 +41,7 @@ def _rows(raw: psycopg.Connection, table: str, where: str = "true", params: list
 
 def test_every_table_that_carries_a_vault_is_walled():
     assert set(vault_tables()) <= set(walled_tables())
-    assert "chat_feedback" in walled_tables()  # reachable only through a context item, which has a vault
+    assert "chat_feedback" in vault_tables()  # a vote names its vault: it outlives the passage it was on
     assert "chat_prewarmedcontext" in walled_tables()  # passages of every vault its array names
 
 
@@ -55,14 +55,17 @@ def test_the_application_reads_only_the_vaults_it_is_bound_to_and_nothing_unboun
         graph_extract_pending(vault_id=vault.pk)
     asked = api(owner).post("/api/chat/", {"vaults": [second.pk], "message": "When is the launch?"}, format="json")
     assert asked.status_code == 200 and asked.json()["context"]
+    item = asked.json()["context"][0]["id"]
+    voted = api(owner).post("/api/feedback/", {"context_item": item, "signal": "confirm"}, format="json")
+    assert voted.status_code == 201
     audit_record(actor=owner, action="test.walled", object_type="vault", object_id=second.pk, vault_id=second.pk)
 
     walled = [t for t in walled_tables() if t in vault_tables()]
     with _as_application(vaults="*", system="the test counts every row") as everything:
         of_second = {t: _rows(everything, t, "vault_id = %s", [second.pk]) for t in walled}
         of_first = {t: _rows(everything, t, "vault_id = %s", [first.pk]) for t in walled}
-        every = {t: _rows(everything, t) for t in [*walled, "chat_feedback"]}
     assert sum(1 for n in of_second.values() if n) >= 12, of_second  # the check below can fail: B has rows
+    assert of_second["chat_feedback"] == 1
 
     with _as_application(vaults=str(first.pk)) as bound_to_first:
         assert {t: _rows(bound_to_first, t, "vault_id = %s", [second.pk]) for t in walled} == dict.fromkeys(walled, 0)
@@ -72,7 +75,6 @@ def test_the_application_reads_only_the_vaults_it_is_bound_to_and_nothing_unboun
     with _as_application() as unbound:
         seen = {t: _rows(unbound, t, "vault_id IS NOT NULL") for t in walled}
         assert seen == dict.fromkeys(walled, 0)
-        assert _rows(unbound, "chat_feedback") == 0 or every["chat_feedback"] == 0
     with _as_application(vaults="*") as requester_claiming_all:  # only the system may ask for every vault
         assert sum(_rows(requester_claiming_all, t, "vault_id IS NOT NULL") for t in walled) == 0
 
@@ -81,13 +83,31 @@ def test_a_bound_requester_cannot_write_into_a_vault_outside_its_binding():
     owner = make_user("walled-writer")
     first, second = make_vault(owner, "Mine"), make_vault(owner, "Theirs")
     note = make_note(second, "kept.md", "# Kept\nUntouched by anyone bound to the first vault.")
+    asked = api(owner).post("/api/chat/", {"vaults": [second.pk], "message": "What is kept?"}, format="json")
+    item = asked.json()["context"][0]["id"]
     with _as_application(vaults=str(first.pk)) as bound_to_first:
+        # A vote names its passage's vault whatever it claims, and only on a passage the binding shows.
+        for claimed in (first.pk, second.pk):
+            with pytest.raises(psycopg.errors.RaiseException, match="a vote is on a passage its voter may read"):
+                bound_to_first.execute(
+                    "INSERT INTO chat_feedback (context_item_id, vault_id, user_id, signal, text, created_at)"
+                    " VALUES (%s, %s, %s, 'confirm', '', now())",
+                    [item, claimed, owner.pk],
+                )
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             bound_to_first.execute(
                 "INSERT INTO audit_auditevent (at, actor_label, action, object_type, object_id, vault_id, changes,"
                 " actor_id) VALUES (now(), 'planted', 'planted', 'vault', %s, %s, '{}', %s)",
                 [second.pk, second.pk, owner.pk],
             )
+    with _as_application(vaults=str(second.pk)) as bound_to_second:
+        named = bound_to_second.execute(
+            "INSERT INTO chat_feedback (context_item_id, vault_id, user_id, signal, text, created_at)"
+            " VALUES (%s, %s, %s, 'confirm', '', now()) RETURNING vault_id",
+            [item, first.pk, owner.pk],
+        )
+        assert named.fetchone()[0] == second.pk
+    with _as_application(vaults=str(first.pk)) as bound_to_first:
         changed = bound_to_first.execute("UPDATE notes_note SET path = 'taken.md' WHERE id = %s", [note.pk])
         assert changed.rowcount == 0
         assert bound_to_first.execute("DELETE FROM notes_chunk WHERE vault_id = %s", [second.pk]).rowcount == 0

@@ -119,7 +119,7 @@ def test_the_replay_command_writes_the_curve_and_its_chart(tmp_path):
 def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
     from apps.feedback.models import Feedback
     from tests.chat.test_chat_api import ask
-    from tests.factories import api, make_user
+    from tests.factories import api, make_note, make_user, make_vault
 
     reader = make_user("learning-reader")
     browser = Client()
@@ -143,3 +143,14 @@ def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
     cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
     assert cells[1:3] == ["1", "1"] and int(cells[3]) > 0  # one helped, one did not, and the ledger moved
     assert "What is a PTW?" not in page  # counts only
+
+    # A vault removed since (an evaluation's): its votes and ledger rows stay on record, and are not counted here.
+    removed = make_vault(sample.owner, "Removed")
+    make_note(removed, "Permit.md", "# Permit\nA PTW is a permit to work, signed before hot work starts.")
+    elsewhere = ask(sample.owner, "What is a PTW?", [removed.pk])["context"]
+    assert client.post("/api/feedback/", {"context_item": elsewhere[0]["id"], "signal": "confirm"}).status_code == 201
+    removed.delete()
+    assert Feedback.objects.count() == 3
+    again = browser.get("/admin/learning/").content.decode()
+    row = re.search(r'<table id="feedback-weeks">.*?<tbody>\s*<tr>(.*?)</tr>', again, re.S)
+    assert row is not None and re.findall(r"<td>([^<]*)</td>", row.group(1)) == cells

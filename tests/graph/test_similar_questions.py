@@ -4,11 +4,17 @@ passage rejected for one is demoted for the other and nowhere else."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from apps.chat.models import ContextItem
+from apps.graph.learning import Rates, rates_applied
 from apps.graph.models import QuestionValue, RatedQuestion, WeightChange
+from apps.graph.questions import question_priors
 from apps.graph.services import graph_extract_pending
+from apps.llm.embeddings import embed_query
+from apps.vaults.scope import scope_for
 from tests.factories import api, make_note, make_vault
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +116,19 @@ def test_a_passage_rejected_for_a_question_is_demoted_for_its_paraphrase_and_now
     assert {p: (i.position, i.probability, i.survived) for p, i in elsewhere.items()} == {
         p: (i.position, i.probability, i.survived) for p, i in before_elsewhere.items()
     }
+
+
+def test_with_doors_asked_for_a_near_question_passes_on_its_hits_only_through_a_shared_door(owner):
+    vault = _vault(owner)
+    asked = _ask(owner, [vault], ASKED)
+    _vote(owner, asked[FORM], "confirm")
+    _vote(owner, asked["office/00.md"], "reject")
+    form, parking = asked[FORM].chunk_id, asked["office/00.md"].chunk_id
+    scope, vector = scope_for(owner, [vault.pk]), embed_query(PARAPHRASE)
+    assert question_priors(vector=vector, scope=scope)[form] > 1.0  # the product's: near in meaning is enough
+
+    with rates_applied(replace(Rates(), question_doors=1)):
+        elsewhere = question_priors(vector=vector, scope=scope, doors=["drill"])
+        through = question_priors(vector=vector, scope=scope, doors=["permit", "drill"])
+    assert form not in elsewhere and through[form] > 1.0  # "permit" is a term both questions ask with
+    assert elsewhere[parking] < 1.0 and through[parking] < 1.0  # a rejection demotes for every near question

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from apps.librarian.domains import BROAD_FIELDS
-from apps.librarian.enrich import LOCAL_LIBRARIAN, enrich_note, stale_notes
-from apps.librarian.models import NoteMetadata
+from apps.librarian.enrich import LOCAL_LIBRARIAN, claim_hash, enrich_note, stale_notes
+from apps.librarian.models import NoteMetadata, NoteMetadataVersion
 from apps.librarian.services import reenrich
 from apps.llm.models import ModelUsage
 from apps.notes.models import Note
@@ -108,8 +108,22 @@ def test_reenrichment_never_moves_a_notes_times_and_finds_what_is_stale(owner, v
     note_update(actor=owner, note=notes[0], body=notes[0].body + "\nOne more line about retries.\n")
     assert list(stale_notes(vault.pk, LOCAL_LIBRARIAN)) == [notes[0]]  # older than its content
     assert stale_notes(vault.pk, "openai/newer-model").count() == 3  # written by another model
+    first_hash = NoteMetadata.objects.get(note=notes[0]).content_hash
     assert reenrich(vaults=[vault], budget=1)["enriched"] == 1
     assert stale_notes(vault.pk, LOCAL_LIBRARIAN).count() == 0
+    # The current metadata was rewritten; every version written stays on record, newest first.
+    notes[0].refresh_from_db()
+    history = list(NoteMetadataVersion.objects.filter(note_id=notes[0].pk))
+    assert [v.content_hash for v in history] == [notes[0].content_hash, first_hash] and first_hash != history[
+        0
+    ].content_hash
+    current = NoteMetadata.objects.get(note=notes[0])
+    assert (history[0].claim_hash, history[0].written_at) == (
+        claim_hash(current.core_claim, current.tensions),
+        current.written_at,
+    )
+    assert not {f.name for f in NoteMetadataVersion._meta.fields} & {"core_claim", "tensions"}  # a purge leaves no word
+    assert NoteMetadataVersion.objects.filter(vault_id=vault.pk).count() == 4
 
 
 def test_librarian_off_means_no_model_calls(owner, vault):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from apps.chat.services.attribution import Misattributed, misattributed
+from apps.chat.services.attribution import Misattributed, Witness, misattributed
 from apps.chat.services.spans import Passage, Span, answer_span, statements
 from apps.core.text import terms
 from apps.llm.gateway import Message
@@ -60,10 +60,17 @@ def lead(question: str, sources: Sequence[Source]) -> Span | None:
     return answer_span(question, [Passage(number=s.number, text=s.text) for s in sources])
 
 
-def misattribution(question: str, sources: Sequence[Source], speakers: Sequence[str] = ()) -> Misattributed | None:
+def misattribution(
+    question: str, sources: Sequence[Source], speakers: Sequence[str] = (), found: Sequence[Witness] = ()
+) -> Misattributed | None:
     """Who the sources say did what the question asks a named person about, when it is someone else: the answer
-    abstains rather than hand one person's deed to another. `speakers`: the people who speak in the notes searched."""
-    return misattributed(question, [Passage(number=s.number, text=s.text) for s in sources], speakers)
+    abstains rather than hand one person's deed to another. `speakers`: the people who speak in the notes searched;
+    `found`: the turns the narrow lookup for the claim found (`witnesses.found_turns`)."""
+    return misattributed(question, passages_of(sources), speakers, found)
+
+
+def passages_of(sources: Sequence[Source]) -> list[Passage]:
+    return [Passage(number=s.number, text=s.text) for s in sources]
 
 
 def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:

@@ -1,9 +1,11 @@
 """Who the passages say did something. A question that names one person who speaks in the notes is answered only
 when the passages that carry its claim (its content words less the name) say it of that person. A conversation
-turn's statements speak of its speaker when they say I or we, of the one it addresses when they say you; a
-question it asks the other about themselves ("what got you into running?") is about the one addressed. When the
-turn that carries most of the claim says it of someone else, and nothing carries as much of it of the person asked
-about, the answer abstains and says who did.
+turn's statements speak of the person asked about when they tell of them by name ("Caroline told me she…"), else of
+its speaker when they say I or we, of the one it addresses when they say you; a question it asks the other about
+themselves ("what got you into running?") is about the one addressed. When the turn that carries most of the claim
+says it of someone else, and nothing carries as much of it of the person asked about, the answer abstains and says
+who did. Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's words
+finds (`apps.chat.services.witnesses`) are read too: the search ranks the named person's own turns first.
 
 The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage;
 the one a turn addresses is the person it calls by name ("Thanks, Caroline!"), else the other person of the
@@ -24,22 +26,33 @@ SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
 # A turn calling out to someone: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!", "Wow, …".
 CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# How many of the claim's words the turn that says it of someone else must carry, and the share of that the best
-# turn saying it of the person asked about must reach to be answered (chosen on LoCoMo dev conv-26 and conv-30;
-# docs/evaluation.md).
+# How many of the claim's words the turn that says it of someone else must carry, the share of that the best turn
+# saying it of the person asked about must reach to be answered, and how many of the other speakers' turns found by
+# the narrow lookup are read (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 MIN_CLAIM = 2
 KEEP_SHARE = 1.0
+READ = 2
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A turn found by the narrow lookup for the claim's words, outside the passages shown: cited by its path."""
+
+    path: str
+    text: str
 
 
 @dataclass(frozen=True)
 class Misattributed:
     asked: str  # the person the question names
     did: str  # the one the passages say it of
-    number: int  # the passage that says so, for its citation
+    number: int  # the passage that says so, for its citation; 0 when a witness says so
+    path: str = ""  # the witness's note, when one says so
 
     @property
     def reason(self) -> str:
-        return f"Nothing in your notes says {self.asked} did that; {self.did} did [{self.number}]."
+        where = f"[{self.number}]" if self.number else f"in {self.path}"
+        return f"Nothing in your notes says {self.asked} did that; {self.did} did {where}."
 
 
 def _turns(text: str) -> list[tuple[str, str]]:
@@ -64,19 +77,22 @@ def _stems(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in terms(text)}
 
 
-def _claims(body: str, speaker: str, addressee: str | None) -> list[tuple[str, str | None]]:
-    """What a turn claims and of whom: a statement that says I or we, of its speaker; one that says you or calls out
-    to the other ("That charity race sounds great, Mel!", "Wow, …"), of the one addressed; any other statement, of
-    its speaker; a question it asks the other about themselves ("what got you into running?"), of the one
-    addressed. Each person's part of the turn is read together."""
+def _claims(body: str, speaker: str, addressee: str | None, asked: str) -> list[tuple[str, str | None]]:
+    """What a turn claims and of whom: a statement that speaks of the person asked about by name ("Caroline told me
+    she…"), of them; one that says I or we, of its speaker; one that says you or calls out to the other ("That
+    charity race sounds great, Mel!", "Wow, …"), of the one addressed; any other statement, of its speaker; a
+    question it asks the other about themselves ("what got you into running?"), of the one addressed. Each person's
+    part of the turn is read together."""
     parts: dict[str | None, list[str]] = {}
     for sentence in SENTENCE.split(body):
         if sentence.rstrip().endswith("?"):
             if SECOND_PERSON.search(sentence) and not FIRST_PERSON.search(sentence):
                 parts.setdefault(addressee, []).append(sentence)
             continue
-        if FIRST_PERSON.search(sentence):
-            whom: str | None = speaker
+        if _speaks_of(sentence, speaker, asked):
+            whom: str | None = asked
+        elif FIRST_PERSON.search(sentence):
+            whom = speaker
         elif SECOND_PERSON.search(sentence) or CALLED.search(sentence):
             whom = addressee
         else:
@@ -85,34 +101,74 @@ def _claims(body: str, speaker: str, addressee: str | None) -> list[tuple[str, s
     return [(" ".join(said), whom) for whom, said in parts.items()]
 
 
-def misattributed(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Misattributed | None:
-    """Who the passages say did what the question asks a named person about, when that is someone else; None when
-    the question names no one who speaks (in the passages, or among `speakers`, the people who speak in the notes
-    searched), or two of them, or when the passages say it of the one it names."""
-    turns = [(p, speaker, body) for p in passages for speaker, body in _turns(p.text)]
-    people = {name.split()[0]: name for name in speakers} | {speaker.split()[0]: speaker for _, speaker, _ in turns}
-    for _, _, body in turns:  # one called by name is a person too, when the question names them ("Wow, …" is not)
+def _speaks_of(sentence: str, speaker: str, asked: str) -> bool:
+    """Someone else's sentence that names the person asked about other than to call out to them: it tells of them
+    ("Caroline told me she…"), where "Thanks, Caroline! I…" is the speaker's own."""
+    return speaker != asked and _named(asked, sentence) and asked not in CALLED.findall(sentence)
+
+
+@dataclass(frozen=True)
+class Claim:
+    person: str  # the first name of the one the question asks about
+    name: str  # their name as the notes write it
+    words: frozenset[str]  # the question's content stems less the name
+    people: dict[str, str]  # first name → name, of everyone who speaks
+
+    def lookup_text(self, question: str) -> str:
+        """The question less the name, for a search that must not favour the person's own turns."""
+        return re.sub(rf"\b{re.escape(self.person)}\b(?:'s)?", " ", question, flags=re.I)
+
+
+def claim_of(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Claim | None:
+    """The claim a question makes of the one person it names among those who speak (in the passages, or among
+    `speakers`, the people who speak in the notes searched); None when it names no one, or two of them."""
+    turns = [(speaker, body) for p in passages for speaker, body in _turns(p.text)]
+    people = {name.split()[0]: name for name in speakers} | {speaker.split()[0]: speaker for speaker, _ in turns}
+    for _, body in turns:  # one called by name is a person too, when the question names them ("Wow, …" is not)
         people |= {name: name for name in CALLED.findall(body) if name not in people and _named(name, question)}
     asked = [first for first in people if _named(first, question)]
     if len(asked) != 1:
         return None
-    person = asked[0]
-    claim = _stems(question) - _stems(people[person])
-    if not claim:
+    words = _stems(question) - _stems(people[asked[0]])
+    return Claim(asked[0], people[asked[0]], frozenset(words), people) if words else None
+
+
+def witnesses(claim: Claim, found: Sequence[Witness]) -> list[Witness]:
+    """The turns a narrow lookup found that are read as evidence: its first few said by someone other than the
+    person asked about."""
+    return [w for w in found if _speaker_of(w.text) != claim.person][:READ]
+
+
+def _speaker_of(text: str) -> str:
+    found = SPEAKER.match(text.strip())
+    return found.group(1).split()[0] if found else ""
+
+
+def misattributed(
+    question: str, passages: Sequence[Passage], speakers: Iterable[str] = (), found: Sequence[Witness] = ()
+) -> Misattributed | None:
+    """Who the passages (and `witnesses` of the turns `found` by a narrow lookup for the claim, outside the passages)
+    say did what the question asks a named person about, when that is someone else; None when the question makes no
+    claim of one person (`claim_of`) or when they say it of the one it names."""
+    claim = claim_of(question, passages, speakers)
+    if claim is None:
         return None
+    person, people = claim.person, claim.people
+    cited = [(p.number, "", speaker, body) for p in passages for speaker, body in _turns(p.text)]
+    cited += [(0, w.path, speaker, body) for w in witnesses(claim, found) for speaker, body in _turns(w.text)]
     others = [first for first in people if first != person]
-    best_asked, best_other = 0, (0, "", 0)
-    for passage, speaker, body in turns:
+    best_asked, best_other = 0, (0, "", 0, "")
+    for number, path, speaker, body in cited:
         first = speaker.split()[0]
         called = [name for name in CALLED.findall(body) if name != first and name in people]
         addressee = called[0] if called else person if first != person else others[0] if len(others) == 1 else None
-        for text, whom in _claims(body, first, addressee):
-            carried = len(claim & _stems(text))
+        for text, whom in _claims(body, first, addressee, person):
+            carried = len(claim.words & _stems(text))
             if whom == person:
                 best_asked = max(best_asked, carried)
-            elif whom is not None and carried > best_other[0]:
-                best_other = (carried, people[whom], passage.number)
-    carried, did, number = best_other
+            elif whom is not None and whom in people and carried > best_other[0]:
+                best_other = (carried, people[whom], number, path)
+    carried, did, number, path = best_other
     if carried >= MIN_CLAIM and best_asked < KEEP_SHARE * carried:
-        return Misattributed(asked=people[person], did=did, number=number)
+        return Misattributed(asked=people[person], did=did, number=number, path=path)
     return None

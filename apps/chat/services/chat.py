@@ -25,6 +25,7 @@ from apps.chat.selectors import explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, resolve
+from apps.chat.services.witnesses import found_turns
 from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
@@ -321,7 +322,8 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.answer_model = writer.model
     sources = _sources(items)
     speakers = speakers_in(v.pk for v in vaults) if sources else []
-    wrong = answering.misattribution(message.resolved_query, sources, speakers) if sources else None
+    found = found_turns(question=message.resolved_query, sources=sources, speakers=speakers, scope=scope)
+    wrong = answering.misattribution(message.resolved_query, sources, speakers, found) if sources else None
     if sources and wrong is None:
         message.grounded = True
         yield from _answer(writer, message.resolved_query, sources)

@@ -67,7 +67,11 @@ def feedback_record(
     if signal in AUTOMATIC:
         with transaction.atomic():
             vote, created = Feedback.objects.get_or_create(
-                user=user, context_item=item, signal=signal, withdrawn_at__isnull=True
+                user=user,
+                context_item=item,
+                signal=signal,
+                withdrawn_at__isnull=True,
+                defaults={"vault_id": item.vault_id},
             )
             if created:
                 asked = item.message
@@ -89,7 +93,7 @@ def feedback_record(
         if current is not None:  # withdrawn first: the person's one choice is free for the new vote
             current.withdrawn_at = timezone.now()
             current.save(update_fields=["withdrawn_at"])
-        vote = Feedback.objects.create(user=user, context_item=item, signal=signal, text=text)
+        vote = Feedback.objects.create(user=user, context_item=item, vault_id=item.vault_id, signal=signal, text=text)
         if current is not None:
             _withdraw(current, why=f"replaced by {signal} (vote {vote.pk})", successor=vote)
         _person_learns(user, item, vote, signal)
@@ -178,7 +182,11 @@ def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback
                 trace=question_trace(message.resolved_query, readable_scope(user).within([chunk.vault_id])).to_json(),
             )
         vote, created = Feedback.objects.get_or_create(
-            user=user, context_item=item, signal=Signal.ANSWERS, withdrawn_at__isnull=True
+            user=user,
+            context_item=item,
+            signal=Signal.ANSWERS,
+            withdrawn_at__isnull=True,
+            defaults={"vault_id": item.vault_id},
         )
         if created:
             _person_learns(user, item, vote, Signal.CONFIRM, "the asker pointed to it as what answers the question")

@@ -415,10 +415,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
     for note, parsed in writes:
         links_replace(note, parsed)
     _write_attachments(job, decisions)
-    ImportFileResult.objects.bulk_create(
-        ImportFileResult(job=job, vault_id=job.vault_id, path=d.path[:1000], outcome=d.outcome, reason=d.reason)
-        for d in decisions
-    )
+    ImportFileResult.objects.bulk_create(_file_result(job, d.path, d.outcome, d.reason) for d in decisions)
     AuditEvent.objects.bulk_create(
         AuditEvent(
             actor=job.created_by,
@@ -482,6 +479,13 @@ def _embed_written(job: ImportJob, note_ids: list[int], tracker: _Tracker) -> in
     return done
 
 
+def _file_result(job: ImportJob, path: str, outcome: str, reason: str) -> ImportFileResult:
+    """One file's outcome, recorded for the job's current attempt."""
+    return ImportFileResult(
+        job=job, vault_id=job.vault_id, attempt=job.attempt, path=path[:1000], outcome=outcome, reason=reason
+    )
+
+
 @transaction.atomic
 def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
     """Notes and attachments this source brought that it no longer holds move to the cold tier: kept, bytes and
@@ -494,15 +498,7 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
         for row in gone:
             row.tier, row.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
             row.save(update_fields=["tier", "cold_reason", "updated_at"])
-            results.append(
-                ImportFileResult(
-                    job=job,
-                    vault_id=job.vault_id,
-                    path=row.path,
-                    outcome=FileOutcome.MOVED_TO_COLD,
-                    reason="gone from the source",
-                )
-            )
+            results.append(_file_result(job, row.path, FileOutcome.MOVED_TO_COLD, "gone from the source"))
             audit_record(
                 actor=job.created_by,
                 actor_label=f"import job {job.pk}",
@@ -530,9 +526,8 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
     if not claimed:
         return job  # idempotent: a redelivered task, or one whose job another run holds, does nothing
     resuming = job.resumes > 0 and job.started_at is not None
-    if not resuming:
+    if not resuming:  # a first run, or a retry's (its own attempt: the earlier attempts' outcomes stay)
         job.started_at, job.processed, job.counts = timezone.now(), 0, {}
-        ImportFileResult.objects.filter(job=job).delete()
     job.phase, job.embed_total, job.embed_done = ImportPhase.READING, 0, 0
     job.save(update_fields=["started_at", "processed", "counts", "phase", "embed_total", "embed_done"])
     try:
@@ -556,7 +551,7 @@ def import_job_run(*, job_id: int, progress: Progress | None = None) -> ImportJo
 
 def _written_before(job: ImportJob) -> tuple[set[str], list[int]]:
     """The paths an earlier run of this job decided (its batches committed) and the notes it wrote."""
-    results = list(ImportFileResult.objects.filter(job=job).values_list("path", "outcome"))
+    results = list(job.outcomes().values_list("path", "outcome"))
     written = [path for path, outcome in results if outcome in (FileOutcome.CREATED, FileOutcome.UPDATED)]
     notes = Note.objects.filter(vault_id=job.vault_id, source=job.source, path__in=written)
     return {path for path, _ in results}, list(notes.values_list("id", flat=True))

@@ -54,7 +54,8 @@ def imports_recover(*, stale_after: float | None = None) -> dict[str, int]:
 
 @transaction.atomic
 def import_job_retry(*, actor: User, job: ImportJob) -> ImportJob:
-    """Run a failed import again from its first file (contributors); unchanged files cost little."""
+    """Run a failed import again from its first file (contributors), as its next attempt: the outcomes of the
+    earlier ones stay on record. Unchanged files cost little."""
     job = ImportJob.objects.select_for_update().select_related("vault").get(pk=job.pk)
     require(actor, "contribute", job.vault)
     if job.status != ImportStatus.FAILED:
@@ -62,7 +63,8 @@ def import_job_retry(*, actor: User, job: ImportJob) -> ImportJob:
     if not import_source_available(job):
         raise ValidationError({"detail": ["the files of this import are gone; import them again"]})
     job.status, job.error, job.finished_at, job.resumes, job.created_by = ImportStatus.QUEUED, "", None, 0, actor
-    job.save(update_fields=["status", "error", "finished_at", "resumes", "created_by"])
+    job.attempt += 1
+    job.save(update_fields=["status", "error", "finished_at", "resumes", "created_by", "attempt"])
     audit_record(actor=actor, action="import.retry", object_type="import_job", object_id=job.pk, vault_id=job.vault_id)
     import_job_enqueue(job)
     return job

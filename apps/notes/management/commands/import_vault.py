@@ -47,7 +47,7 @@ class Command(BaseCommand):
             bar.close()
         counts = ", ".join(f"{k} {v}" for k, v in sorted(job.counts.items()))
         self.stdout.write(self.style.SUCCESS(f"import job {job.pk} into '{vault.name}': {counts}"))
-        for result in job.files.filter(outcome="skipped"):
+        for result in job.outcomes().filter(outcome="skipped"):
             self.stdout.write(f"  skipped {result.path}: {result.reason}")
         follow_up = import_job_follow_up(job)
         for step in follow_up.steps:
