@@ -257,17 +257,26 @@ def hybrid_search_vector(
     if not scope:
         return SearchResult(hits=[], strategy="empty")
     strategy = strategy or vector_strategy(scope=scope, tiers=tiers, model=model)
-    sql, params = hybrid_statement(
-        text=text,
-        query_vector=query_vector,
-        scope=scope,
-        k=k,
-        tiers=tiers,
-        strategy=strategy,
-        use_keyword=use_keyword,
-        model=model,
-    )
-    rows = run_statement(sql, params, strategy)
+
+    def rows_by(strategy: str) -> list[tuple[Any, ...]]:
+        sql, params = hybrid_statement(
+            text=text,
+            query_vector=query_vector,
+            scope=scope,
+            k=k,
+            tiers=tiers,
+            strategy=strategy,
+            use_keyword=use_keyword,
+            model=model,
+        )
+        return run_statement(sql, params, strategy)
+
+    rows = rows_by(strategy)
+    if strategy == "hnsw" and query_vector is not None and len(rows) < k:
+        # An index walk gives up after a bounded number of entries, other vaults' rows and deleted rows' entries
+        # included, so a small share of a large index can come back short; the exact scan cannot.
+        strategy = "exact"
+        rows = rows_by(strategy)
     hits = [
         SearchHit(
             note=r[0],

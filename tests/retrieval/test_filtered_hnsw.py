@@ -2,7 +2,8 @@
 
 Plain filtered HNSW stops after ef_search candidates and then filters, returning almost nothing for a small
 scope; iterative scanning keeps walking the graph. This test takes the index path on 20,000 chunks, and it
-fails if iterative scanning is switched off (the second half shows that it would).
+fails if iterative scanning is switched off (the second half shows that it would, and that the search then falls
+back to the exact scan rather than return what the walk found).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.db import connection, transaction
 
 from apps.llm.embeddings import current_model
 from apps.notes.vectors import index_name
-from apps.retrieval.search import apply_session_settings, hybrid_search_vector, hybrid_statement
+from apps.retrieval.search import apply_session_settings, hybrid_search_vector, hybrid_statement, run_statement
 from tests.factories import make_user, make_vault, scope_of
 from tests.retrieval.synthetic import populate
 
@@ -57,6 +58,13 @@ def _plan(vault_id: int, query: list[float]) -> str:
         return "\n".join(row[0] for row in cursor.fetchall())
 
 
+def _index_walk(vault_id: int, query: list[float]) -> list[tuple[object, ...]]:
+    sql, params = hybrid_statement(
+        text="nomatchword", query_vector=query, scope=scope_of([vault_id]), k=K, tiers=["hot"], strategy="hnsw"
+    )
+    return run_statement(sql, params, "hnsw")
+
+
 def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, settings):
     vaults, vectors = corpus
     scope = vaults[37]
@@ -64,7 +72,7 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
     plan = _plan(scope.pk, queries[0])
     assert index_name(current_model()) in plan, plan
 
-    recalls, counts = [], []
+    recalls, counts, strategies = [], [], set()
     for query in queries:
         approx = hybrid_search_vector(
             text="nomatchword", query_vector=query, scope=scope_of([scope.pk]), k=K, strategy="hnsw"
@@ -73,21 +81,22 @@ def test_one_percent_scope_still_gets_k_results_through_the_hnsw_index(corpus, s
             text="nomatchword", query_vector=query, scope=scope_of([scope.pk]), k=K, strategy="exact"
         )
         counts.append(len(approx.hits))
+        strategies.add(approx.strategy)
         recalls.append(len({h.note for h in approx.hits} & {h.note for h in exact.hits}) / K)
     assert min(counts) == K
+    assert strategies == {"hnsw"}  # the index walk found them: no search fell back to the exact scan
     assert np.mean(recalls) >= 0.8
 
-    # Without iterative scanning the same index path returns a fraction of k: the failure this test guards.
+    # Without iterative scanning the same index path returns a fraction of k: the failure this test guards. The
+    # search then falls back to the exact scan, so the person searching still gets k notes.
     settings.SEARCH_HNSW_ITERATIVE_SCAN = "off"
-    starved = [
-        len(
-            hybrid_search_vector(
-                text="nomatchword", query_vector=q, scope=scope_of([scope.pk]), k=K, strategy="hnsw"
-            ).hits
-        )
+    starved = [len(_index_walk(scope.pk, q)) for q in queries]
+    assert np.mean(starved) < K / 2
+    fallen_back = [
+        hybrid_search_vector(text="nomatchword", query_vector=q, scope=scope_of([scope.pk]), k=K, strategy="hnsw")
         for q in queries
     ]
-    assert np.mean(starved) < K / 2
+    assert {(len(result.hits), result.strategy) for result in fallen_back} == {(K, "exact")}
 
 
 def test_strategy_follows_the_size_of_the_scope(settings):
