@@ -1,0 +1,141 @@
+"""Benchmark: how the offline answerer picks the sentence it answers from, replayed over one recorded product run.
+
+Input: the JSONL that `manage.py evaluate locomo --pipeline research --answers PATH` writes (each question's
+sources, the answer given, its F1). Every answerable question the run answered is answered again from the same
+sources by the product's span rules with one thing varied: how many passages the answer is read from (1–4) and how
+a sentence's closeness to the question is scored — the words it shares with the question (today), the cosine of
+their embeddings (the active model), or the shared words plus `w` × the cosine. Abstentions stay as recorded (the
+who-did-it rule reads the same sources either way). The rule: the best mean F1 (categories 1–4) on the choosing
+conversations; the choice is then read on the others. The recorded answers quote the dataset: keep them out of the
+repository.
+Usage: .venv/bin/python bench/answer_spans.py /tmp/answers.jsonl [--choose conv-26 conv-30] [--json PATH]
+"""
+
+# isort: skip_file
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
+
+
+def main() -> None:
+    import django
+
+    django.setup()
+    import numpy as np
+
+    from apps.chat.services import spans
+    from apps.chat.services.answering import Source, answer_lines
+    from apps.core.text import terms
+    from apps.evaluation.answer_scores import answer_f1, readable
+    from apps.llm.embeddings import embed_texts
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("answers", type=Path)
+    parser.add_argument("--choose", nargs="+", default=["conv-26", "conv-30"])
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in args.answers.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["pipeline"] == "research" and r["category"] != 5]
+
+    vectors: dict[str, Any] = {}
+
+    def embed(texts: list[str]) -> None:
+        missing = sorted({t for t in texts if t not in vectors})
+        for start in range(0, len(missing), 256):
+            batch = missing[start : start + 256]
+            for text, vector in zip(batch, embed_texts(batch), strict=True):
+                vectors[text] = np.asarray(vector, dtype=np.float32)
+
+    def cosine(a: str, b: str) -> float:
+        va, vb = vectors[a], vectors[b]
+        return float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb) or 1.0))
+
+    def span(question: str, passages: list[spans.Passage], first: int, weight: float | None) -> spans.Span | None:
+        """`answer_span` with the passages read and the closeness varied (weight None: shared words only; 0: the
+        cosine only; else shared words + weight × cosine)."""
+        wanted = set(terms(question))
+        kind = "when" if spans.asks_when(question) else spans.asked_for(question)
+        candidates = []
+        for place, passage in enumerate(passages[:first]):
+            speaker, said, lines = spans._lines(passage.text)
+            for line in lines:
+                if line.endswith("?"):
+                    continue
+                shared = spans._overlap(line, wanted)
+                if weight is None:
+                    score = float(shared)
+                elif weight == 0:
+                    score = cosine(question, line)
+                else:
+                    score = shared + weight * cosine(question, line)
+                candidates.append((score, spans._specific(line, question), -place, passage, speaker, said, line))
+        if not candidates:
+            return None
+        candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
+        _, _, _, passage, speaker, said, sentence = candidates[0]
+        if spans.HOW_TO.search(question):
+            keys = spans.KEYS.search(passage.text) or spans.CODE.search(passage.text)
+            if keys:
+                return spans.Span(keys.group(1) if keys.re is spans.CODE else keys.group(0), passage.number, sentence)
+        typed = spans._span(kind, question, sentence, speaker, said)
+        return spans.Span(typed or sentence, passage.number, sentence)
+
+    sentences = [r["question"] for r in rows]
+    for r in rows:
+        for s in r["sources"]:
+            sentences += spans._lines(s["text"])[2]
+    embed(sentences)
+
+    def answer(row: dict[str, Any], first: int, weight: float | None) -> str | None:
+        if row["answer"] is None:
+            return None
+        sources = [Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored") for s in row["sources"]]
+        found = span(row["question"], [spans.Passage(number=s.number, text=s.text) for s in sources], first, weight)
+        return found.text if found else "".join(answer_lines(row["question"], sources))
+
+    points = [(first, weight) for first in (1, 2, 3, 4) for weight in (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0)]
+    figures: dict[str, dict[str, Any]] = {}
+    for first, weight in points:
+        by_part: dict[str, list[float]] = defaultdict(list)
+        by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for row in rows:
+            given = answer(row, first, weight)
+            f1 = 0.0 if given is None else answer_f1(readable(given), row["gold"], row["category"])
+            part = "choose" if row["conversation"] in args.choose else "measure"
+            by_part[part].append(f1)
+            by_category[part][str(row["category"])].append(f1)
+        closeness = "shared words" if weight is None else "cosine" if weight == 0 else f"words + {weight} cosine"
+        name = f"passages {first}, {closeness}"
+        figures[name] = {
+            part: {
+                "f1": round(float(np.mean(values)), 4),
+                "by_category": {c: round(float(np.mean(v)), 4) for c, v in sorted(by_category[part].items())},
+            }
+            for part, values in by_part.items()
+        }
+        print(f"{name:40s} choose {figures[name]['choose']['f1']:.4f}  measure {figures[name]['measure']['f1']:.4f}")
+    recorded = {
+        part: round(float(np.mean([r["f1"] or 0.0 for r in rows if r["conversation"] in conversations])), 4)
+        for part, conversations in (
+            ("choose", set(args.choose)),
+            ("measure", {r["conversation"] for r in rows} - set(args.choose)),
+        )
+    }
+    chosen = max(figures, key=lambda n: figures[n]["choose"]["f1"])
+    print("recorded", recorded, "| today's rule replayed", figures["passages 2, shared words"])
+    print("chosen on", args.choose, ":", chosen, figures[chosen])
+    if args.json:
+        args.json.write_text(json.dumps({"recorded": recorded, "chosen": chosen, "points": figures}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
