@@ -29,9 +29,9 @@ from apps.graph.models import (
 class EntityAdmin(ReadOnlyAdmin):
     """Entities with their health (the daily job's verdict from the feedback through them)."""
 
-    list_display = ["name", "kind", "vault", "tier", "strength", "health", "votes_up", "votes_down", "health_at"]
+    content_fields = ("name", "key")  # the vault's words: a principle's statement is its entity's name
+    list_display = ["id", "kind", "vault", "tier", "strength", "health", "votes_up", "votes_down", "health_at"]
     list_filter = ["health", "kind", "tier"]
-    search_fields = ["name"]
 
 
 class Oscillating(admin.SimpleListFilter):
@@ -102,9 +102,8 @@ class DoorValueAdmin(ReadOnlyAdmin):
 class RatedQuestionAdmin(ReadOnlyAdmin):
     """Questions whose answers someone rated, per vault: near questions inherit what they taught."""
 
-    list_display = ["text", "vault", "model", "created_at"]
-    search_fields = ["text"]
-    exclude = ["embedding"]
+    content_fields = ("text", "embedding")  # what someone asked in a chat
+    list_display = ["id", "vault", "model", "created_at"]
 
 
 @admin.register(QuestionValue)

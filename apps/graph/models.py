@@ -63,7 +63,9 @@ class Entity(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.kind})"
+        # By id, not name: a name is the vault's words (a principle's statement, a filed question's phrase), and
+        # this is what the admin shows wherever an entity is referred to.
+        return f"{self.kind} {self.pk}"
 
 
 class Aspect(models.Model):
@@ -309,7 +311,7 @@ class RatedQuestion(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.text[:80]
+        return f"rated question {self.pk}"  # its text is what someone asked
 
 
 class QuestionValue(LearnedValue):

@@ -20,7 +20,7 @@ from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
 from apps.notes.markdown import frontmatter_block
-from apps.notes.models import Note, Provenance
+from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse, strictest
@@ -160,7 +160,7 @@ def file_exchange(message_id: int) -> Note | None:
         path=unique_path(personal, filing.title),
         body=_concept_body(filing, message, drew_on),
         provenance=Provenance.SUMMARY,
-        source="librarian",
+        source=LIBRARIAN_SOURCE,
         drawn_from=drawn_from_messages([message], home=personal.pk),
     )
 
@@ -173,6 +173,11 @@ def _log_chatter(vault: Vault, owner: User, message: Message, text: str) -> Note
     if existing is None:
         header = f"# Daily log {day:%Y-%m-%d}\n\n> Chatter filed by the DesirePath Librarian.\n\n"
         return note_create(
-            actor=owner, vault=vault, path=path, body=header + line, provenance=Provenance.SUMMARY, source="librarian"
+            actor=owner,
+            vault=vault,
+            path=path,
+            body=header + line,
+            provenance=Provenance.SUMMARY,
+            source=LIBRARIAN_SOURCE,
         )
     return note_update(actor=owner, note=existing, body=existing.body.rstrip("\n") + "\n" + line)

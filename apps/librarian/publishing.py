@@ -13,7 +13,7 @@ from django.http import Http404
 
 from apps.audit.services import audit_record
 from apps.librarian.filing import unique_path
-from apps.notes.models import Note, Provenance
+from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
 from apps.notes.services.notes import note_create
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may, vault_ids_for
@@ -39,7 +39,7 @@ def note_publish(*, actor: User, note: Note, vault: Vault) -> Note:
         path=unique_path(vault, title),
         body=note.body,
         provenance=note.provenance,  # a published blend is still a proposal
-        source="librarian",
+        source=LIBRARIAN_SOURCE,
         drawn_from=note.drawn_from,
     )
     audit_record(

@@ -1,7 +1,11 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
-from apps.notes.models import Attachment, Correction, ImportFileResult, ImportJob, Note
+from apps.notes.models import LIBRARIAN_SOURCE, Attachment, Correction, ImportFileResult, ImportJob, Note
 
 
 @admin.register(Note)
@@ -10,9 +14,31 @@ class NoteAdmin(ReadOnlyAdmin):
     holds. Content changes go through the API so they are audited."""
 
     content_fields = ("body", "frontmatter", "link_keys", "block_ids")
-    list_display = ["id", "title", "vault", "path", "provenance", "tier", "source", "content_modified_at"]
+    # A note the Librarian filed takes its title and path from someone's chat question: shown by id only.
+    filed_fields = ("title", "path", "aliases")
+    list_display = ["id", "shown_title", "vault", "shown_path", "provenance", "tier", "source", "content_modified_at"]
     list_filter = ["provenance", "tier", "vault"]
     search_fields = ["title", "path"]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = super().get_fields(request, obj)
+        if obj is not None and obj.filed_by_librarian:
+            return [name for name in fields if name not in self.filed_fields]
+        return fields
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Any], search_term: str) -> Any:
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        if search_term:
+            found = found.exclude(source=LIBRARIAN_SOURCE)
+        return found, duplicates
+
+    @admin.display(description="title")
+    def shown_title(self, note: Note) -> str:
+        return "(filed by the Librarian)" if note.filed_by_librarian else note.title
+
+    @admin.display(description="path")
+    def shown_path(self, note: Note) -> str:
+        return "" if note.filed_by_librarian else note.path
 
 
 class FileResultInline(ReadOnlyInline):

@@ -12,6 +12,8 @@ from apps.core.triggers import edits_limited
 from apps.notes.postings import POSTINGS_ON_DELETE, POSTINGS_ON_INSERT, POSTINGS_ON_UPDATE
 from apps.vaults.models import Vault
 
+LIBRARIAN_SOURCE = "librarian"  # the `source` of the notes the Librarian files
+
 
 class Provenance(models.TextChoices):
     AUTHORED = "authored"
@@ -104,7 +106,12 @@ class Note(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.path
+        return f"note {self.pk} (filed by the Librarian)" if self.filed_by_librarian else self.path
+
+    @property
+    def filed_by_librarian(self) -> bool:
+        """A note the Librarian filed: its title and path are taken from someone's chat question."""
+        return self.source == LIBRARIAN_SOURCE
 
 
 class LinkKind(models.TextChoices):

@@ -15,20 +15,27 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from apps.accounts.models import ApiToken, Team, TeamMembership
 from apps.accounts.tokens import token_create
 from apps.chat.models import Conversation, Message
+from apps.graph.models import Entity, EntityKind, RatedQuestion
+from apps.insights.models import Principle
 from apps.librarian.enrich import enrich_note
 from apps.librarian.models import NoteMetadata
-from apps.notes.models import Chunk, Correction
+from apps.notes.models import LIBRARIAN_SOURCE, Chunk, Correction, Note
 from apps.vaults.models import TeamGrant
 from tests.factories import make_note, make_team, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
 MARKER = "zebraquill"
-PLANTED = [MARKER + part for part in ("prop", "body", "passage", "fix", "claim", "tension", "message")]
+PLANTED = [
+    MARKER + part
+    for part in ("prop", "body", "passage", "fix", "claim", "tension", "message", "principle", "filed", "asked")
+]
 
 # What a vault's readers (or a token's holder) read: never shown, listed or searchable in the admin.
 CONTENT = {
     "notes.Note": {"body", "frontmatter"},
     "notes.Chunk": {"text"},
+    "graph.Entity": {"name", "key"},
+    "graph.RatedQuestion": {"text", "embedding"},
     "notes.Correction": {"passage", "text"},
     "chat.Message": {"text"},
     "chat.ContextItem": {"text"},
@@ -210,8 +217,27 @@ def test_no_admin_page_shows_a_note_body_a_passage_a_message_or_a_key(superuser,
     conversation = Conversation.objects.create(owner=owner, title="plain")
     Message.objects.create(conversation=conversation, role="user", text=f"{MARKER}message", vault_ids=[vault.pk])
     key = token_create(user=owner, name="cli").key
+    # A principle's entity is named by its statement; a note the Librarian filed is titled and placed after someone's
+    # chat question; a rated question is what someone asked.
+    principle_entity = Entity.objects.create(vault=vault, name=f"{MARKER}principle", key="p", kind=EntityKind.PRINCIPLE)
+    Principle.objects.create(vault=vault, entity=principle_entity, signature="p", statement=f"{MARKER}principle")
+    filed = make_note(vault, "Librarian/Filed.md", "Filed.")
+    Note.objects.filter(pk=filed.pk).update(
+        source=LIBRARIAN_SOURCE, title=f"Session: {MARKER}filed", path=f"Librarian/{MARKER}filed.md"
+    )
+    asked = RatedQuestion.objects.create(
+        vault=vault, text=f"{MARKER}asked", text_hash="h", model="m", embedding=[0.1] * 384
+    )
     client = Client()
     client.force_login(superuser)
+    planted_pages = [
+        f"/admin/graph/entity/{principle_entity.pk}/change/",
+        f"/admin/insights/principle/{principle_entity.principle.pk}/change/",
+        f"/admin/notes/note/{filed.pk}/change/",
+        f"/admin/graph/ratedquestion/{asked.pk}/change/",
+        "/admin/insights/principle/",
+        "/admin/graph/dependency/",
+    ]
 
     pages = 0
     for model in admin.site._registry:
@@ -228,6 +254,11 @@ def test_no_admin_page_shows_a_note_body_a_passage_a_message_or_a_key(superuser,
             assert not [p for p in PLANTED if p in text], url  # the search box echoes the bare marker only
             assert key not in text and ApiToken.objects.get().key_hash not in text, url
             pages += 1
+    for url in planted_pages:
+        page = client.get(url)
+        assert page.status_code == 200, url
+        assert not [p for p in PLANTED if p in page.content.decode()], url
+        pages += 1
     # the admin's own pages beyond its models: the feedback report counts the planted correction, shows none of it
     for url in REPORTS:
         page = client.get(url)
@@ -239,6 +270,10 @@ def test_no_admin_page_shows_a_note_body_a_passage_a_message_or_a_key(superuser,
     # the search box finds no note by what its body says, and does by its title
     assert "0 results" in client.get("/admin/notes/note/", {"q": f"{MARKER}body"}).content.decode()
     assert "1 result" in client.get("/admin/notes/note/", {"q": "Plain title"}).content.decode()
+    # nor a filed note by the question its title was taken from, nor an entity or a rated question by its words
+    assert "0 results" in client.get("/admin/notes/note/", {"q": f"{MARKER}filed"}).content.decode()
+    for listing in ("/admin/graph/entity/", "/admin/graph/ratedquestion/"):
+        assert 'id="changelist-search"' not in client.get(listing).content.decode()  # no search box at all
 
 
 def test_membership_and_roles_are_not_changed_through_the_user_admin(superuser):

@@ -13,7 +13,7 @@ from django.utils import timezone
 from apps.librarian.filing import safe_name, unique_path
 from apps.librarian.sources import note_sources_set
 from apps.notes.markdown import frontmatter_block, parse_note
-from apps.notes.models import Note, Provenance, Tier
+from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance, Tier
 from apps.notes.services.notes import note_create, note_update
 from apps.vaults.models import Vault
 
@@ -51,7 +51,7 @@ def summary_note_write(
             path=path,
             body=body,
             provenance=Provenance.SUMMARY,
-            source="librarian",
+            source=LIBRARIAN_SOURCE,
             drawn_from=drawn_from,
         )
     note_sources_set(note, sorted(set(drawn_from) - {vault.pk}))
