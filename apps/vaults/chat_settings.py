@@ -38,7 +38,11 @@ def parse(raw: dict[str, Any] | None) -> ChatSettings:
     fallback = raw.pop("fallback", "explicit")
     if fallback not in FALLBACKS:
         errors["fallback"] = [f"one of {', '.join(FALLBACKS)}"]
-    switches = {name: raw.pop(name, True) for name in SWITCHES}
+    nested = raw.pop("switches", {})  # the shape the settings are read back in, accepted as written
+    if not isinstance(nested, dict) or set(nested) - set(SWITCHES):
+        errors["switches"] = [f"a mapping of {', '.join(SWITCHES)} to true or false"]
+        nested = {}
+    switches = {name: raw.pop(name, nested.get(name, True)) for name in SWITCHES}
     for name, value in switches.items():
         if not isinstance(value, bool):
             errors[name] = ["true or false"]

@@ -77,6 +77,7 @@ class ChatSettingsIn(serializers.Serializer):
     discovery = serializers.BooleanField(required=False)
     deep_research = serializers.BooleanField(required=False)
     librarian = serializers.BooleanField(required=False)
+    switches = SwitchesOut(required=False, help_text="the three switches nested, as GET returns them")
     models = SlotModels(required=False)
     discovery_budgets = serializers.DictField(
         child=serializers.IntegerField(min_value=0),

@@ -72,3 +72,11 @@ def test_managers_change_settings_through_the_api_with_validation_and_audit(vaul
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.settings").count() == 1
     settings.LLM_SLOTS = {**settings.LLM_SLOTS, "scoring": "local/model-free-scorer"}
     assert client.put(url, body, format="json").status_code == 200  # a vault keeps the model it has
+    # what GET returns can be sent back as it is, its switches nested, changed or not
+    read_back = client.get(url).json()
+    assert client.put(url, read_back, format="json").json() == read_back
+    read_back["switches"]["librarian"] = False
+    assert client.put(url, read_back, format="json").json()["switches"]["librarian"] is False
+    assert client.put(url, {"switches": {"weights": True}}, format="json").json()["switches"] == [
+        "a mapping of discovery, deep_research, librarian to true or false"
+    ]
