@@ -74,6 +74,11 @@ def test_casual_messages_inject_nothing(sample):
     reply = ask(sample.owner, "thanks, that helps!", [sample.pk])
     assert (reply["context"], reply["candidates"], reply["grounded"], reply["fallback"]) == ([], [], False, "casual")
     assert not ContextItem.objects.exists() and not ModelUsage.objects.exists()
+    # with no chat model, a reply that answers the courtesy and says what the chat is for, nothing about the notes
+    assert reply["answer"] == (
+        "You're welcome. Ask me anything about what is written in Sample vault, and I'll answer from it with sources."
+    )
+    assert ask(sample.owner, "hi", [sample.pk])["answer"].startswith("Hello! Ask me anything")
 
 
 def test_the_vault_had_nothing_and_says_so(sample):

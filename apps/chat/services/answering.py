@@ -5,6 +5,7 @@ the user always sees plainly that the vault had nothing."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -98,6 +99,26 @@ def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
 
 def plain_prompt(system: str, message: str) -> list[Message]:
     return [{"role": "system", "content": system}, {"role": "user", "content": message}]
+
+
+_THANKS = re.compile(r"\b(thanks?|thank you|thx|cheers|appreciated?)\b", re.IGNORECASE)
+_GREETING = re.compile(r"^\W*(hi|hello|hey|hiya|good (morning|afternoon|evening)|howdy)\b", re.IGNORECASE)
+_FAREWELL = re.compile(r"\b(bye|goodbye|see you|good night|later)\b", re.IGNORECASE)
+
+
+def casual_reply(text: str, vault_names: Sequence[str]) -> str:
+    """A short reply to small talk when no chat model can write one: it answers the courtesy and says what the chat
+    is for, and claims nothing about the notes."""
+    where = ", ".join(vault_names) or "your vaults"
+    if _THANKS.search(text):
+        opening = "You're welcome."
+    elif _FAREWELL.search(text):
+        opening = "Bye for now."
+    elif _GREETING.search(text):
+        opening = "Hello!"
+    else:
+        opening = "Noted."
+    return f"{opening} Ask me anything about what is written in {where}, and I'll answer from it with sources."
 
 
 def fallback_text(mode: str, vault_names: Sequence[str], *, has_model: bool) -> str:

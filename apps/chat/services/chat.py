@@ -247,9 +247,12 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
     yield writer.delta(answering.fallback_text(mode, vault_names, has_model=False))
 
 
-def _casual(writer: _Writer, text: str) -> Iterator[Event]:
-    if not is_local(writer.model):
+def _casual(writer: _Writer, text: str, vault_names: list[str]) -> Iterator[Event]:
+    if not is_local(writer.model) and (
         yield from writer.stream("casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text))
+    ):
+        return
+    yield writer.delta(answering.casual_reply(text, vault_names))
 
 
 def _significance(text: str, earlier: list[str]) -> Significance:
@@ -304,7 +307,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.significance = check.reason[:300]
     if not check.significant:
         message.fallback, message.grounded = Fallback.CASUAL, False
-        yield from _casual(writer, question.text)
+        yield from _casual(writer, question.text, [v.name for v in vaults])
         yield _finish(message)
         return
     message.resolved_query = resolve(question.text, earlier)
