@@ -102,9 +102,9 @@ def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server,
 
     assert response.status_code == 200
     reply = response.json()
-    # The offline answer: its answer span first, in bold and cited, then the passages' sentences.
-    assert reply["answer"].startswith("**") and "[1]\n\nFrom your notes:\n\n- " in reply["answer"]
-    assert "floor 2" in reply["answer"]
+    # The offline answer: its answer span first, in bold and cited (here the passage's whole sentence, not repeated).
+    assert reply["answer"].startswith("**The printer is on floor 2.** [1]")
+    assert reply["answer"].count("floor 2") == 1
     assert any("chat model is unavailable" in n for n in reply["notices"])
     assert ModelUsage.objects.filter(slot="chat", outcome="error").count() == 1
     assert ModelUsage.objects.filter(slot="chat", model="local/extractive").count() == 1
@@ -139,7 +139,7 @@ def test_a_stream_that_breaks_off_keeps_what_was_written_and_adds_the_passages(l
     body = {"vaults": [notes.pk], "message": "Where is the printer?"}
     reply = api(owner).post("/api/chat/", body, format="json").json()
 
-    assert reply["answer"].startswith("The printer is \n\n**") and "\n\nFrom your notes:\n\n- " in reply["answer"]
+    assert reply["answer"].startswith("The printer is \n\n**The printer is on floor 2.** [1]")
     assert any("chat model is unavailable" in n for n in reply["notices"])
     assert ModelUsage.objects.get(slot="chat", model="openai/scripted-writer").outcome == "error"
 

@@ -40,7 +40,16 @@ def test_headings_table_rows_callouts_and_empty_items_are_never_the_answer():
     assert answer.startswith("**Embedding a note shows its content inline with an exclamation mark before the link.")
     for junk in ("To embed a note:", "|", "[!Example]", "- \n", "- [ ]"):
         assert junk not in answer
-    assert answer.count("[1]") == 2  # the lead and its supporting sentence both cite the note
+    assert answer.count("Embedding a note shows") == 1  # the lead is the whole sentence: not said again below it
+
+
+def test_a_sentence_several_sources_say_is_said_once_and_cites_them_all():
+    same = "Daily notes are named after the date they were created."
+    sources = [source(same, 1), source(same, 2), source("Templates fill a new daily note.", 3), source(same, 4)]
+    answer = "".join(extractive("How are daily notes named?", sources))
+    assert answer.count(same) == 1
+    assert answer.startswith(f"**{same}** [1][2][4]")
+    assert "- Templates fill a new daily note. [3]" in answer
 
 
 def test_a_passage_of_headings_only_gives_no_lead():

@@ -50,10 +50,19 @@ class Source:
 
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     """The answer written without a model, as the parts it streams in: the span the question asks for, quoted
-    and cited, then the supporting sentences."""
+    and cited, then the supporting sentences. A lead that is a whole sentence is not said again below it; the other
+    sources that say it are cited beside it."""
     found = lead(question, sources)
-    first = [f"**{found.text}** [{found.number}]\n\n"] if found else []
-    return [*first, LEAD_IN, *answer_lines(question, sources)]
+    said = supporting(question, sources)
+    first: list[str] = []
+    if found:
+        numbers = [found.number]
+        if found.text == found.sentence:
+            for key in [key for key in said if key == ("", found.text)]:  # a labelled one stays: it says what it is
+                numbers += [n for n in said.pop(key) if n not in numbers]
+        first = [f"**{found.text}** {_cited(numbers)}\n\n"]
+    lines = _bullets(said)
+    return [*first, *([LEAD_IN, *lines] if lines else [])]
 
 
 def lead(question: str, sources: Sequence[Source]) -> Span | None:
@@ -74,18 +83,31 @@ def passages_of(sources: Sequence[Source]) -> list[Passage]:
     return [Passage(number=s.number, text=s.text) for s in sources]
 
 
-def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
-    """One bullet per source (best sentence for the question), at most MAX_SENTENCES, each cited."""
+def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
+    """The best sentence of each source for the question (at most MAX_SENTENCES sources), keyed by its label and
+    text, with the sources that say it: the same note in several vaults is one sentence citing them all."""
     wanted = set(terms(question))
-    bullets = []
+    cited: dict[tuple[str, str], list[int]] = {}
     for source in sources[:MAX_SENTENCES]:
         lines = statements(source.text)
         if not lines:
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
-        label = LABELS.get(source.provenance, "")
-        bullets.append(f"- {label}{best} [{source.number}]\n")
-    return bullets
+        cited.setdefault((LABELS.get(source.provenance, ""), best), []).append(source.number)
+    return cited
+
+
+def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
+    """One cited bullet per supporting sentence."""
+    return _bullets(supporting(question, sources))
+
+
+def _bullets(said: dict[tuple[str, str], list[int]]) -> list[str]:
+    return [f"- {label}{sentence} {_cited(numbers)}\n" for (label, sentence), numbers in said.items()]
+
+
+def _cited(numbers: Sequence[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
 
 
 def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
