@@ -36,6 +36,11 @@ class ContextItemOut(serializers.Serializer):
 class GateOut(serializers.Serializer):
     model = serializers.CharField()
     threshold = serializers.IntegerField(allow_null=True)
+    passed_by = serializers.ChoiceField(
+        choices=["score", "search order"],
+        help_text="score: what reached the threshold passed; search order: among notes the local scorer only decides "
+        "whether anything passes (a note reached the threshold), the search's order what, within the budget",
+    )
 
 
 class ResearchOut(serializers.Serializer):

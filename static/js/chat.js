@@ -279,7 +279,9 @@ function gateTable(payload) {
     el("td", { class: "muted small" }, item.text.slice(0, 140))));
   return el("details", { class: "gate" },
     el("summary", {}, `Gate: ${payload.candidates.length} candidates rated, ${payload.context.length} passed ` +
-      `(threshold ${payload.gate.threshold}, ${payload.gate.model})`),
+      (payload.gate.passed_by === "search order"
+        ? `in the search's order, as a note reached the threshold ${payload.gate.threshold} (${payload.gate.model})`
+        : `(threshold ${payload.gate.threshold}, ${payload.gate.model})`)),
     el("table", {}, el("tr", {}, el("th", {}, "score"), el("th", {}, ""), el("th", {}, "note"), el("th", {}, "text")),
       ...rows));
 }

@@ -36,6 +36,7 @@ def test_a_question_gets_a_grounded_cited_answer(sample):
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", reply["answer"])}
     assert cited and cited <= {item["citation"] for item in reply["context"]}
     assert "PTW" in reply["answer"]
+    assert reply["gate"]["passed_by"] == "score"  # what passed reached the threshold, and the page says so
     for item in reply["context"]:
         assert item["score"] >= 3 and item["survived"]
         assert item["sources"][0] == {
@@ -321,3 +322,13 @@ def test_a_reopened_conversation_shows_which_feedback_its_asker_gave(sample):
     [turn] = detail.json()["turns"]
     signals = {item["id"]: item["signals"] for item in turn["candidates"]}
     assert signals[rated["id"]] == ["confirm"] and signals[other["id"]] == []
+
+
+def test_passages_let_through_in_the_search_s_order_are_not_shown_as_passing_the_threshold():
+    from apps.chat.services.chat import _passed_by
+
+    passed = ContextItem(score=4, survived=True, provenance="authored")
+    let_through = ContextItem(score=2, survived=True, provenance="authored")
+    cut = ContextItem(score=1, survived=False, provenance="authored")
+    assert _passed_by([passed, cut], 3) == "score"
+    assert _passed_by([passed, let_through, cut], 3) == "search order"

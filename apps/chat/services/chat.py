@@ -446,6 +446,13 @@ def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
     return {i.citation: (i.note_id, i.path) for i in items if i.survived and i.citation and i.note_id}
 
 
+def _passed_by(items: list[ContextItem], threshold: int | None) -> str:
+    """How the gate chose what passed: by score against the threshold, or (among notes, with the local scorer) in the
+    search's order once a note reached the threshold; the second lets passages below the threshold through."""
+    below = threshold is not None and any(i.survived and i.score < threshold for i in items if i.provenance != PICKED)
+    return "search order" if below else "score"
+
+
 def message_payload(message: Message, readable: set[int] | None = None) -> dict[str, Any]:
     """The answer as the API shows it. With `readable` (history), context from vaults the reader can no longer
     read is left out, and an answer that read such a vault is withheld: it may quote or name them."""
@@ -468,7 +475,11 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
         "context": [item_payload(i, said) for i in items if i.survived],
         "candidates": [item_payload(i, said) for i in items if i.provenance != PICKED],
         "picked": [item_payload(i, said) for i in items if said.get(i.pk, {}).get("picked")],
-        "gate": {"model": message.gate_model, "threshold": message.gate_threshold},
+        "gate": {
+            "model": message.gate_model,
+            "threshold": message.gate_threshold,
+            "passed_by": _passed_by(items, message.gate_threshold),
+        },
         "research": message.research
         or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},
         "prewarmed": bool((message.research or {}).get("prewarmed")),
