@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 
 from apps.accounts.models import TeamRole
 from apps.accounts.services import team_create, team_member_add, team_member_remove
@@ -60,7 +61,19 @@ def _reaches(user: User, note: Note) -> dict[str, bool]:
     searched = client.get("/api/search/", {"q": WORD, "k": 50}).json()["results"]
     asked = client.post("/api/chat/", {"message": QUESTION, "vaults": [note.vault_id]}, format="json").json()
     anywhere = client.post("/api/chat/", {"message": QUESTION}, format="json").json()
+    home = Client()
+    home.force_login(user)
+    shown = Note.objects.filter(vault_id=note.vault_id, tier="hot").count() - 1  # every other note of its vault
+    counted = {
+        page: f'{note.vault.name}</a> <span class="muted">{shown + 1} notes'
+        if page == "/"
+        else f'{note.vault.name} <span class="muted">{shown + 1} notes'
+        for page in ("/", "/chat/")
+    }
     return {
+        "counted on the search and chat pages": all(
+            text in home.get(page).content.decode() for page, text in counted.items()
+        ),
         "by id": client.get(f"/api/notes/{note.pk}/").status_code == 200,
         "listed": note.pk in [row["id"] for row in listed.get("results", [])],
         "searched": note.pk in [hit["note"] for hit in searched],

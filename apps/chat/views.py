@@ -10,7 +10,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,6 +25,7 @@ from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_sl
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
+from apps.notes.selectors import readable_note_count
 from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_list
 
@@ -34,7 +34,7 @@ from apps.vaults.selectors import vault_list
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
     user = actor(request)
-    vaults = vault_list(user=user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot")))
+    vaults = vault_list(user=user).annotate(note_count=readable_note_count(user))
     find = request.GET.get("find", "").strip()[:200]
     conversations = Conversation.objects.filter(owner=user)
     if find:

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from urllib.parse import unquote
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Length
 from django.http import Http404
 from django.urls import reverse
@@ -33,6 +33,13 @@ def readable_notes(user: Requester) -> Q:
     """Notes in a vault the user reads that carry nothing from a vault they do not (`drawn_from`)."""
     scope = readable_scope(user)
     return scope.q() & Q(drawn_from__contained_by=list(scope.readable))
+
+
+def readable_note_count(user: Requester) -> Count:
+    """A vault's hot notes the user reads, as an annotation on vaults: a note drawn from a vault they no longer read
+    is neither listed nor counted."""
+    readable = list(readable_scope(user).readable)
+    return Count("notes", filter=Q(notes__tier=Tier.HOT, notes__drawn_from__contained_by=readable))
 
 
 def note_list(*, user: Requester, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.html import escape
@@ -12,6 +11,7 @@ from django.utils.safestring import mark_safe
 
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
+from apps.notes.selectors import readable_note_count
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.vaults.scope import scope_for
@@ -24,7 +24,7 @@ def _highlight(snippet: str) -> str:
 
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
-    vaults = list(vault_list(user=request.user).annotate(note_count=Count("notes", filter=Q(notes__tier="hot"))))
+    vaults = list(vault_list(user=request.user).annotate(note_count=readable_note_count(request.user)))
     names = {v.pk: v.name for v in vaults}
     query = request.GET.get("q", "")
     chosen = [int(v) for v in request.GET.getlist("vault") if is_id(v)]
