@@ -54,3 +54,10 @@ def test_a_sentence_several_sources_say_is_said_once_and_cites_them_all():
 
 def test_a_passage_of_headings_only_gives_no_lead():
     assert lead("What is in the runbook?", [source("# Runbook\n## Steps\n")]) is None
+
+
+def test_an_abbreviation_does_not_cut_a_sentence_in_two():
+    note = source("The daily note template is used when creating daily notes (e.g. the one for today). Dates vary.")
+    answer = "".join(extractive("Which template is used when creating daily notes?", [note]))
+    assert "**The daily note template is used when creating daily notes (e.g. the one for today).** [1]" in answer
+    assert "(e.g. [1]" not in answer

@@ -12,7 +12,7 @@ from datetime import date
 
 from apps.chat.services.dates import said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
-from apps.notes.text import plain_line
+from apps.notes.text import plain_line, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
 TURN = re.compile(r"^\s*(?:[^\n]{0,40}?\d{4}:\s+)?([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+(.*)$", re.S)
@@ -67,7 +67,7 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str]]:
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
-        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", plain) if len(s.strip()) > 2]
+        out += split_sentences(plain)
     return speaker, said, out
 
 
