@@ -56,9 +56,16 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     title = re.sub(r"[?!.\s]+$", "", question.strip())[:80] or "Exchange"
     if not grounded:
         return Filing("chatter", title, [])
-    supporting = answer.split(LEAD_IN, 1)[-1]  # the offline answer's lead is a bare span or repeats a sentence
-    lines = [re.sub(r"\s*\[\d+\]\s*$", "", s) for s in sentences(supporting)]
-    return Filing("concept", title, [(s, status_of(s)) for s in lines[:8]])
+    lead, _, supporting = answer.rpartition(LEAD_IN)
+    # The offline answer's lead is a bare span (a date, a key) or a whole sentence that is not said again below it.
+    led, told = ([_uncited(s) for s in sentences(part)] for part in (lead, supporting))
+    claims = [s for s in led if len(s.split()) >= 4] + told
+    kept = list(dict.fromkeys(s for s in claims if len(s) > 2))  # no empty claim, none twice
+    return Filing("concept", title, [(s, status_of(s)) for s in kept[:8]])
+
+
+def _uncited(sentence: str) -> str:
+    return re.sub(r"(\s*\[\d+\])+\s*$", "", sentence).strip()
 
 
 def parse_filing(data: dict[str, Any] | None) -> Filing | None:

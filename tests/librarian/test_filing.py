@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -43,6 +44,9 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     assert f"- [{source.title}](/notes/{source.pk}/)" in note.body
     assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
     assert "**Decided:**" in note.body
+    claims = re.findall(r"^- \*\*(?:Decided|Considered):\*\* (.*)$", note.body, re.M)
+    assert claims and all(len(claim.split()) >= 3 and "[" not in claim for claim in claims)  # none empty or cited
+    assert len(claims) == len(set(claims))
     usage = usage.get()
     assert (usage.slot, usage.purpose, usage.model) == ("reasoning", "librarian filing", "local/model-free")
     # Nobody else sees it: not the vault's owner, not another reader of the shared vault.
