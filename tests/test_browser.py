@@ -116,6 +116,9 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     first.locator(".badge.grounded").wait_for()
     assert "PTW" in first.locator(".answer").inner_text()
     assert first.locator(".answer a.cite").count() >= 1
+    # the new conversation is listed at once, the placeholder gone, without a reload
+    assert page.locator("ul.conversations li.current a").inner_text() == "What is a PTW and when do I need one?"
+    assert page.locator("ul.conversations li").count() == 1
     first.locator("details.gate summary").click()
     rated = first.locator("details.gate tr").count() - 1
     assert rated > first.locator("ol.sources li").count() >= 1  # every candidate is listed with its score

@@ -420,7 +420,20 @@ async function send(event) {
   input.value = "";
   form.querySelector("[name=conversation]").value = body.conversation;
   history.replaceState(null, "", `?c=${body.conversation}`);
+  listConversation(body.conversation, question);
   stream(newTurn(question), body.stream, form);
+}
+
+// A conversation just started joins the list at once, titled as the server titles it (its first question).
+function listConversation(id, question) {
+  const list = document.querySelector("ul.conversations");
+  if (!list || list.querySelector(`a[href="?c=${id}"]`)) return;
+  list.querySelectorAll("li.muted").forEach((placeholder) => placeholder.remove());
+  list.querySelectorAll("li.current").forEach((item) => item.classList.remove("current"));
+  const now = new Date();
+  list.prepend(el("li", { class: "current" }, el("a", { href: `?c=${id}` }, question.slice(0, 80)), " ",
+    el("time", { class: "muted small", datetime: now.toISOString() },
+      now.toLocaleDateString(undefined, { day: "numeric", month: "short" }))));
 }
 
 document.addEventListener("DOMContentLoaded", () => {
