@@ -152,3 +152,9 @@ def test_admins_observe_the_graph_and_its_ledger_but_set_no_weight(admin_client,
     assert admin_client.post(f"/admin/graph/dependency/{edge.pk}/change/", {"strength": "0.95"}).status_code == 403
     assert admin_client.post(f"/admin/graph/weightchange/{change.pk}/delete/", {"post": "yes"}).status_code == 403
     assert Dependency.objects.get(pk=edge.pk).strength == before
+
+
+def test_the_site_has_an_icon(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 301 and icon["Location"].endswith("img/favicon.svg")
+    assert b'rel="icon"' in client.get("/login/").content
