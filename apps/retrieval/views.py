@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.notes.selectors import readable_note_count
+from apps.notes.text import plain_line
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.vaults.scope import scope_for
@@ -19,7 +20,9 @@ from apps.vaults.selectors import vault_list
 
 
 def _highlight(snippet: str) -> str:
-    return mark_safe(escape(snippet).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
+    """The snippet as a reader meets it: Markdown marks dropped (wikilinks as their labels), the matches marked."""
+    readable = " ".join(line for line in (plain_line(raw) for raw in snippet.splitlines()) if line)
+    return mark_safe(escape(readable).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
 
 
 @login_required

@@ -144,3 +144,22 @@ def test_a_long_note_does_not_outrank_the_note_about_the_words_by_its_length_alo
         for hit in hybrid_search(scope=scope_for(vault.owner), query="calendar events", k=5, mode="keyword").hits
     ]
     assert ranked == ["Calendar.md", "Changelog.md"]
+
+
+def test_the_search_page_shows_snippets_without_markdown_marks():
+    from django.test import Client
+
+    from tests.corpora import CORPORA
+
+    owner = make_user()
+    vault = make_vault(owner, "Foam docs")
+    make_note(vault, "user/features/daily-notes.md", (CORPORA / "foam-docs/user/features/daily-notes.md").read_text())
+    client = Client()
+    client.force_login(owner)
+    page = client.get("/", {"q": "customize daily note location template"}).content.decode()
+    snippets = page.split('class="snippet"')[1:]
+    assert snippets, page
+    for snippet in snippets:
+        shown = snippet.split("</p>", 1)[0]
+        assert "<mark>" in shown
+        assert not [mark for mark in ("**", "`", "[[", "]]") if mark in shown], shown
