@@ -60,34 +60,21 @@ def main() -> None:
         return float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb) or 1.0))
 
     def span(question: str, passages: list[spans.Passage], first: int, weight: float | None) -> spans.Span | None:
-        """`answer_span` with the passages read and the closeness varied (weight None: shared words only; 0: the
-        cosine only; else shared words + weight × cosine)."""
+        """The product's span with the passages read and the closeness varied (weight None: shared words only, as
+        the product; 0: the cosine only; else shared words + weight × cosine)."""
         wanted = set(terms(question))
-        kind = "when" if spans.asks_when(question) else spans.asked_for(question)
-        candidates = []
-        for place, passage in enumerate(passages[:first]):
-            speaker, said, lines = spans._lines(passage.text)
-            for line in lines:
-                if line.endswith("?"):
-                    continue
-                shared = spans._overlap(line, wanted)
-                if weight is None:
-                    score = float(shared)
-                elif weight == 0:
-                    score = cosine(question, line)
-                else:
-                    score = shared + weight * cosine(question, line)
-                candidates.append((score, spans._specific(line, question), -place, passage, speaker, said, line))
-        if not candidates:
-            return None
-        candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
-        _, _, _, passage, speaker, said, sentence = candidates[0]
-        if spans.HOW_TO.search(question):
-            keys = spans.KEYS.search(passage.text) or spans.CODE.search(passage.text)
-            if keys:
-                return spans.Span(keys.group(1) if keys.re is spans.CODE else keys.group(0), passage.number, sentence)
-        typed = spans._span(kind, question, sentence, speaker, said)
-        return spans.Span(typed or sentence, passage.number, sentence)
+
+        def closeness(line: str) -> float:
+            shared = float(len(wanted & set(terms(line))))
+            return (
+                shared
+                if weight is None
+                else cosine(question, line)
+                if weight == 0
+                else shared + weight * cosine(question, line)
+            )
+
+        return spans.answer_span(question, passages, first=first, closeness=closeness)
 
     sentences = [r["question"] for r in rows]
     for r in rows:

@@ -6,7 +6,7 @@ alone, table rows, callout markers and empty list items are never an answer."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -109,17 +109,25 @@ def _span(kind: str, question: str, sentence: str, speaker: str | None, said: da
     return None
 
 
-def answer_span(question: str, passages: Sequence[Passage]) -> Span | None:
-    """The answer's lead, read from the passages in their order; None when none of them holds a statement."""
+def answer_span(
+    question: str,
+    passages: Sequence[Passage],
+    *,
+    first: int = FIRST_SOURCES,
+    closeness: Callable[[str], float] | None = None,
+) -> Span | None:
+    """The answer's lead, read from the first `first` passages in their order; None when none of them holds a
+    statement. A sentence's closeness to the question is the words they share, unless `closeness` scores it (the
+    benchmark's variants, `bench/answer_spans.py`)."""
     wanted = set(terms(question))
     kind = "when" if asks_when(question) else asked_for(question)
     candidates = []
-    for place, passage in enumerate(passages[:FIRST_SOURCES]):
+    for place, passage in enumerate(passages[:first]):
         speaker, said, lines = _lines(passage.text)
         for line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
-            score = _overlap(line, wanted)
+            score = closeness(line) if closeness else _overlap(line, wanted)
             candidates.append((score, _specific(line, question), -place, passage, speaker, said, line))
     if not candidates:
         return None
