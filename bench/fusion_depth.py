@@ -13,6 +13,8 @@ the readers' sets, which chose nothing. The per-question grids (`mix`, `agree`, 
 `absolute`, `disagree`, and `adaptive`, all of them at once) replay today's halves with a weight set from each
 question's own score shapes, a reciprocal-rank term added to the scores, a bonus for notes both halves rank high, or
 the meaning half's cosine on a fixed scale; at their neutral settings they rank every question as the statement does.
+The ceiling grids (`kwabs`, `kwconf`, both as `ceiling`) scale the keyword half against the BM25 a chunk would score
+matching every query term at saturation (collected per question as `idf_sum`).
 The collected scores quote the readers' questions: keep them out of the repository.
 Usage: .venv/bin/python bench/fusion_depth.py --collect /tmp/halves.json [--corpora DIR]
        .venv/bin/python bench/fusion_depth.py --replay /tmp/halves.json [--grid NAME …] [--json PATH]
@@ -89,6 +91,17 @@ def collect(out: Path, corpora: Path) -> None:
                         [vector_literal(vec), vault_id, model],
                     )
                     all_v = [(r[1], float(r[2])) for r in cursor.fetchall()]
+                    # the keyword half's ceiling for this question: every query term matched at saturation
+                    cursor.execute(
+                        "SELECT coalesce(sum(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))), 0)"
+                        " FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %s))) AS t"
+                        " CROSS JOIN (SELECT coalesce(sum(chunks), 0)::float8 AS n FROM notes_vaulttext"
+                        "             WHERE vault_id = %s) AS st"
+                        " CROSS JOIN LATERAL (SELECT coalesce(sum(s.chunks), 0) AS df FROM notes_vaultterm s"
+                        "                     WHERE s.term = t.term AND s.vault_id = %s) AS d WHERE d.df > 0",
+                        [row["q"], vault_id, vault_id],
+                    )
+                    idf_sum = float(cursor.fetchone()[0])
                 questions.append(
                     {
                         "q": row["q"],
@@ -98,6 +111,7 @@ def collect(out: Path, corpora: Path) -> None:
                         "current_keyword": [(n, s) for _, n, s in current_k.notes],
                         "deep_keyword": [(n, s) for _, n, s in deep_k.notes],
                         "vector_chunks": all_v,
+                        "idf_sum": idf_sum,
                     }
                 )
             report[name] = {"paths": {str(k): v for k, v in paths.items()}, "chunks": chunks, "questions": questions}
@@ -195,7 +209,9 @@ def adaptive_weight(vector: Scores, keyword: Scores, weight: float, mode: tuple[
     return min(0.95, max(0.05, weight + slope * (share - 0.5)))
 
 
-def fuse_adaptive(vector: Scores, keyword: Scores, weight: float, mode: tuple[Any, ...]) -> list[int]:
+def fuse_adaptive(
+    vector: Scores, keyword: Scores, weight: float, mode: tuple[Any, ...], ceiling: float = 0.0
+) -> list[int]:
     """The statement's min-max fusion with a per-question weight, an absolute scale for the meaning half, a rank term
     or an agreement bonus added."""
     family = mode[0]
@@ -204,8 +220,20 @@ def fuse_adaptive(vector: Scores, keyword: Scores, weight: float, mode: tuple[An
     if family == "absolute":  # cosine on a fixed scale: a question whose best note is far from every chunk stays low
         _, low, high = mode
         scaled_v = {note: min(1.0, max(0.0, (s - low) / (high - low))) for note, s in vector}
+    scaled_k = scaled(keyword, None)
+    if family in ("kwabs", "kwconf"):  # the keyword half against its ceiling: every query term matched at saturation
+        _, share, extra = mode
+        reach = share * ceiling
+        if family == "kwabs":  # each note on that fixed scale; `extra` an absolute window for the meaning half
+            scaled_k = {note: min(1.0, s / reach) if reach > 0 else 0.0 for note, s in keyword}
+            if extra:
+                low, high = extra
+                scaled_v = {note: min(1.0, max(0.0, (s - low) / (high - low))) for note, s in vector}
+        else:  # min-max as today, the half's weight shrunk by how little of the ceiling its best note reaches
+            confidence = min(1.0, keyword[0][1] / reach) if keyword and reach > 0 else 0.0
+            scaled_k = {note: v * confidence**extra for note, v in scaled_k.items()}
     total: dict[int, float] = {}
-    for half, hw, sc in ((vector, w, scaled_v), (keyword, 1 - w, scaled(keyword, None))):
+    for half, hw, sc in ((vector, w, scaled_v), (keyword, 1 - w, scaled_k)):
         for rank, (note, _) in enumerate(half, start=1):
             total[note] = total.get(note, 0.0) + hw * sc[note]
             if family == "mix":  # plus reciprocal ranks, 1 at a half's best note
@@ -283,10 +311,19 @@ ADAPTIVE: dict[str, list[tuple[Any, ...]]] = {
     "cos1": [("cos1", level, slope) for level in (0.4, 0.5, 0.6) for slope in (0.5, 1.0, 2.0)],
     "absolute": [("absolute", low, high) for low in (0.0, 0.1, 0.2, 0.3) for high in (0.6, 0.7, 0.8, 1.0)],
     "disagree": [("disagree", other) for other in (0.3, 0.4, 0.45, 0.55, 0.6, 0.7)],
+    "kwabs": [
+        ("kwabs", share, window)
+        for share in (0.25, 0.4, 0.6, 0.8, 1.0)
+        for window in (None, (0.1, 0.7), (0.2, 0.7), (0.3, 0.7), (0.2, 0.8))
+    ],
+    "kwconf": [("kwconf", share, power) for share in (0.25, 0.4, 0.6, 0.8, 1.0) for power in (0.5, 1.0, 2.0)],
 }
+BM25_K1 = 1.2  # the product's SEARCH_BM25_K1, which the collected keyword scores were computed with
 for family, modes in ADAPTIVE.items():
     GRIDS[family] = [(50, "current", None, None, w, 0.0, 0, m) for m in modes for w in (0.4, 0.5, 0.6)]
-GRIDS["adaptive"] = [p for family in ADAPTIVE for p in GRIDS[family]]
+CEILING = ("kwabs", "kwconf")
+GRIDS["adaptive"] = [p for family in ADAPTIVE if family not in CEILING for p in GRIDS[family]]
+GRIDS["ceiling"] = [p for family in CEILING for p in GRIDS[family]]
 
 
 def label(point: Point) -> dict[str, Any]:
@@ -329,7 +366,10 @@ def replay(data: dict[str, Any], which_grid: str) -> dict[str, Any]:
                     cache[(dv, more)] = [vector_notes(q["vector_chunks"], dv, more) for q in rows]
                 kw = [q["current_keyword"] if ks == "current" else q["deep_keyword"] for q in rows]
                 if mode:
-                    fused = [fuse_adaptive(v, k, w, mode) for v, k in zip(cache[(dv, more)], kw, strict=True)]
+                    fused = [
+                        fuse_adaptive(v, k, w, mode, q.get("idf_sum", 0.0) * (BM25_K1 + 1))
+                        for v, k, q in zip(cache[(dv, more)], kw, rows, strict=True)
+                    ]
                 else:
                     fused = [fuse(v, k, w, (wv, wk), keep) for v, k in zip(cache[(dv, more)], kw, strict=True)]
                 table[point].setdefault(name, {})[which] = {**halves, "hybrid": figures(fused, relevant)}
