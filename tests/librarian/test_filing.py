@@ -12,7 +12,8 @@ from apps.chat.services.chat import chat_run, chat_start
 from apps.librarian.filing import file_exchange, status_of
 from apps.notes.models import Note
 from apps.vaults.models import Vault
-from tests.factories import api, make_user, share, usage_from_here
+from tests.corpora import CORPORA
+from tests.factories import api, make_note, make_user, make_vault, share, usage_from_here
 
 pytestmark = pytest.mark.django_db
 
@@ -61,6 +62,18 @@ def test_a_question_with_an_emoji_and_a_colon_is_filed_under_its_own_title(sampl
     assert note is not None and note.path == "Librarian/PTW 🦺 when do I need one.md"
     assert note.title == note.frontmatter["title"] == "PTW 🦺: when do I need one"
     assert "🦺" in note.body.split("---")[1]  # written as the character, not as escapes a reader must decode
+
+
+def test_an_answer_that_only_points_to_its_passages_files_no_claim():
+    user = make_user()
+    vault = make_vault(user, "Obsidian")
+    path = "Categories/Meetings.md"  # nothing but `![[Meetings.base]]`
+    make_note(vault, path, (CORPORA / "kepano-obsidian" / path).read_text(encoding="utf-8-sig"))
+    message = answered(user, vault, "Where do I find my meetings?")
+    assert message.text.startswith("The passages found say it in code, tables or links")
+
+    note = file_exchange(message.pk)
+    assert "## Claims\n- (none)\n" in note.body and "passages found" not in note.body
 
 
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
