@@ -6,21 +6,21 @@ decided (it was decided or happened) or considered (only proposed or explored)."
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.urls import reverse
 from django.utils import timezone
 
 from apps.chat.models import ContextItem, Fallback, Message, Role, Status
-from apps.chat.services.answering import LEAD_IN
+from apps.chat.services.answering import LEAD_IN, NO_SENTENCE
 from apps.librarian.sources import drawn_from_messages
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
 from apps.notes.markdown import frontmatter_block
-from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
+from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance, Tier
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse, strictest
@@ -32,6 +32,11 @@ CONSIDERED = re.compile(
     r"plan(ned|s)? to|would|if we|what if|draft|tentative(ly)?|leaning)\b|\?",
     re.I,
 )
+# What a wikilink's target (a path) or label (a title) cannot hold, and the marks that would make a plain name a
+# link or markup.
+LINK_SYNTAX = re.compile(r"[\[\]|#^\n]")
+LABEL_SYNTAX = re.compile(r"[\[\]|\n]")
+MARKUP = re.compile(r"([\\`*\[\]<>])")
 PROMPT = (
     "You are the Librarian of a team knowledge base. Decide whether this exchange holds a real concept worth a "
     'note or is chatter. Reply with JSON only: {"kind": "concept" or "chatter", "title": a short title, "claims": '
@@ -56,6 +61,8 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     title = re.sub(r"[?!.\s]+$", "", question.strip())[:80] or "Exchange"
     if not grounded:
         return Filing("chatter", title, [])
+    if answer.startswith(NO_SENTENCE):  # it only pointed to the passages: nothing was claimed
+        return Filing("concept", title, [])
     lead, _, supporting = answer.rpartition(LEAD_IN)
     # The offline answer's lead is a bare span (a date, a key) or a whole sentence that is not said again below it.
     led, told = ([_uncited(s) for s in sentences(part)] for part in (lead, supporting))
@@ -102,10 +109,44 @@ def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str
     return path
 
 
-def _source_link(item: ContextItem) -> tuple[str, str]:
-    """The title a reader knows a source by, and the link to its note's page ("" once the note is gone)."""
-    title = item.title or item.path.rsplit("/", 1)[-1].removesuffix(".md")
-    return title, reverse("note-page", args=[item.note_id]) if item.note_id else ""
+def _drew_on(items: Iterable[ContextItem], home: Vault) -> list[tuple[str, str]]:
+    """Each note the answer drew on, once: the title a reader knows it by, and how the filed note names it. A note
+    in the vault the filed note goes into is a wikilink, as Obsidian writes one; a wikilink to a note of another
+    vault would dangle once the vault is exported or opened in Obsidian, so that note is named with its vault."""
+    named: dict[tuple[int, int | str], tuple[str, str]] = {}
+    for item in items:
+        note = item.note
+        path = note.path if note is not None else item.path
+        title = (note.title if note is not None else item.title) or path.rsplit("/", 1)[-1].removesuffix(".md")
+        key = (item.vault_id, item.note_id or path)
+        if key in named:  # another passage of the same note
+            continue
+        if item.vault_id != home.pk:
+            named[key] = (title, f"{_plain(title)} (in {_plain(item.vault.name)})")
+        else:
+            named[key] = (title, (_wikilink(note, title) if note is not None else None) or _plain(title))
+    return list(named.values())
+
+
+def _wikilink(note: Note, title: str) -> str | None:
+    """A wikilink that finds `note` alone in its vault, as Obsidian writes one: `[[name]]` by its file name, else
+    `[[path/of/name|title]]`; None when no name finds it alone (another note answers to it too) or its path holds a
+    character a wikilink cannot spell."""
+    path = note.path.removesuffix(".md")
+    if LINK_SYNTAX.search(path):
+        return None
+    others = Note.objects.filter(vault_id=note.vault_id, tier=Tier.HOT).exclude(pk=note.pk)
+    names = dict.fromkeys([path.rsplit("/", 1)[-1], path])
+    target = next((n for n in names if not others.filter(link_keys__contains=[n.lower()]).exists()), None)
+    if target is None:
+        return None
+    label = re.sub(r"\s+", " ", LABEL_SYNTAX.sub(" ", title)).strip()
+    return f"[[{target}]]" if label in ("", target) else f"[[{target}|{label}]]"
+
+
+def _plain(text: str) -> str:
+    """`text` as Markdown shows it, never as a link or markup."""
+    return MARKUP.sub(r"\\\1", text)
 
 
 def _concept_body(filing: Filing, message: Message, drew_on: list[tuple[str, str]]) -> str:
@@ -117,7 +158,7 @@ def _concept_body(filing: Filing, message: Message, drew_on: list[tuple[str, str
         "conversation": message.conversation_id,
         "drew_on": [title for title, _ in drew_on],
     }
-    sources = "".join(f"- [{title}]({link})\n" if link else f"- {title}\n" for title, link in drew_on)
+    sources = "".join(f"- {named}\n" for _, named in drew_on)
     return frontmatter_block(front) + (
         f"> Filed by the DesirePath Librarian from a conversation on {when}: a summary, not a person's record.\n\n"
         f"## Claims\n{claims or '- (none)'}\n\n## Drew on\n" + sources
@@ -160,7 +201,8 @@ def file_exchange(message_id: int) -> Note | None:
     filing = parse_filing(reply.data) or local
     if filing.kind == "chatter":
         return _log_chatter(personal, owner, message, question)
-    drew_on = [_source_link(i) for i in message.context.filter(survived=True, speculative=False)]
+    used = message.context.filter(survived=True, speculative=False).select_related("note", "vault")
+    drew_on = _drew_on(used, personal)
     return note_create(
         actor=owner,
         vault=personal,

@@ -61,6 +61,13 @@ def _scan_blocks(lines: list[str], first: int, code: list[tuple[int, int]], inli
             code.append((first + start, first + end))
 
 
+def code_block_lines(text: str) -> set[int]:
+    """Indices of the lines of `text` inside code blocks: fenced, indented, and Logseq's source and query blocks."""
+    code: list[tuple[int, int]] = []
+    _scan_blocks(text.split("\n"), 0, code, [])
+    return {index for start, end in code for index in range(start, end)}
+
+
 def _blocks(text: str) -> tuple[list[Span], list[int]]:
     """Code block spans, and the offsets where inline content may not run past (ends of paragraphs, items…)."""
     offsets = [0]

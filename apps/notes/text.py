@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+from apps.notes.blocks import Block, block_tree
+from apps.notes.syntax import code_block_lines
+
 
 def plain_line(line: str) -> str:
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
@@ -34,4 +37,41 @@ def sentences(text: str) -> list[str]:
         plain = plain_line(line)
         if plain and not plain.startswith("---"):
             out += split_sentences(plain)
+    return out
+
+
+# A paragraph's line that does not end a sentence (or a Markdown line break) was wrapped when the next line carries
+# on in lower case (or with a link or an aside): one statement per line, as outliners write, is not joined, nor is
+# a property (`type:: Feature`, `categories: Places`).
+_ENDS_A_LINE = re.compile(r"[.!?:;]\s*$|  $|\\$")
+_CARRIES_ON = re.compile(r"^\s*(?:[a-z]|\[[^\[\]]|\()")
+_PROPERTY = re.compile(r"^\s*(?:[-*+]\s+)?[\w-]+::?(?:\s|$)")
+
+
+def prose_lines(text: str) -> list[str]:
+    """The lines of a Markdown text that are prose, in order: its paragraphs, in list items and quotes too, a
+    paragraph's wrapped lines joined into one. Headings (in a list item too), code, HTML, tables and link definitions
+    are what a page is built of, not what it says."""
+    lines = text.split("\n")
+    code = code_block_lines(text)
+    out: list[str] = []
+
+    def paragraphs(blocks: list[Block]) -> None:
+        for block in blocks:
+            if block.kind != "paragraph":
+                paragraphs(block.children)
+                continue
+            wrapped = False
+            for index in range(block.start, block.end):
+                line = lines[index]
+                if index in code:
+                    wrapped = False
+                    continue
+                if wrapped and _CARRIES_ON.match(line) and not _PROPERTY.match(line):
+                    out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+                else:
+                    out.append(line)
+                wrapped = not _ENDS_A_LINE.search(line) and not _PROPERTY.match(line)
+
+    paragraphs(block_tree(lines))
     return out

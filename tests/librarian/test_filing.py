@@ -6,19 +6,25 @@ import json
 import re
 
 import pytest
+from django.test import Client
 
 from apps.audit.models import AuditEvent
 from apps.chat.services.chat import chat_run, chat_start
 from apps.librarian.filing import file_exchange, status_of
 from apps.notes.models import Note
 from apps.vaults.models import Vault
-from tests.factories import api, make_user, share, usage_from_here
+from tests.corpora import CORPORA
+from tests.factories import api, make_note, make_user, make_vault, share, usage_from_here
 
 pytestmark = pytest.mark.django_db
 
 
 def answered(user, vault, text):
-    message = chat_start(user=user, vault_ids=[vault.pk], text=text)
+    return answered_in(user, [vault], text)
+
+
+def answered_in(user, vaults, text):
+    message = chat_start(user=user, vault_ids=[v.pk for v in vaults], text=text)
     for _ in chat_run(message=message, user=user):
         pass
     return message
@@ -38,10 +44,12 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     assert note.vault == personal(asker) and note.provenance == "summary"
     assert note.path == "Librarian/What is a PTW and when do I need one.md"
     assert "Filed by the DesirePath Librarian" in note.body and "not a person's record" in note.body
-    # Its sources are named by title and linked to their pages, never by an internal id.
+    # Its sources are named by title, never by an internal id or an app address: a source in another vault than
+    # the personal one is named with its vault, as a wikilink to it would dangle there.
     source = Note.objects.get(vault=sample, path="ops/Permit to Work.md")
     assert source.title in note.frontmatter["drew_on"]
-    assert f"- [{source.title}](/notes/{source.pk}/)" in note.body
+    assert f"- {source.title} (in {sample.name})\n" in note.body
+    assert "/notes/" not in note.body and "[[" not in note.body
     assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
     assert "**Decided:**" in note.body
     claims = re.findall(r"^- \*\*(?:Decided|Considered):\*\* (.*)$", note.body, re.M)
@@ -61,6 +69,18 @@ def test_a_question_with_an_emoji_and_a_colon_is_filed_under_its_own_title(sampl
     assert note is not None and note.path == "Librarian/PTW 🦺 when do I need one.md"
     assert note.title == note.frontmatter["title"] == "PTW 🦺: when do I need one"
     assert "🦺" in note.body.split("---")[1]  # written as the character, not as escapes a reader must decode
+
+
+def test_an_answer_that_only_points_to_its_passages_files_no_claim():
+    user = make_user()
+    vault = make_vault(user, "Obsidian")
+    path = "Categories/Meetings.md"  # nothing but `![[Meetings.base]]`
+    make_note(vault, path, (CORPORA / "kepano-obsidian" / path).read_text(encoding="utf-8-sig"))
+    message = answered(user, vault, "Where do I find my meetings?")
+    assert message.text.startswith("The passages found say it in code, tables or links")
+
+    note = file_exchange(message.pk)
+    assert "## Claims\n- (none)\n" in note.body and "passages found" not in note.body
 
 
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
@@ -146,3 +166,48 @@ def test_publishing_a_filed_note_into_a_shared_vault_is_audited(sample):
     authored = Note.objects.get(vault=sample, path="ops/Permit to Work.md")
     refused = client.post(f"/api/notes/{authored.pk}/publish/", {"vault": sample.pk}, format="json")
     assert refused.status_code == 403
+
+
+def _foam_note(vault, path):
+    return make_note(vault, path, (CORPORA / "foam-docs" / path).read_text(encoding="utf-8-sig"))
+
+
+def test_the_notes_it_drew_on_are_wikilinks_in_its_own_vault_and_named_with_their_vault_elsewhere():
+    user = make_user()
+    home = personal(user)
+    daily = _foam_note(home, "user/features/daily-notes.md")
+    team = make_vault(user, "Foam docs")
+    templates = _foam_note(team, "user/features/templates.md")
+    message = answered_in(user, [home, team], "How do I create a daily note from a template?")
+    used = {item.note_id for item in message.context.filter(survived=True)}
+    assert {daily.pk, templates.pk} <= used
+
+    note = file_exchange(message.pk)
+    drew_on = note.body.split("## Drew on\n", 1)[1]
+    assert f"- [[daily-notes|{daily.title}]]\n" in drew_on  # its file name finds it alone in the vault
+    assert f"- {templates.title} (in Foam docs)\n" in drew_on
+    assert "/notes/" not in note.body and f"{templates.pk}" not in drew_on
+    assert drew_on.count(daily.title) == 1  # a note several passages came from is named once
+
+    browser = Client()
+    browser.force_login(user)
+    page = browser.get(f"/notes/{note.pk}/").content.decode()
+    assert f'<a class="internal" href="/notes/{daily.pk}/">{daily.title}</a>' in page
+    assert f"{templates.title} (in Foam docs)" in page and f"/notes/{templates.pk}/" not in page
+
+
+def test_a_source_whose_file_name_another_note_shares_is_linked_by_its_path_or_named():
+    user = make_user()
+    home = personal(user)
+    using = _foam_note(home, "user/index.md")
+    root = _foam_note(home, "index.md")  # another `index`, which `index.md` and `index` name as well
+    message = answered_in(user, [home], "What are the key features of Foam?")
+    assert {using.pk, root.pk} <= {item.note_id for item in message.context.filter(survived=True)}
+
+    note = file_exchange(message.pk)
+    assert f"- [[user/index|{using.title}]]\n" in note.body
+    assert f"- {root.title}\n" in note.body  # no wikilink finds it alone: named, never linked to the wrong note
+    browser = Client()
+    browser.force_login(user)
+    page = browser.get(f"/notes/{note.pk}/").content.decode()
+    assert f'<a class="internal" href="/notes/{using.pk}/">{using.title}</a>' in page

@@ -21,6 +21,7 @@ PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
 # What an answer says of a source nobody wrote as a record: a proposal, or the Librarian's note of a conversation.
 LABELS = {Provenance.PROPOSAL.value: "(proposal) ", Provenance.SUMMARY.value: "(filed from a conversation) "}
 LEAD_IN = "From your notes:\n\n"
+NO_SENTENCE = "The passages found say it in code, tables or links rather than in a sentence to quote: see "
 NOTHING_FOUND = "Nothing in the vaults searched answers this."
 
 ANSWER_PROMPT = (
@@ -51,7 +52,7 @@ class Source:
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     """The answer written without a model, as the parts it streams in: the span the question asks for, quoted
     and cited, then the supporting sentences. A lead that is a whole sentence is not said again below it; the other
-    sources that say it are cited beside it."""
+    sources that say it are cited beside it. Sources without a sentence to quote are pointed to."""
     found = lead(question, sources)
     said = supporting(question, sources)
     first: list[str] = []
@@ -62,6 +63,8 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
                 numbers += [n for n in said.pop(key) if n not in numbers]
         first = [f"**{found.text}** {_cited(numbers)}\n\n"]
     lines = _bullets(said)
+    if not first and not lines and sources:
+        return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
     return [*first, *([LEAD_IN, *lines] if lines else [])]
 
 

@@ -1,31 +1,53 @@
 """The answer a reader wants, read off the passages without a model: for "when" a date (resolved against the
-passage's own date), for "who" a person, for "where" a place, for "how many" a number, for "how do I" the key or
-the code, otherwise the best sentence itself. Headings
-alone, table rows, callout markers and empty list items are never an answer."""
+passage's own date), for "who" a person, for "where" a place, for "how many" a number, for "how do I" the key to
+press or the command to type, otherwise the best sentence itself. Only prose is read: headings, code blocks, HTML,
+table rows, callout markers and empty list items are never an answer."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from apps.chat.services.dates import said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
-from apps.notes.text import plain_line, split_sentences
+from apps.notes.text import plain_line, prose_lines, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
 TURN = re.compile(r"^\s*(?:[^\n]{0,40}?\d{4}:\s+)?([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+(.*)$", re.S)
 DATE_PREFIX = re.compile(r"^\s*[^\n]{0,40}?\d{4}:\s+")
-HOW_TO = re.compile(
-    r"^\s*how (do|can|to|should|would)\b|\b(shortcut|hotkey|keys?|keyboard|command|syntax|code)\b", re.I
+# A question that asks what to press or type: "how do I …", or one that asks which shortcut, key or command.
+ASKS_WHAT_TO_TYPE = re.compile(
+    r"^\s*how (do|can|to|should|would)\b|\b(shortcut|hotkey|keybinding|keystroke)s?\b"
+    r"|\b(which|what)('s|\s+is|\s+are)?\s+(the\s+)?(\w+\s+)?(key|keys|command)s?\b",
+    re.I,
 )
-NOT_AN_ANSWER = re.compile(r"^\s*(#{1,6}\s|\||>\s*\[!|[-*+]\s*(\[.\]\s*)?$|```|---|\[!)")
+# Markers, and a line that only embeds a note or an image: what a page shows, not what it says.
+NOT_AN_ANSWER = re.compile(
+    r"^\s*(#{1,6}\s|\||>\s*\[!|[-*+]\s*(\[.\]\s*)?$|```|---|\[!|([-*+]\s+)?#\+\w"
+    r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)\s*$)"
+)
 KEYS = re.compile(
     r"\b(?:(?:Ctrl|Control|Cmd|Command|Alt|Option|Shift|Super|Win|Mod|Meta)\s*[-+]\s*)+(?:[A-Za-z0-9]|F\d{1,2}|"
     r"Enter|Return|Tab|Space|Esc|Escape|Up|Down|Left|Right|Delete|Backspace|[,./;\[\]'`=-])\b"
 )
 CODE = re.compile(r"`([^`\n]+)`")
+HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+# Code a reader can type as it stands: a slash command ("/Code block"), an editor's palette command ("Foam: Open
+# Daily Note"), a sequence of keys ("t r"), or a command line (a program and its arguments) that the sentence hands
+# over ("run `yarn install`") or that takes options. Other code is a name, a value or a placeholder ("note-name",
+# "filename format"), which answers nothing on its own.
+TYPED_COMMAND = re.compile(
+    r"^(?:/[A-Za-z][\w-]*(?:\s+[\w-]+)*"
+    r"|[A-Z][\w-]*(?:\s[A-Z][\w-]*)*:\s+[A-Z][\w-]*(?:\s+[\w-]+)*"
+    r"|[a-z0-9](?:\s+[a-z0-9])+)$"
+)
+COMMAND_LINE = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)+$")
+OPTION = re.compile(r"\s--?[a-z]")
+HANDED_OVER = re.compile(
+    r"\b(run|running|type|typing|enter|execute|invoked? as|press|pressing|use|using)\s*:?\s*$", re.I
+)
 NUMBER_WORDS = re.compile(
     r"\b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twice|once|"
     r"a couple|a few|several)\b",
@@ -61,14 +83,19 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str]]:
     elif said:
         text = DATE_PREFIX.sub("", text, count=1)
     out = []
-    for raw in text.splitlines():
-        if NOT_AN_ANSWER.match(raw):
+    for raw in prose_lines(text):
+        if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
             continue
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
         out += split_sentences(plain)
     return speaker, said, out
+
+
+def _mostly_tags(line: str) -> bool:
+    """HTML more than text: a piece of a page's markup (a long HTML block cut into chunks reads as prose)."""
+    return sum(len(tag) for tag in HTML_TAG.findall(line)) * 2 > len(line)
 
 
 def statements(text: str) -> list[str]:
@@ -109,6 +136,26 @@ def _span(kind: str, question: str, sentence: str, speaker: str | None, said: da
     return None
 
 
+def _what_to_type(question: str, sentence: str, text: str) -> str | None:
+    """The key or the command the answering sentence gives (its code read from the passage's Markdown), unless the
+    question already names it."""
+    asked = question.lower()
+    keys = [match.group(0) for match in KEYS.finditer(sentence)]
+    commands = [code for code in _commands(text) if code in sentence]
+    return next((found for found in [*keys, *commands] if found.lower() not in asked), None)
+
+
+def _commands(text: str) -> Iterator[str]:
+    """The passage's inline code that can be typed as it stands (TYPED_COMMAND, COMMAND_LINE)."""
+    for match in CODE.finditer(text):
+        code = match.group(1).strip()
+        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if TYPED_COMMAND.match(code) or (
+            COMMAND_LINE.match(code) and (OPTION.search(code) or HANDED_OVER.search(before))
+        ):
+            yield code
+
+
 def answer_span(
     question: str,
     passages: Sequence[Passage],
@@ -133,10 +180,8 @@ def answer_span(
         return None
     candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
     _, _, _, passage, speaker, said, sentence = candidates[0]
-    if HOW_TO.search(question):
-        keys = KEYS.search(passage.text) or CODE.search(passage.text)
-        if keys:
-            return Span(keys.group(1) if keys.re is CODE else keys.group(0), passage.number, sentence)
+    if ASKS_WHAT_TO_TYPE.search(question) and (typed := _what_to_type(question, sentence, passage.text)):
+        return Span(typed, passage.number, sentence)
     typed = _span(kind, question, sentence, speaker, said)
     if typed:
         return Span(typed, passage.number, sentence)

@@ -1,0 +1,90 @@
+"""The offline answer on real vault text (foam-docs, logseq-docs, kepano-obsidian, read where they live): its bold
+lead is a sentence a reader can use, or the key or command the question asks for. Never a placeholder out of an
+example, a heading, the tail of a wrapped line or an embed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from apps.notes.markdown import heading_match
+from apps.notes.services.chunks import chunks_embed_pending
+from tests.corpora import CORPORA
+from tests.factories import api, make_note, make_user, make_vault
+
+pytestmark = pytest.mark.django_db
+
+FOAM_FEATURES = ["user/features/embeds.md", "user/features/wikilinks.md", "user/features/block-anchors.md"]
+
+
+def _vault(corpus: str, paths: list[str]):
+    owner = make_user()
+    vault = make_vault(owner, corpus)
+    for path in paths:
+        make_note(vault, path, (CORPORA / corpus / path).read_text(encoding="utf-8-sig"), embed=False)
+    chunks_embed_pending(vault_id=vault.pk)
+    return vault
+
+
+def _answer(vault, question: str) -> str:
+    reply = api(vault.owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json")
+    assert reply.status_code == 200 and reply.json()["grounded"], reply.content
+    return reply.json()["answer"]
+
+
+def _lead(answer: str) -> str:
+    found = re.match(r"\*\*(.+?)\*\* \[\d", answer)
+    assert found, answer
+    return found.group(1)
+
+
+def _is_a_statement(text: str) -> bool:
+    return len(text.split()) >= 6  # a whole line of prose, not a name, a token or a heading
+
+
+def test_a_how_to_question_leads_with_a_sentence_not_a_placeholder_out_of_the_example():
+    vault = _vault("foam-docs", FOAM_FEATURES)
+    for question in (
+        "How do I embed a note?",  # the example's `note-name`
+        "How do I embed just one section of another note?",  # its `^id`
+        "How do I change the border and rounded corners of the box around content pulled in from another page?",
+    ):
+        lead = _lead(_answer(vault, question))
+        assert _is_a_statement(lead), (question, lead)
+
+
+def test_a_heading_in_an_outline_is_never_the_lead():
+    vault = _vault("logseq-docs", ["pages/Advanced Queries.md"])
+    text = (CORPORA / "logseq-docs/pages/Advanced Queries.md").read_text(encoding="utf-8-sig")
+    headings = {found[1] for line in text.splitlines() if (found := heading_match(line.strip().lstrip("- ")))}
+    assert "Query Options" in headings  # written `- ### Query Options`
+    for question in ("What are the query options?", "What are the special date inputs?"):
+        lead = _lead(_answer(vault, question))
+        assert lead not in headings and _is_a_statement(lead), (question, lead)
+
+
+def test_a_wrapped_paragraph_is_read_as_its_sentences_not_its_lines():
+    # the note wraps its prose at 80 columns, mid-sentence; "VS Code" in the question asks for no code
+    vault = _vault("foam-docs", ["user/recipes/add-images-to-notes.md"])
+    question = "What changed in how images are added to notes now that VS Code can paste and drop files itself?"
+    lead = _lead(_answer(vault, question))
+    assert lead.startswith("VScode (since") and lead.endswith("directly into markdown documents."), lead
+    assert "now has the ability to paste images from the clipboard, or drag-and-drop image files" in lead
+
+
+def test_the_key_or_command_the_answering_sentence_gives_is_still_the_lead():
+    navigate = _vault("foam-docs", ["user/recipes/search-and-navigate-notes.md"])
+    answer = _answer(navigate, "What is the shortcut to search across all note content?")
+    assert answer.startswith("**Cmd+Shift+F** [1]"), answer  # the sentence's key, not the note's first one
+    code = _vault("logseq-docs", ["pages/Code block.md"])
+    answer = _answer(code, "How do I insert a snippet of source code with syntax highlighting for a language?")
+    assert answer.startswith("**/Code block** [1]"), answer
+
+
+def test_a_note_that_only_embeds_another_is_pointed_to_not_quoted():
+    vault = _vault("kepano-obsidian", ["Categories/Meetings.md"])  # nothing but `![[Meetings.base]]`
+    answer = _answer(vault, "Where do I find my meetings?")
+    assert "Meetings.base" not in answer and "**" not in answer
+    assert answer.startswith("The passages found say it in code, tables or links rather than in a sentence"), answer
+    assert answer.rstrip().endswith("see [1].")
