@@ -102,8 +102,8 @@ def build_world(seed: int, tmp_path: Path) -> World:
     rng = random.Random(seed)
     users = [make_user(f"iso{seed}-{i}") for i in range(5)]
     vaults = [Vault.objects.get(owner=u, is_personal=True) for u in users]
-    for _ in range(5):
-        vaults.append(make_vault(rng.choice(users), "shared"))
+    for number in range(5):
+        vaults.append(make_vault(rng.choice(users), f"shared {number}"))
     world = World(users=users, vaults=vaults, teams=[], markers={}, owner={v.pk: v.owner_id for v in vaults})
     for t in range(2):
         manager = rng.choice(users)

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.chat.models import Conversation, Message, Role, Status
-from apps.chat.selectors import expansion
+from apps.chat.selectors import conversation_get, expansion
 from apps.chat.serializers import (
     ChatAnswerDetailOut,
     ChatAnswerOut,
@@ -111,9 +111,7 @@ class ConversationDetailApi(APIView):
         responses={200: ConversationDetailOut, **errors(404)}, summary="One of your conversations with every turn"
     )
     def get(self, request: Request, conversation_id: int) -> Response:
-        conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
-        if conversation is None:
-            return Response({"detail": "No conversation matches the given query."}, status=404)
+        conversation = conversation_get(user=actor(request), conversation_id=conversation_id)
         return Response(
             ConversationDetailOut(conversation_payload(conversation, messages=True, user=actor(request))).data
         )
@@ -135,9 +133,7 @@ class ConversationCancelApi(APIView):
         summary="Skip the deep research in flight",
     )
     def post(self, request: Request, conversation_id: int) -> Response:
-        conversation = Conversation.objects.filter(pk=conversation_id, owner=actor(request)).first()
-        if conversation is None:
-            return Response({"detail": "No conversation matches the given query."}, status=404)
+        conversation = conversation_get(user=actor(request), conversation_id=conversation_id)
         running = conversation.messages.filter(role=Role.ASSISTANT, status__in=[Status.PENDING, Status.RUNNING])
         count = running.update(cancel_requested=True)
         return Response(ConversationCancelOut({"cancelled": count}).data, status=status.HTTP_202_ACCEPTED)

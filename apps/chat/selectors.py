@@ -7,7 +7,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.http import Http404
 
-from apps.chat.models import ContextItem, Message, Role
+from apps.chat.models import ContextItem, Conversation, Message, Role
+from apps.core.validation import is_id
 from apps.graph.explore import graph_grew
 from apps.graph.models import Dependency, Entity
 from apps.notes.models import Chunk
@@ -16,6 +17,18 @@ from apps.vaults.scope import Scope, readable_scope
 
 EXPLORERS, EXPLORERS_STALE = 1, 2  # per session
 ROUTINE_SESSIONS = 5  # this many sessions walking the same paths make the graph stale too
+
+
+def conversation_get(*, user: User, conversation_id: object, for_update: bool = False) -> Conversation:
+    """One of the requester's conversations, locked for a write with `for_update`. Missing, deleted and someone
+    else's all raise the same 404, so no answer tells them apart."""
+    found = None
+    if is_id(str(conversation_id)):
+        rows = Conversation.objects.select_for_update() if for_update else Conversation.objects.all()
+        found = rows.filter(pk=int(str(conversation_id)), owner=user).first()
+    if found is None:
+        raise Http404("No conversation matches the given query.")
+    return found
 
 
 def explorer_quota(scope: Scope) -> int:

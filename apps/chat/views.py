@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.chat.apis import conversation_payload, pending_message
 from apps.chat.models import Conversation, Message, Role
+from apps.chat.selectors import conversation_get
 from apps.chat.services.asking import QUEUE_DOWN
 from apps.chat.services.chat import Event, chat_run, chat_start
 from apps.chat.services.history import conversation_delete
@@ -41,12 +42,8 @@ def chat_page(request: HttpRequest) -> HttpResponse:
         conversations = conversations.filter(title__icontains=find)
     current: dict[str, Any] | None = None
     wanted = request.GET.get("c", "")
-    if wanted and not is_id(wanted):
-        raise Http404("No conversation matches the given query.")
     if wanted:
-        found = Conversation.objects.filter(pk=int(wanted), owner=user).first()
-        if found is None:
-            raise Http404("No conversation matches the given query.")
+        found = conversation_get(user=user, conversation_id=wanted)
         current = conversation_payload(found, messages=True, user=user)
     archived = [vault for vault in vaults if vault.archived_at is not None]
     ticked = set(current["vaults"]) if current else set()

@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from apps.core.validation import validate_text
 from apps.llm.embeddings import current_model, embed_query, model_dimensions
 from apps.notes.vectors import vector_cast
+from apps.retrieval.snippets import snippet_of
 from apps.vaults.scope import Scope
 
 RRF_K = 60
@@ -187,10 +188,10 @@ fused AS (
     LIMIT %(k)s
 )
 SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
+       -- every match in the whole chunk: apps/retrieval/snippets.py chooses the snippet out of it
        CASE WHEN 'keyword' = ANY(f.sources)
-            THEN ts_headline('english', c.text, {_OR_EN},
-                             'MaxWords=40, MinWords=15, MaxFragments=2, StartSel=«, StopSel=»')
-            ELSE left(c.text, 280) END AS snippet
+            THEN ts_headline('english', c.text, {_OR_EN}, 'HighlightAll=true, StartSel=«, StopSel=»')
+            ELSE c.text END AS marked_text
 FROM fused f
 JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(scope)s) AND n.drawn_from <@ %(readable)s::bigint[]
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(scope)s)
@@ -286,7 +287,7 @@ def hybrid_search_vector(
             chunk=r[4],
             score=float(r[5]),
             sources=list(r[6]),
-            snippet=r[7] or "",
+            snippet=snippet_of(r[7] or ""),
         )
         for r in rows
     ]

@@ -5,8 +5,9 @@ from typing import cast
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import connection, transaction
+from django.db.models import QuerySet, Value
+from django.db.models.functions import Lower, Trim
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_with_perms, remove_perm
 
@@ -15,7 +16,7 @@ from apps.audit.services import audit_record
 from apps.core import row_security
 from apps.vaults.chat_settings import ChatSettings, parse
 from apps.vaults.models import TeamGrant, Vault, VaultRole
-from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may
+from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may, vaults_for
 
 
 def _grant(principal: User | Group, vault: Vault, role: str) -> None:
@@ -34,11 +35,27 @@ def _vault_name(name: str) -> str:
     return name
 
 
+def _name_unused(*, person: User, name: str, renamed: Vault | None = None) -> None:
+    """Refuse a name `person` already gives one of the vaults they manage, letter case and outer spaces aside.
+    Only those count: a vault they cannot manage or cannot see never blocks a name, so no refusal tells of it. A
+    person's creates and renames wait for each other, so a form sent twice cannot make two of a name."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('vault names'), %s)", [person.pk])
+    same = vaults_for(person, "manage").alias(key=Lower(Trim("name"))).filter(key=Lower(Value(name)))
+    if renamed is not None:
+        same = same.exclude(pk=renamed.pk)
+    taken = same.order_by("pk").values_list("name", flat=True).first()
+    if taken is not None:
+        raise ValidationError({"name": [f"You already have a vault named “{taken}”: choose another name."]})
+
+
 @transaction.atomic
 def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
-    """Create a vault; its creator becomes its manager."""
-    name = _vault_name(name)
-    vault = Vault.objects.create(name=name[:200], owner=owner, is_personal=is_personal)
+    """Create a vault; its creator becomes its manager. 400 on a name among the vaults they already manage."""
+    name = _vault_name(name)[:200]
+    if not is_personal:  # made for the person, not named by them: it must exist even where its name is taken
+        _name_unused(person=owner, name=name)
+    vault = Vault.objects.create(name=name, owner=owner, is_personal=is_personal)
     row_security.admit(vault.pk)  # its maker reads it from this statement on, in the request that made it
     _grant(owner, vault, VaultRole.MANAGER)
     audit_record(
@@ -54,11 +71,12 @@ def vault_create(*, owner: User, name: str, is_personal: bool = False) -> Vault:
 
 @transaction.atomic
 def vault_rename(*, actor: User, vault: Vault, name: str) -> Vault:
-    """Give a vault a new name (managers); audited."""
+    """Give a vault a new name (managers); audited. 400 on a name among the other vaults the actor manages."""
     if not user_may(actor, "manage", vault):
         raise PermissionDenied("only a manager of this vault may rename it")
-    name = _vault_name(name)
-    before, vault.name = vault.name, name[:200]
+    name = _vault_name(name)[:200]
+    _name_unused(person=actor, name=name, renamed=vault)
+    before, vault.name = vault.name, name
     return _vault_field_save(actor=actor, vault=vault, field="name", before=before, action="vault.rename")
 
 

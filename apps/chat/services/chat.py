@@ -21,7 +21,7 @@ from apps.chat.hooks import exchange_answered, items_feedback, question_asked
 from apps.chat.metrics import answer_latency_observe, gate_count
 from apps.chat.models import ContextItem, Conversation, Fallback, Message, Role, Status
 from apps.chat.prewarm import prewarmed_context
-from apps.chat.selectors import explorer_quota
+from apps.chat.selectors import conversation_get, explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, resolve
@@ -59,9 +59,7 @@ def chat_start(*, user: User, vault_ids: list[int], text: str, conversation_id: 
     text = validate_message(text)
     with transaction.atomic():
         if conversation_id is not None:
-            conversation = Conversation.objects.select_for_update().filter(pk=conversation_id, owner=user).first()
-            if conversation is None:
-                raise Http404("No conversation matches the given query.")
+            conversation = conversation_get(user=user, conversation_id=conversation_id, for_update=True)
             scope = _follow_up_scope(user=user, conversation=conversation, vault_ids=vault_ids)
         else:
             scope = _scope_or_refusal(user=user, vault_ids=vault_ids)

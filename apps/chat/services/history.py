@@ -7,34 +7,22 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.http import Http404
 from django.urls import reverse
 
 from apps.audit.services import audit_record
-from apps.chat.models import Conversation, Role, Status
+from apps.chat.models import Role, Status
+from apps.chat.selectors import conversation_get
 from apps.core import row_security
 from apps.core.exceptions import Conflict
-from apps.core.validation import is_id
 
 UNSETTLED = (Status.PENDING, Status.RUNNING)
-
-
-def conversation_owned(*, user: User, conversation_id: object) -> Conversation:
-    """One of the requester's conversations (404 for anyone else's, exactly like a missing one)."""
-    found = None
-    if is_id(str(conversation_id)):
-        found = Conversation.objects.filter(pk=int(str(conversation_id)), owner=user).first()
-    if found is None:
-        raise Http404("No conversation matches the given query.")
-    return found
 
 
 @transaction.atomic
 def conversation_delete(*, user: User, conversation_id: object) -> int:
     """Delete one of the requester's conversations for good; the number of its messages. Refused while an answer
     in it is still being written: the worker would be writing into a conversation that is gone."""
-    conversation = conversation_owned(user=user, conversation_id=conversation_id)
-    conversation = Conversation.objects.select_for_update().get(pk=conversation.pk)
+    conversation = conversation_get(user=user, conversation_id=conversation_id, for_update=True)
     if conversation.messages.filter(role=Role.ASSISTANT, status__in=UNSETTLED).exists():
         raise Conflict(
             "An answer in this conversation is still being written: delete it once the answer is done.",

@@ -9,6 +9,7 @@ from apps.notes.followup import import_job_follow_up
 from apps.notes.management.progress import ImportBar
 from apps.notes.services.ingest import import_job_create, import_job_enqueue, import_job_run
 from apps.vaults.models import Vault
+from apps.vaults.permissions import vaults_for
 from apps.vaults.services import vault_create
 
 
@@ -62,4 +63,6 @@ class Command(BaseCommand):
             if vault is None:
                 raise CommandError(f"no vault with id {ref}")
             return vault
-        return Vault.objects.filter(name=ref, owner=user).first() or vault_create(owner=user, name=ref)
+        # a person's managed vaults have distinct names, letter case aside: the one so named is theirs
+        managed = vaults_for(user, "manage").filter(name__iexact=ref.strip()).first()
+        return managed or vault_create(owner=user, name=ref)

@@ -1,0 +1,71 @@
+"""Search snippets over real notes: they start at a sentence or line of the note, end at a word, say "…" where the
+note's text goes on, and keep the matches marked."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.test import Client
+
+from apps.notes.models import Chunk
+from tests.corpora import CORPORA
+from tests.factories import api, make_note, make_user, make_vault
+
+pytestmark = pytest.mark.django_db
+
+NOTES = (
+    "foam-docs/user/features/daily-notes.md",
+    "foam-docs/user/features/wikilinks.md",
+    "foam-docs/user/features/tags.md",
+    "foam-docs/principles.md",
+    "logseq-docs/db-version.md",
+    "kepano-obsidian/Readme.md",
+)
+QUERIES = ("customize daily note location template", "tags", "graph view", "organise information", "database version")
+CUT = "…"
+PAGE_HIT = re.compile(r'<span class="muted small">([^<]*)</span>\s*<p class="snippet">(.*?)</p>')
+
+
+@pytest.fixture
+def reader():
+    owner = make_user()
+    vault = make_vault(owner, "Real notes")
+    for name in NOTES:
+        make_note(vault, name.split("/", 1)[1], (CORPORA / name).read_text())
+    return owner
+
+
+def test_api_snippets_are_whole_sentences_of_the_passage_with_a_cut_marked_by_an_ellipsis(reader):
+    client = api(reader)
+    for query in QUERIES:
+        hits = client.get("/api/search/", {"q": query, "k": 5}).json()["results"]
+        assert hits, query
+        for hit in hits:
+            snippet = hit["snippet"]
+            passage = snippet.removeprefix(f"{CUT} ").removesuffix(f" {CUT}").replace("«", "").replace("»", "")
+            text = Chunk.objects.get(pk=hit["chunk"]).text.strip()
+            start = text.find(passage)
+            assert start >= 0, (query, snippet)
+            end = start + len(passage)
+            shown = f"{query!r} in {hit['path']}: {snippet!r}"
+            assert snippet.startswith(CUT) == (start > 0), shown
+            assert re.search(r"(?:\A|[.!?]\s+|\n\s*)\Z", text[:start]), f"starts inside a sentence: {shown}"
+            assert snippet.endswith(CUT) == (end < len(text)), shown
+            assert end == len(text) or text[end].isspace(), f"ends inside a word: {shown}"
+            if "keyword" in hit["sources"] and set(query.split()) & set(passage.lower().split()):
+                assert "«" in snippet, shown
+
+
+def test_the_search_page_shows_the_sentence_holding_the_match_marked(reader):
+    client = Client()
+    client.force_login(reader)
+    page = client.get("/", {"q": "customize daily note location"}).content.decode()
+    snippet = next(s for where, s in PAGE_HIT.findall(page) if html.unescape(where).endswith("/daily-notes.md"))
+    assert (
+        "To <mark>customize</mark> your <mark>daily</mark> <mark>note</mark> <mark>location</mark> and format you "
+        "can create a .foam/templates/daily-note.md template." in snippet
+    ), snippet
+    words = html.unescape(re.sub(r"<[^>]+>", "", snippet))
+    assert words.startswith((f"{CUT} ", "By default,")), words
