@@ -4,7 +4,9 @@ Input: the JSONL that `manage.py evaluate locomo --pipeline research --answers P
 sources, the answer given, its F1). Every answerable question the run answered is answered again from the same
 sources by the product's span rules with one thing varied: how many passages the answer is read from (1–4) and how
 a sentence's closeness to the question is scored — the words it shares with the question (today), the cosine of
-their embeddings (the active model), or the shared words plus `w` × the cosine. Abstentions stay as recorded (the
+their embeddings (the active model), or the shared words plus `w` × the cosine; with `--alignment` also the token
+alignment (each question word piece's best cosine to the sentence's, contextual token vectors of the local model,
+averaged), alone or added the same way. Abstentions stay as recorded (the
 who-did-it rule reads the same sources either way). The rule: the best mean F1 (categories 1–4) on the choosing
 conversations; the choice is then read on the others. The recorded answers quote the dataset: keep them out of the
 repository.
@@ -34,7 +36,7 @@ def main() -> None:
 
     from apps.chat.services import spans
     from apps.chat.services.answering import Source, answer_lines
-    from apps.core.text import terms
+    from apps.core.text import STOP, terms
     from apps.evaluation.answer_scores import answer_f1, readable
     from apps.llm.embeddings import embed_texts
 
@@ -42,6 +44,7 @@ def main() -> None:
     parser.add_argument("answers", type=Path)
     parser.add_argument("--choose", nargs="+", default=["conv-26", "conv-30"])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--alignment", action="store_true", help="also score closeness by token alignment")
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.answers.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["pipeline"] == "research" and r["category"] != 5]
@@ -59,19 +62,49 @@ def main() -> None:
         va, vb = vectors[a], vectors[b]
         return float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb) or 1.0))
 
-    def span(question: str, passages: list[spans.Passage], first: int, weight: float | None) -> spans.Span | None:
+    tokens: dict[str, Any] = {}
+
+    def embed_tokens(texts: list[str]) -> None:
+        """Each text's contextual token vectors (normalised), its content word pieces only: no [CLS]/[SEP], no
+        punctuation, no stop words."""
+        from apps.llm.embeddings import _local_model, current_model
+
+        encoder = _local_model(current_model())
+        missing = sorted({t for t in texts if t not in tokens})
+        for start in range(0, len(missing), 128):
+            batch = missing[start : start + 128]
+            encoded = encoder.encode(batch, output_value="token_embeddings", show_progress_bar=False)
+            for text, matrix in zip(batch, encoded, strict=True):
+                m = np.asarray(matrix, dtype=np.float32)[1:-1]
+                ids = encoder.tokenizer(text, truncation=True, max_length=encoder.max_seq_length)["input_ids"][1:-1]
+                pieces = encoder.tokenizer.convert_ids_to_tokens(ids[: len(m)])
+                keep = [i for i, t in enumerate(pieces) if t.isalnum() and t not in STOP]
+                m = m[keep] if keep else m
+                tokens[text] = m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+
+    def alignment(question: str, line: str) -> float:
+        """How well the question's word pieces each find a close one in the line: the mean of their best cosines."""
+        q, s_ = tokens[question], tokens[line]
+        if not len(q) or not len(s_):
+            return 0.0
+        return float((q @ s_.T).max(axis=1).mean())
+
+    def span(
+        question: str, passages: list[spans.Passage], first: int, weight: float | None, mode: str = "cosine"
+    ) -> spans.Span | None:
         """The product's span with the passages read and the closeness varied (weight None: shared words only, as
-        the product; 0: the cosine only; else shared words + weight × cosine)."""
+        the product; 0: the cosine (or token alignment) only; else shared words + weight × it)."""
         wanted = set(terms(question))
+        near = cosine if mode == "cosine" else alignment
 
         def closeness(line: str) -> float:
             shared = float(len(wanted & set(terms(line))))
             return (
                 shared
                 if weight is None
-                else cosine(question, line)
+                else near(question, line)
                 if weight == 0
-                else shared + weight * cosine(question, line)
+                else shared + weight * near(question, line)
             )
 
         return spans.answer_span(question, passages, first=first, closeness=closeness)
@@ -81,26 +114,32 @@ def main() -> None:
         for s in r["sources"]:
             sentences += spans._lines(s["text"])[2]
     embed(sentences)
+    if args.alignment:
+        embed_tokens(sentences)
 
-    def answer(row: dict[str, Any], first: int, weight: float | None) -> str | None:
+    def answer(row: dict[str, Any], first: int, weight: float | None, mode: str) -> str | None:
         if row["answer"] is None:
             return None
         sources = [Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored") for s in row["sources"]]
-        found = span(row["question"], [spans.Passage(number=s.number, text=s.text) for s in sources], first, weight)
+        passages = [spans.Passage(number=s.number, text=s.text) for s in sources]
+        found = span(row["question"], passages, first, weight, mode)
         return found.text if found else "".join(answer_lines(row["question"], sources))
 
-    points = [(first, weight) for first in (1, 2, 3, 4) for weight in (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0)]
+    weights = (None, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+    points = [(first, weight, "cosine") for first in (1, 2, 3, 4) for weight in weights]
+    if args.alignment:
+        points += [(first, weight, "alignment") for first in (1, 2, 3, 4) for weight in weights if weight is not None]
     figures: dict[str, dict[str, Any]] = {}
-    for first, weight in points:
+    for first, weight, mode in points:
         by_part: dict[str, list[float]] = defaultdict(list)
         by_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for row in rows:
-            given = answer(row, first, weight)
+            given = answer(row, first, weight, mode)
             f1 = 0.0 if given is None else answer_f1(readable(given), row["gold"], row["category"])
             part = "choose" if row["conversation"] in args.choose else "measure"
             by_part[part].append(f1)
             by_category[part][str(row["category"])].append(f1)
-        closeness = "shared words" if weight is None else "cosine" if weight == 0 else f"words + {weight} cosine"
+        closeness = "shared words" if weight is None else mode if weight == 0 else f"words + {weight} {mode}"
         name = f"passages {first}, {closeness}"
         figures[name] = {
             part: {
