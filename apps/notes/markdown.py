@@ -34,9 +34,10 @@ OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 LINK_DEFINITION = re.compile(
     r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M
 )
-# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: (embed mark, destination).
+# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: its embed mark, label and destination.
 INLINE_LINK = re.compile(
-    r"(!?)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"(?P<embed>!?)\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*(?P<destination><[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
 URL_SCHEME = re.compile(r"^[A-Za-z][\w+.-]*:")  # https:, mailto:, obsidian:… an address, not a note
 # Frontmatter keys Obsidian reads as tags and aliases: their values name no note.
@@ -367,9 +368,10 @@ def _links(path: str, prose: str) -> list[Link]:
     links += [(m.start(), Link(m.group(1).lower(), "", "", LinkKind.BLOCK)) for m in BLOCK_REF.finditer(prose)]
     folder = posixpath.dirname(path)
     for m in INLINE_LINK.finditer(_blank(prose, WIKILINK)):
-        found = note_path_target(folder, m.group(2))
+        found = note_path_target(folder, m.group("destination"))
         if found is not None:
-            links.append((m.start(), Link(found[0], found[1], "", LinkKind.EMBED if m.group(1) else LinkKind.LINK)))
+            kind = LinkKind.EMBED if m.group("embed") else LinkKind.LINK
+            links.append((m.start(), Link(found[0], found[1], "", kind)))
     for m in LINK_DEFINITION.finditer(prose):
         label = m.group(1).strip()
         found = note_path_target(folder, m.group(2))
