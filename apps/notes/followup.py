@@ -67,7 +67,7 @@ class FollowUp:
 
 # The outcomes that put (or keep) a file's content in the vault: a job with none of them imported nothing.
 IMPORTED = (FileOutcome.CREATED, FileOutcome.UPDATED, FileOutcome.UNCHANGED)
-LEFT_OUT_WORDS = {FileOutcome.SKIPPED: "skipped", FileOutcome.MOVED_TO_COLD: "moved to the cold tier"}
+LEFT_OUT_WORDS: dict[str, str] = {FileOutcome.SKIPPED: "skipped", FileOutcome.MOVED_TO_COLD: "moved to the cold tier"}
 
 
 def job_notes(job: ImportJob) -> QuerySet[Note]:
