@@ -2,8 +2,8 @@
 
 The reasoning slot writes an idea neither parent states; offline, a model-free template borrows one note's claim
 for the other's subject. The note is a proposal and says so: provenance `proposal`, filed in the accepting person's
-personal vault (it stays theirs until they publish it), linking to both parents, and carrying the collision's
-vault in `drawn_from` so it is withheld from anyone who cannot read that vault."""
+personal vault (it stays theirs until they publish it), naming both parents as Obsidian would (never by an app
+address), and carrying the collision's vault in `drawn_from` so it is withheld from anyone who cannot read it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Note, Provenance
+from apps.notes.references import note_reference
 from apps.notes.services.notes import note_create
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -59,6 +60,12 @@ def blend_request(*, actor: User, collision: Collision) -> Blend:
 def _side(note: Note) -> dict[str, str]:
     claim = Note.objects.filter(pk=note.pk).values_list("metadata__core_claim", flat=True).first()
     return {"id": str(note.pk), "title": note.title or note.path, "claim": (claim or note.title or "").strip()}
+
+
+def _parent(note: Note, side: dict[str, str], personal: Vault, source: Vault) -> str:
+    """How the blend names a parent: a wikilink when both sit in the personal vault, else the parent's title with
+    its vault (the blend is exported with the personal vault, where a link to another vault's note would dangle)."""
+    return note_reference(note, title=side["title"], home_vault_id=personal.pk, vault_name=source.name)
 
 
 def model_free_blend(a: dict[str, str], b: dict[str, str], domains: list[str]) -> dict[str, str]:
@@ -111,6 +118,7 @@ def blend_write(*, blend_id: int) -> Note | None:
     if personal is None or not user_may(blend.user, "read", source):
         return None
     a, b = _side(blend.parent_a), _side(blend.parent_b)
+    parents = [(blend.parent_a, a), (blend.parent_b, b)]
     domains = list(blend.collision.domains) if blend.collision else []
     local = model_free_blend(a, b, domains)
     model = parse(source.chat_settings).model_for("reasoning")
@@ -136,8 +144,7 @@ def blend_write(*, blend_id: int) -> Note | None:
         f"> A proposal DesirePath blended from two notes far apart in meaning that share "
         f"{', '.join(domains) or 'a field'}: an idea to test, not a person's record.\n\n"
         f"## Idea\n{idea['idea']}\n\n## Blended from\n"
-        f"- [{a['title']}](/notes/{a['id']}/): {a['claim']}\n"
-        f"- [{b['title']}](/notes/{b['id']}/): {b['claim']}\n"
+        + "".join(f"- {_parent(parent, side, personal, source)}: {side['claim']}\n" for parent, side in parents)
     )
     with transaction.atomic():
         note = note_create(

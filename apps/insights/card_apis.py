@@ -50,6 +50,10 @@ class InsightsOut(serializers.Serializer):
     lists = InsightListOut(many=True)
     preparing = serializers.IntegerField(help_text="cards still being written in the background")
     built = serializers.BooleanField(help_text="false until the vault's first insights run")
+    building = serializers.ChoiceField(
+        choices=["queued", "running", ""],
+        help_text="`queued` or `running` while a build after the vault's latest changes is on its way, else empty",
+    )
     blends = BlendOut(many=True, help_text="your blends of this vault's collisions")
 
 

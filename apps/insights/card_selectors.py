@@ -11,6 +11,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 
 from apps.core.auth import Requester
+from apps.insights.building import build_state
 from apps.insights.cards import SHOWN
 from apps.insights.models import Blend, Card, CardAnswer, CardKind
 from apps.insights.selectors import readable_vaults
@@ -31,6 +32,7 @@ class Insights:
     preparing: int  # active cards whose narrative is still being written
     built: bool  # whether the vault's cards were ever built
     blends: list[Blend]
+    building: str = ""  # `queued` or `running` while a build after the latest changes is on its way
 
 
 def cards_for(*, user: Requester, vault_id: int) -> QuerySet[Card]:
@@ -58,6 +60,7 @@ def insights_get(*, user: Requester, vault_id: int) -> Insights:
         preparing=scope.filter(active=True, narrative="").count(),
         built=scope.exists(),
         blends=list(blends.select_related("parent_a", "parent_b", "note").order_by("-created_at")[:20]),
+        building=build_state(vault_id=vault_id),
     )
 
 
@@ -99,5 +102,6 @@ def insights_payload(insights: Insights) -> dict[str, Any]:
         ],
         "preparing": insights.preparing,
         "built": insights.built,
+        "building": insights.building,
         "blends": [blend_payload(b) for b in insights.blends],
     }

@@ -3,10 +3,11 @@
 Model-free, a pattern is a lesson stated twice in different words about different things: sentences that
 generalise ("lesson:", "rule of thumb", "always", "never", "whenever", "usually" …) from notes that are unrelated —
 their subjects sit in different Leiden communities (or in none) and no link, tag or dependency joins them within
-two hops — and that share at least two content terms beyond the generalising words. Each set of sentences that
-share the same terms becomes one `principle` entity with its evidence trail, its own proposed edges to the notes'
-subjects (inferred, 0.4: below what walks follow until a person confirms it) and a notification for every reader of
-the vault. A pattern is found once per vault: a rejected one is never proposed again."""
+two hops — and that share at least two content terms beyond the generalising words (read as plain text: links as
+their labels, addresses left out). A release note's entry, naming an issue number, generalises nothing. Each set of
+sentences that share the same terms becomes one `principle` entity with its evidence trail, its own proposed edges
+to the notes' subjects (inferred, 0.4: below what walks follow until a person confirms it) and a notification for
+every reader of the vault. A pattern is found once per vault: a rejected one is never proposed again."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ from apps.core.text import STOP
 from apps.graph.extract import key_of
 from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, EntityKind, Reason
 from apps.insights.models import Evidence, Notification, Principle
+from apps.notes.markdown import ADDRESS
 from apps.notes.models import Chunk, Provenance
-from apps.notes.text import sentences
+from apps.notes.text import link_labels, sentences
 from apps.vaults.models import Vault
 
 GENERAL = re.compile(
@@ -51,6 +53,8 @@ MARKER_WORDS = {
     "trick",
 }
 WORD = re.compile(r"[a-z][a-z'-]{3,}")
+# An issue or pull request number (`#7512`, not a tag): a release note's entry names a change, it states no lesson.
+CHANGE_REFERENCE = re.compile(r"(?<![\w&#/])#\d+\b")
 MIN_SHARED = 2  # content terms two sentences must share
 COMMON = 500  # a term more general sentences say than this is no pattern
 MAX_EVIDENCE = 8
@@ -89,12 +93,17 @@ def _general_sentences(vault_id: int) -> list[Seen]:
     chunks = list(rows)
     titles = {key_of(c.note.title) for c in chunks}  # a note's subject may have been named by a link first
     subjects = dict(Entity.objects.filter(vault_id=vault_id, key__in=titles).values_list("key", "pk"))
+    readable = ((c, link_labels(s)) for c in chunks for s in sentences(c.text))
     return [
-        Seen(c.pk, c.note_id, c.note.title, subjects.get(key_of(c.note.title)), s[:1000], terms_of(s))
-        for c in chunks
-        for s in sentences(c.text)
-        if GENERAL.search(s)
+        Seen(c.pk, c.note_id, c.note.title, subjects.get(key_of(c.note.title)), s[:1000], _content_terms(s))
+        for c, s in readable
+        if GENERAL.search(s) and not CHANGE_REFERENCE.search(s)
     ]
+
+
+def _content_terms(sentence: str) -> frozenset[str]:
+    """A sentence's terms, leaving out the words of the addresses it names (`https`, `github`…)."""
+    return terms_of(ADDRESS.sub(" ", sentence))
 
 
 def _related(vault_id: int) -> tuple[dict[int, set[int]], dict[int, int]]:

@@ -68,6 +68,18 @@ def insights_daily(vault_id: int | None = None) -> dict[str, int]:
     return {"vaults": len(done), "narrated": sum(done.values())}
 
 
+BUILD_TIME_LIMIT = 1800
+
+
+@shared_task(name="apps.insights.tasks.insights_build", time_limit=BUILD_TIME_LIMIT, soft_time_limit=1700)
+def insights_build(vault_id: int) -> dict[str, int]:
+    """One vault's insights built soon after its notes changed: the daily run's steps for it alone."""
+    from apps.insights.building import build_running
+
+    with build_running(vault_id=vault_id, seconds=BUILD_TIME_LIMIT):
+        return insights_daily(vault_id)
+
+
 @shared_task(name="apps.insights.tasks.blend_write", time_limit=600, soft_time_limit=540)
 def blend_write_task(blend_id: int) -> int | None:
     """Write an accepted collision's blend; the new note's id."""

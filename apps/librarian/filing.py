@@ -20,7 +20,8 @@ from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
 from apps.notes.markdown import frontmatter_block
-from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance, Tier
+from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
+from apps.notes.references import note_reference, plain_markdown
 from apps.notes.services.notes import note_create, note_update
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse, strictest
@@ -32,11 +33,6 @@ CONSIDERED = re.compile(
     r"plan(ned|s)? to|would|if we|what if|draft|tentative(ly)?|leaning)\b|\?",
     re.I,
 )
-# What a wikilink's target (a path) or label (a title) cannot hold, and the marks that would make a plain name a
-# link or markup.
-LINK_SYNTAX = re.compile(r"[\[\]|#^\n]")
-LABEL_SYNTAX = re.compile(r"[\[\]|\n]")
-MARKUP = re.compile(r"([\\`*\[\]<>])")
 PROMPT = (
     "You are the Librarian of a team knowledge base. Decide whether this exchange holds a real concept worth a "
     'note or is chatter. Reply with JSON only: {"kind": "concept" or "chatter", "title": a short title, "claims": '
@@ -110,9 +106,8 @@ def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str
 
 
 def _drew_on(items: Iterable[ContextItem], home: Vault) -> list[tuple[str, str]]:
-    """Each note the answer drew on, once: the title a reader knows it by, and how the filed note names it. A note
-    in the vault the filed note goes into is a wikilink, as Obsidian writes one; a wikilink to a note of another
-    vault would dangle once the vault is exported or opened in Obsidian, so that note is named with its vault."""
+    """Each note the answer drew on, once: the title a reader knows it by, and how the filed note names it (a
+    wikilink in the vault it is filed into, its title and vault elsewhere)."""
     named: dict[tuple[int, int | str], tuple[str, str]] = {}
     for item in items:
         note = item.note
@@ -121,32 +116,13 @@ def _drew_on(items: Iterable[ContextItem], home: Vault) -> list[tuple[str, str]]
         key = (item.vault_id, item.note_id or path)
         if key in named:  # another passage of the same note
             continue
-        if item.vault_id != home.pk:
-            named[key] = (title, f"{_plain(title)} (in {_plain(item.vault.name)})")
+        if note is None:
+            elsewhere = "" if item.vault_id == home.pk else f" (in {plain_markdown(item.vault.name)})"
+            named[key] = (title, plain_markdown(title) + elsewhere)
         else:
-            named[key] = (title, (_wikilink(note, title) if note is not None else None) or _plain(title))
+            reference = note_reference(note, title=title, home_vault_id=home.pk, vault_name=item.vault.name)
+            named[key] = (title, reference)
     return list(named.values())
-
-
-def _wikilink(note: Note, title: str) -> str | None:
-    """A wikilink that finds `note` alone in its vault, as Obsidian writes one: `[[name]]` by its file name, else
-    `[[path/of/name|title]]`; None when no name finds it alone (another note answers to it too) or its path holds a
-    character a wikilink cannot spell."""
-    path = note.path.removesuffix(".md")
-    if LINK_SYNTAX.search(path):
-        return None
-    others = Note.objects.filter(vault_id=note.vault_id, tier=Tier.HOT).exclude(pk=note.pk)
-    names = dict.fromkeys([path.rsplit("/", 1)[-1], path])
-    target = next((n for n in names if not others.filter(link_keys__contains=[n.lower()]).exists()), None)
-    if target is None:
-        return None
-    label = re.sub(r"\s+", " ", LABEL_SYNTAX.sub(" ", title)).strip()
-    return f"[[{target}]]" if label in ("", target) else f"[[{target}|{label}]]"
-
-
-def _plain(text: str) -> str:
-    """`text` as Markdown shows it, never as a link or markup."""
-    return MARKUP.sub(r"\\\1", text)
 
 
 def _concept_body(filing: Filing, message: Message, drew_on: list[tuple[str, str]]) -> str:

@@ -33,6 +33,7 @@ class JobStatus:
     FOLLOWING_UP = "following_up"
     SUCCEEDED_WITH_FAILURES = "succeeded_with_failures"
     SUCCEEDED = "succeeded"
+    NOTHING_IMPORTED = "nothing_imported"
     LABELS = {
         QUEUED: "queued",
         RUNNING: "running",
@@ -40,6 +41,7 @@ class JobStatus:
         FOLLOWING_UP: "follow-up running",
         SUCCEEDED_WITH_FAILURES: "succeeded with failures",
         SUCCEEDED: "succeeded",
+        NOTHING_IMPORTED: "finished: nothing imported",
     }
 
 
@@ -55,10 +57,17 @@ class StepState:
 class FollowUp:
     status: str
     steps: list[StepState]
+    left_out: dict[str, int] = field(default_factory=dict)  # when nothing was imported: files per outcome
 
     @property
     def label(self) -> str:
-        return JobStatus.LABELS[self.status]
+        counted = ", ".join(f"{n} {LEFT_OUT_WORDS.get(outcome, outcome)}" for outcome, n in self.left_out.items())
+        return JobStatus.LABELS[self.status] + (f" — {counted}" if counted else "")
+
+
+# The outcomes that put (or keep) a file's content in the vault: a job with none of them imported nothing.
+IMPORTED = (FileOutcome.CREATED, FileOutcome.UPDATED, FileOutcome.UNCHANGED)
+LEFT_OUT_WORDS: dict[str, str] = {FileOutcome.SKIPPED: "skipped", FileOutcome.MOVED_TO_COLD: "moved to the cold tier"}
 
 
 def job_notes(job: ImportJob) -> QuerySet[Note]:
@@ -68,10 +77,14 @@ def job_notes(job: ImportJob) -> QuerySet[Note]:
 
 
 def import_job_follow_up(job: ImportJob) -> FollowUp:
-    """The job's shown status and, once its files are in, each follow-up step: how many of its notes wait for it
-    and the failures recorded on them (newest first). The caller has read access to the job's vault."""
+    """The job's shown status (a job whose every file was skipped says it imported nothing) and, once its files are
+    in, each follow-up step: how many of its notes wait for it and the failures recorded on them (newest first).
+    The caller has read access to the job's vault."""
     if job.status != ImportStatus.SUCCEEDED:
         return FollowUp(status=str(job.status), steps=[])
+    if not any(job.counts.get(str(outcome)) for outcome in IMPORTED):
+        left_out = {str(o): job.counts[str(o)] for o in LEFT_OUT_WORDS if job.counts.get(str(o))}
+        return FollowUp(status=JobStatus.NOTHING_IMPORTED, steps=[], left_out=left_out)
     note_ids = list(job_notes(job).values_list("pk", flat=True))
     unembedded = chunks_without_vector(current_model()).filter(note_id__in=note_ids)
     steps = [StepState(EMBEDDING, "embedding", waiting=unembedded.values("note_id").distinct().count())]

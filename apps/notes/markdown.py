@@ -34,9 +34,10 @@ OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 LINK_DEFINITION = re.compile(
     r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$", re.M
 )
-# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: (embed mark, destination).
+# `[text](Other%20Note.md)`, `![alt](<folder/Note.md#Heading> "title")`: its embed mark, label and destination.
 INLINE_LINK = re.compile(
-    r"(!?)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"(?P<embed>!?)\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*(?P<destination><[^<>\n]+>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
 URL_SCHEME = re.compile(r"^[A-Za-z][\w+.-]*:")  # https:, mailto:, obsidian:… an address, not a note
 # Frontmatter keys Obsidian reads as tags and aliases: their values name no note.
@@ -51,7 +52,8 @@ class NoteFormatError(ValueError):
 
 
 class FrontmatterRefused(Exception):
-    """Frontmatter that would expand past the limits below once read; the note is kept without it."""
+    """Frontmatter that is broken YAML, or would expand past the limits below once read: the note is kept without
+    it, as Obsidian still shows the body of a note whose properties it cannot read."""
 
 
 # Bounds on what frontmatter may become once read. Real frontmatter is a few dozen flat values; these leave room
@@ -100,7 +102,7 @@ class ParsedNote:
     content_hash: str
     link_keys: list[str] = field(default_factory=list)
     block_ids: list[str] = field(default_factory=list)
-    frontmatter_refused: str = ""  # why the frontmatter was dropped (too large once read); "" when it was kept
+    frontmatter_refused: str = ""  # why the frontmatter was dropped (broken, or too large once read); "" when kept
 
 
 def sha256(text: str) -> str:
@@ -208,9 +210,9 @@ def heading_match(line: str) -> tuple[int, str] | None:
 
 
 def read_frontmatter(text: str) -> tuple[dict[str, Any], str, str]:
-    """(frontmatter, body, why the frontmatter was refused). Frontmatter too large or too deeply nested once read
-    is refused, and dropped, rather than expanded: the note keeps its text. Raises NoteFormatError for
-    frontmatter that is broken or holds what cannot be stored."""
+    """(frontmatter, body, why the frontmatter was refused). Frontmatter that is broken YAML, or too large or too
+    deeply nested once read, is refused and dropped rather than guessed at or expanded: the note keeps its text.
+    Raises NoteFormatError for frontmatter that is never closed or holds what cannot be stored."""
     if not text.startswith("---"):
         return {}, text, ""
     lines = text.split("\n")
@@ -233,18 +235,18 @@ def _frontmatter_data(raw: str) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
-        raise NoteFormatError(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
+        raise FrontmatterRefused(f"broken YAML frontmatter{where}: {getattr(exc, 'problem', exc)}") from exc
     except (ValueError, OverflowError) as exc:  # a value YAML matched but Python cannot build: `date: 2020-13-45`
-        raise NoteFormatError(f"broken YAML frontmatter: {exc}") from exc
+        raise FrontmatterRefused(f"broken YAML frontmatter: {exc}") from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise NoteFormatError("frontmatter must be a mapping of keys to values")
+        raise FrontmatterRefused("frontmatter is not a mapping of keys to values")
     return _Conversion(max_chars=2 * len(raw) + FRONTMATTER_SPARE_CHARS).convert(data)
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body); frontmatter refused as too large is empty. Raises NoteFormatError."""
+    """(frontmatter, body); frontmatter refused (broken, too large) is empty. Raises NoteFormatError."""
     frontmatter, body, _ = read_frontmatter(text)
     return frontmatter, body
 
@@ -367,9 +369,10 @@ def _links(path: str, prose: str) -> list[Link]:
     links += [(m.start(), Link(m.group(1).lower(), "", "", LinkKind.BLOCK)) for m in BLOCK_REF.finditer(prose)]
     folder = posixpath.dirname(path)
     for m in INLINE_LINK.finditer(_blank(prose, WIKILINK)):
-        found = note_path_target(folder, m.group(2))
+        found = note_path_target(folder, m.group("destination"))
         if found is not None:
-            links.append((m.start(), Link(found[0], found[1], "", LinkKind.EMBED if m.group(1) else LinkKind.LINK)))
+            kind = LinkKind.EMBED if m.group("embed") else LinkKind.LINK
+            links.append((m.start(), Link(found[0], found[1], "", kind)))
     for m in LINK_DEFINITION.finditer(prose):
         label = m.group(1).strip()
         found = note_path_target(folder, m.group(2))

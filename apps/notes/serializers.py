@@ -184,7 +184,8 @@ class JobOut(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=list(JobStatus.LABELS),
         help_text="the import's own status until its files are in; then following_up while its notes wait for a "
-        "follow-up step, succeeded_with_failures when a step failed on some of them, else succeeded",
+        "follow-up step, succeeded_with_failures when a step failed on some of them, else succeeded; "
+        "nothing_imported when every file was skipped (status_label counts them)",
     )
     status_label = serializers.CharField()
     import_status = serializers.CharField(help_text="the import step alone: queued, running, succeeded or failed")

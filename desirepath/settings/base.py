@@ -369,6 +369,8 @@ DISCOVERY_DAILY_CALLS = {
     "collisions": int(os.environ.get("DESIREPATH_DISCOVERY_COLLISION_CALLS", "1")),
     "cards": int(os.environ.get("DESIREPATH_DISCOVERY_CARD_CALLS", "1")),
 }
+# After notes change, a vault's insights are built this many seconds later (the writes of a burst share one build).
+INSIGHTS_BUILD_DELAY_SECONDS = float(os.environ.get("DESIREPATH_INSIGHTS_BUILD_DELAY_SECONDS", "60"))
 
 # Embeddings: one deployment-wide model; the vector column's dimension follows it.
 EMBEDDING_MODEL = os.environ.get("DESIREPATH_EMBEDDING_MODEL", "local/all-MiniLM-L6-v2")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
 
 from apps.insights.blends import LOCAL_BLENDER
 from apps.insights.cards import cards_build, cards_write
@@ -129,7 +130,9 @@ def test_an_accepted_collision_is_blended_into_a_proposal_in_the_accepters_perso
     personal = Vault.objects.get(owner=reader, is_personal=True)
     a, b = card.collision.note_a, card.collision.note_b
     assert (note.vault_id, note.provenance, note.drawn_from) == (personal.pk, Provenance.PROPOSAL, [vault.pk])
-    assert f"/notes/{a.pk}/" in note.body and f"/notes/{b.pk}/" in note.body  # linked to both parents
+    # Both parents are named; in the personal vault (exported on its own) a link to the team vault would dangle.
+    assert f"- {a.title} (in {vault.name}): " in note.body and f"- {b.title} (in {vault.name}): " in note.body
+    assert "/notes/" not in note.body and "[[" not in note.body
     idea = note.body.split("## Idea\n", 1)[1].split("\n\n", 1)[0]
     assert idea and idea not in a.body and idea not in b.body and "proposal" in note.body
     assert blend.model == LOCAL_BLENDER and {blend.parent_a_id, blend.parent_b_id} == {a.pk, b.pk}
@@ -157,3 +160,21 @@ def test_the_reasoning_slot_writes_the_blend_and_the_cards(llm_server, settings,
     stories = dict(Card.objects.filter(vault=vault).exclude(narrative="").values_list("narrative", "model"))
     assert stories["A scripted story."] == "openai/scripted-reasoner"
     assert set(stories.values()) == {"openai/scripted-reasoner", "local/model-free-card-writer"}
+
+
+def test_a_blend_of_notes_in_the_personal_vault_links_its_parents_as_wikilinks_that_lead_to_them(owner):
+    personal = Vault.objects.get(owner=owner, is_personal=True)
+    baking_and_deploys(personal)
+    insights_daily(personal.pk)
+    card = Card.objects.filter(vault=personal, kind=CardKind.DISTANCE).exclude(narrative="").order_by("-score").first()
+    assert card is not None and card.collision is not None
+    accepted = api(owner).post(f"/api/insights/cards/{card.pk}/", {"signal": "accept"}, format="json").json()
+    note = Note.objects.get(pk=blend_write_task(accepted["blend"]["id"]))
+    a, b = card.collision.note_a, card.collision.note_b
+
+    assert f"- [[{a.title}]]: " in note.body and f"- [[{b.title}]]: " in note.body
+    assert "/notes/" not in note.body
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/notes/{note.pk}/").content.decode()
+    assert f'href="/notes/{a.pk}/"' in page and f'href="/notes/{b.pk}/"' in page  # the wikilinks resolve

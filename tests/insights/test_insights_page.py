@@ -76,7 +76,7 @@ def test_the_page_says_what_is_still_being_prepared(owner, vault):
     assert (first["built"], first["preparing"]) == (False, 0)
     browser = Client()
     browser.force_login(owner)
-    assert "being prepared" in browser.get(f"/vaults/{vault.pk}/insights/").content.decode()
+    assert "No insights yet" in browser.get(f"/vaults/{vault.pk}/insights/").content.decode()
 
     cards_build(vault_id=vault.pk)  # ranked, not narrated yet: nothing is shown half-written
     ranked = client.get(f"/api/insights/?vault={vault.pk}").json()

@@ -4,6 +4,8 @@ it (it fades, nothing deleted, never proposed again)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -13,6 +15,7 @@ from apps.graph.services import graph_extract_pending
 from apps.graph.traversal import walk
 from apps.insights.discover import principles_discover
 from apps.insights.models import Evidence, Notification, Principle
+from tests.corpora import CORPORA
 from tests.factories import api, make_note, make_user, make_vault, scope_of, share
 from tests.openapi import assert_matches_schema
 
@@ -170,3 +173,40 @@ def test_the_sample_vault_shows_a_principle_across_the_garden_and_the_job_queue(
 
     notes = [{e.note.path for e in Evidence.objects.filter(principle=p)} for p in found]
     assert {"garden/Balcony Herbs.md", "engineering/Background Jobs with Celery.md"} in notes
+
+
+LOGSEQ_PAGES = ("Changelog.md", "Changelog_07_09.md", "changelog_06.md", "Plugins 01.md", "Plugins 101.md")
+
+
+def test_changelog_entries_of_the_logseq_docs_are_no_principles_and_statements_read_as_plain_text(owner):
+    """A release's bullet ("Always show hamburger button [#7512](…)") names a change, it states no lesson; and
+    the words of its link's address are no terms two unrelated notes share."""
+    vault = make_vault(owner, "Logseq docs")
+    for name in LOGSEQ_PAGES:
+        make_note(vault, f"pages/{name}", (CORPORA / "logseq-docs" / "pages" / name).read_text(), embed=False)
+    graph_extract_pending(vault_id=vault.pk)
+    communities_detect(vault_id=vault.pk)
+
+    found = principles_discover(vault_id=vault.pk)
+
+    statements = [p.statement for p in found]
+    sentences = list(Evidence.objects.filter(vault=vault).values_list("sentence", flat=True))
+    assert not [s for s in statements + sentences if "](" in s or "[[" in s or "http" in s]
+    assert not [s for s in sentences if re.search(r"#\d{3,}", s)]
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/vaults/{vault.pk}/principles/").content.decode()
+    assert "hamburger" not in page and "](" not in page
+
+
+def test_a_lesson_written_with_links_is_stated_as_their_labels(owner):
+    vault = make_vault(owner, "Linked lessons")
+    for path, body in NOTES.items():
+        make_note(vault, path, body.replace("the small parts", "the [small parts](https://example.org/parts)"))
+    graph_extract_pending(vault_id=vault.pk)
+    communities_detect(vault_id=vault.pk)
+
+    [principle] = principles_discover(vault_id=vault.pk)
+
+    assert "small parts" in principle.statement and "](" not in principle.statement
+    assert "example.org" not in principle.statement

@@ -51,8 +51,8 @@ def test_escaped_surrogate_pairs_become_their_character_and_unstorable_text_is_r
         parse_note("x.md", '---\ntitle: "\\ud83c"\n---\nbody')
     with pytest.raises(NoteFormatError, match="NUL"):
         parse_note("x.md", '---\ntitle: "a\\0b"\n---\nbody')
-    with pytest.raises(NoteFormatError, match="month"):
-        parse_note("x.md", "---\ndate: 2020-13-45\n---\nbody")
+    impossible = parse_note("x.md", "---\ndate: 2020-13-45\n---\nbody")  # kept, its body read as Obsidian does
+    assert impossible.frontmatter == {} and "month" in impossible.frontmatter_refused
     assert parse_note("x.md", "---\nweight: .inf\n---\nbody").frontmatter == {"weight": "inf"}
 
 
@@ -113,9 +113,9 @@ def test_a_zip_import_skips_only_the_files_it_cannot_store(vault):
     assert result["Lone.md"] == (FileOutcome.SKIPPED, result["Lone.md"][1]) and "surrogate" in result["Lone.md"][1]
     assert result["Nul escape.md"][0] == FileOutcome.SKIPPED and "NUL" in result["Nul escape.md"][1]
     assert result["Late nul.md"][0] == FileOutcome.SKIPPED and "NUL" in result["Late nul.md"][1]
-    assert result["Bad date.md"][0] == FileOutcome.SKIPPED and "month" in result["Bad date.md"][1]
+    assert result["Bad date.md"][0] == FileOutcome.CREATED and "month" in result["Bad date.md"][1]
     assert result["Bomb.md"][0] == FileOutcome.CREATED and "aliases" in result["Bomb.md"][1]
     stored = Note.objects.filter(vault=vault)
-    assert stored.count() == len(good) + 2
+    assert stored.count() == len(good) + 3
     assert stored.get(path="Bomb.md").frontmatter == {} and "the body stays" in stored.get(path="Bomb.md").body
     assert stored.get(path="Emoji.md").title == "🍞"

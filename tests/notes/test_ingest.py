@@ -9,12 +9,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from apps.llm.embeddings import current_model
 from apps.notes.models import Chunk, ChunkVector, FileOutcome, ImportStatus, Note, NoteLink
 from apps.notes.services.ingest import import_job_create, import_job_run
 from tests.corpora import CORPORA
-from tests.factories import SAMPLE_VAULT, import_folder, import_sample, make_note, unembedded
+from tests.factories import SAMPLE_VAULT, api, import_folder, import_sample, make_note, unembedded
 
 pytestmark = pytest.mark.django_db
 
@@ -110,11 +111,22 @@ def test_bad_files_are_skipped_with_reasons_and_the_rest_imports(vault, tmp_path
     assert "UTF-8" in result["Latin1.md"][1]
     assert "binary" in result["Binary.md"][1]
     assert "larger than" in result["Huge.md"][1]
-    assert "frontmatter" in result["Broken.md"][1]
+    # Broken properties cost the note its properties, not its body (Obsidian still shows it): a warning says so.
+    assert result["Broken.md"] == (
+        FileOutcome.CREATED,
+        "broken YAML frontmatter at line 2: expected ',' or ']', but got '<stream end>'; the note was imported "
+        "without it",
+    )
     assert "never closed" in result["Unclosed.md"][1]
     assert "Markdown" in result["data.xyz"][1]
     assert result["photo.png"][0] == FileOutcome.CREATED  # an attachment, not a note
-    assert list(Note.objects.filter(vault=vault).values_list("path", flat=True)) == ["Good.md"]
+    assert sorted(Note.objects.filter(vault=vault).values_list("path", flat=True)) == ["Broken.md", "Good.md"]
+    broken = Note.objects.get(vault=vault, path="Broken.md")
+    assert broken.frontmatter == {} and broken.chunks.filter(text__contains="body").exists()
+    browser = Client()
+    browser.force_login(vault.owner)
+    page = browser.get(f"/notes/{broken.pk}/").content.decode()
+    assert "<p>body</p>" in page and "unclosed" not in page
 
 
 def test_a_bad_reimport_loses_nothing(vault, tmp_path):
@@ -330,8 +342,9 @@ def _read_elsewhere(job_id: int) -> dict[str, object]:
 
 
 def test_an_import_queues_its_follow_up_steps_as_a_few_tasks_per_vault(vault, django_capture_on_commit_callbacks):
-    """An import of a real vault queues one graph task and one metadata task for the vault, not one per note; a
-    note written through the API queues its embedding, which queues the rest (the worker test runs them)."""
+    """An import of a real vault queues one graph task, one metadata task and one insights build for the vault, not
+    one per note; a note written through the API queues its embedding, which queues the rest (the worker test runs
+    them)."""
     from django.conf import settings
 
     from desirepath.celery import app
@@ -349,7 +362,11 @@ def test_an_import_queues_its_follow_up_steps_as_a_few_tasks_per_vault(vault, dj
     with django_capture_on_commit_callbacks(execute=True):
         job = import_folder(vault, CORPORA / "foam-docs", source="foam", follow_up=False)
     assert job.counts["created"] > 50
-    assert sorted(queued()) == ["apps.graph.tasks.extract_written", "apps.librarian.tasks.enrich_vault"]
+    assert sorted(queued()) == [
+        "apps.graph.tasks.extract_written",
+        "apps.insights.tasks.insights_build",
+        "apps.librarian.tasks.enrich_vault",
+    ]
 
     with app.connection_for_write() as conn:
         conn.default_channel.queue_purge(queue)
@@ -366,3 +383,20 @@ def test_an_import_queues_its_follow_up_steps_as_a_few_tasks_per_vault(vault, dj
 def _vectors_by_hash(vault, path: str) -> dict[str, list[float]]:
     rows = ChunkVector.objects.filter(vault=vault, note__path=path, model=current_model())
     return {content_hash: list(vector) for content_hash, vector in rows.values_list("chunk__content_hash", "embedding")}
+
+
+def test_an_upload_whose_every_file_was_skipped_says_nothing_was_imported(vault):
+    client = api(vault.owner)
+    upload = io.BytesIO(_zip({"Export/notes.xyz": b"not a note"}))
+    upload.name = "Export.zip"
+    queued = client.post(f"/api/vaults/{vault.pk}/import/", {"file": upload}, format="multipart").json()
+    import_job_run(job_id=queued["job"])  # the worker's run
+
+    job = client.get(f"/api/jobs/{queued['job']}/").json()
+
+    assert (job["status"], job["status_label"]) == ("nothing_imported", "finished: nothing imported — 1 skipped")
+    assert job["files"][0]["outcome"] == "skipped" and ".xyz" in job["files"][0]["reason"]
+    browser = Client()
+    browser.force_login(vault.owner)
+    page = browser.get(f"/jobs/{queued['job']}/").content.decode()
+    assert "finished: nothing imported — 1 skipped" in page and "succeeded" not in page
