@@ -1,0 +1,161 @@
+"""Logseq's own syntax on a note page: page properties, block properties, org-style blocks, `{{embed …}}` and
+`((block references))`, shown as Logseq shows them.
+
+Only a page that reads as Logseq's gets this: one that opens with `key:: value` page properties, or an outline
+(every line at the margin a bullet or a heading). An Obsidian note writing Dataview's `key:: value` fields in its
+prose, or a Foam note, renders as it always did. Everything here works on the source before Markdown parsing,
+leaving code alone, so the rest of the page (wikilinks, callouts, code) handles the result."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+from apps.notes.markdown import PROPERTY, page_properties
+from apps.notes.syntax import code_block_lines
+
+_PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
+# Properties Logseq keeps for itself and never shows under a block; a block's `id::` names it, as `^id` does.
+_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed)::[ \t]*(\S*)[ \t]*$", re.I)
+_BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
+_HEADING_OR_FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:#{1,6}[ \t]|```|~~~)")
+_MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
+_NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
+_ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
+# Org blocks shown as callouts of Obsidian's types (the callouts plugin draws them); QUOTE is a plain quote.
+_CALLOUT_OF = {
+    "note": "note",
+    "tip": "tip",
+    "important": "important",
+    "warning": "warning",
+    "caution": "caution",
+    "pinned": "note",
+    "center": "",
+    "quote": "",
+}
+_VERBATIM = {"src", "example", "query", "export"}
+
+
+def is_logseq_page(body: str) -> bool:
+    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline."""
+    lines = [line for line in body.split("\n") if line.strip()]
+    if lines and _PAGE_PROPERTY.match(lines[0]):
+        return True
+    margin = [index for index, line in enumerate(lines) if line[:1] not in {" ", "\t"}]
+    bullets = [index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"]
+    headings = [index for index in margin if _heads_children(lines, index)]
+    return bool(bullets) and len(bullets) + len(headings) == len(margin)
+
+
+def _heads_children(lines: list[str], index: int) -> bool:
+    """A heading at the margin with its children indented under it: a Logseq block, where Markdown would
+    write what follows a heading at the margin."""
+    following = next((line for line in lines[index + 1 :] if line.strip()), "")
+    return bool(_MARGIN_HEADING.match(lines[index])) and following[:1] in {" ", "\t"}
+
+
+def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
+    """The page properties a Logseq page opens with (read as the note parser reads them) and the rest of it."""
+    lines = body.split("\n")
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    end = start
+    while end < len(lines) and _PAGE_PROPERTY.match(lines[end]) and PROPERTY.match(lines[end]):
+        end += 1
+    if end == start:
+        return {}, body
+    return page_properties("\n".join(lines[start:end])), "\n".join(lines[end:])
+
+
+def logseq_markdown(body: str) -> str:
+    """`body` of a Logseq page as Markdown the page parser shows: org blocks become fences, callouts and quotes,
+    and the block properties Logseq hides (`id::`, `collapsed::`) are dropped, a block's id becoming the `^id`
+    that ends its text (so a reference's link has an anchor to go to). Code is left as written."""
+    lines = body.split("\n")
+    code = code_block_lines(body)
+    shown: list[str] = []
+    block_id = ""  # waits for the end of the block's text
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if block_id and (index in code or _NEW_BLOCK.match(line)):
+            shown[-1] += f" ^{block_id}"
+            block_id = ""
+        opening = _ORG_BLOCK.match(line)
+        if opening is not None:
+            end = _end_of_block(lines, index, opening.group(3))
+            if end is not None:
+                if shown and shown[-1].lstrip().startswith(">"):  # two quotes in a row stay two
+                    shown.append("")
+                shown += _org_block(lines[index + 1 : end], opening)
+                index = end + 1
+                continue
+        if index not in code and _heads_children(lines, index):
+            line = f"- {line}"
+        hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
+        if hidden is not None and not line.lstrip().startswith(("-", "*")):
+            if hidden.group(1).lower() == "id" and shown and _ends_in_text(shown[-1]) and (index - 1) not in code:
+                block_id = hidden.group(2).lower()
+            index += 1
+            continue
+        shown.append(line)
+        index += 1
+    if block_id:
+        shown[-1] += f" ^{block_id}"
+    return "\n".join(shown)
+
+
+def _ends_in_text(line: str) -> bool:
+    """Whether `^id` may end this line: text, not a heading (whose anchor is its slug) nor a fence."""
+    return bool(line.strip()) and not _HEADING_OR_FENCE.match(line)
+
+
+def block_of(body: str, block_id: str) -> str | None:
+    """The block of a Logseq page whose `id::` is `block_id`, with its children, dedented; None if none."""
+    lines = body.split("\n")
+    wanted = re.compile(rf"^[ \t]*id::[ \t]*{re.escape(block_id)}[ \t]*$", re.I)
+    found = next((index for index, line in enumerate(lines) if wanted.match(line)), None)
+    if found is None:
+        return None
+    start = next((index for index in range(found, -1, -1) if _BULLET.match(lines[index])), 0)
+    depth = _indent(lines[start])
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
+        end += 1
+    return textwrap.dedent("\n".join(lines[start:end]).expandtabs(4)).strip("\n")
+
+
+def block_text(block: str) -> str:
+    """The first line of a block (`- text`): what a `((reference))` to it shows."""
+    first = block.lstrip().split("\n", 1)[0]
+    return re.sub(r"^[-*][ \t]+", "", first).strip()
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _end_of_block(lines: list[str], start: int, kind: str) -> int | None:
+    closing = f"#+END_{kind.upper()}"
+    for index in range(start + 1, len(lines)):
+        if lines[index].strip().lstrip("-* \t").upper().startswith(closing):
+            return index
+    return None
+
+
+def _org_block(inside: list[str], opening: re.Match[str]) -> list[str]:
+    """The lines of one `#+BEGIN_X … #+END_X` block as Markdown, at the place in the outline it was written."""
+    indent, bullet, kind = opening.group(1), opening.group(2) or "", opening.group(3).lower()
+    continuation = indent + (" " * len(bullet) if bullet else "")
+    body = [line[len(continuation) :] if line.startswith(continuation) else line.lstrip() for line in inside]
+    if kind in _VERBATIM or kind not in _CALLOUT_OF:
+        info = (opening.group(4) or "").split()[0:1] if kind == "src" else [kind]
+        fence = "~~~~" if any(line.lstrip().startswith("```") for line in body) else "```"
+        first = f"{indent}{bullet}{fence}{''.join(info)}"
+        return [first, *(continuation + line for line in body), continuation + fence]
+    callout = _CALLOUT_OF[kind]
+    first = f"{indent}{bullet}> [!{callout}]" if callout else f"{indent}{bullet}>"
+    # The closing `>` ends the quote's paragraph, so the next line is not read as part of it.
+    return [first, *(f"{continuation}> {line}".rstrip() for line in body), f"{continuation}>"]
