@@ -19,7 +19,8 @@ _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
 # Properties Logseq keeps for itself and never shows under a block; a block's `id::` names it, as `^id` does.
 _HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed)::[ \t]*(\S*)[ \t]*$", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
-_HEADING_OR_FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:#{1,6}[ \t]|```|~~~)")
+_HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
+_FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
 _MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
 _NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
 _ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
@@ -96,8 +97,11 @@ def logseq_markdown(body: str) -> str:
             line = f"- {line}"
         hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
         if hidden is not None and not line.lstrip().startswith(("-", "*")):
-            if hidden.group(1).lower() == "id" and shown and _ends_in_text(shown[-1]) and (index - 1) not in code:
-                block_id = hidden.group(2).lower()
+            if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
+                if _HEADING.match(shown[-1]):  # alone after a heading, the id names the heading
+                    shown.append(line[: len(line) - len(line.lstrip())] + f"^{hidden.group(2).lower()}")
+                elif _ends_in_text(shown[-1]):
+                    block_id = hidden.group(2).lower()
             index += 1
             continue
         shown.append(line)
@@ -109,7 +113,7 @@ def logseq_markdown(body: str) -> str:
 
 def _ends_in_text(line: str) -> bool:
     """Whether `^id` may end this line: text, not a heading (whose anchor is its slug) nor a fence."""
-    return bool(line.strip()) and not _HEADING_OR_FENCE.match(line)
+    return bool(line.strip()) and not _HEADING.match(line) and not _FENCE.match(line)
 
 
 def block_of(body: str, block_id: str) -> str | None:
@@ -130,7 +134,7 @@ def block_of(body: str, block_id: str) -> str | None:
 def block_text(block: str) -> str:
     """The first line of a block (`- text`): what a `((reference))` to it shows."""
     first = block.lstrip().split("\n", 1)[0]
-    return re.sub(r"^[-*][ \t]+", "", first).strip()
+    return re.sub(r"^[-*][ \t]+(?:#{1,6}[ \t]+)?", "", first).strip()
 
 
 def _indent(line: str) -> int:
