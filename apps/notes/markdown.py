@@ -441,7 +441,7 @@ def logseq_page_name(stem: str) -> str:
     """The page name Logseq saved under this file name: `a___b` is the namespaced page `a/b`, and `%3F` a `?`
     that no file name may hold. Links find the page by it; its title stays the file name (see docs/evaluation.md,
     "a Logseq page's name from its file name")."""
-    return unquote(stem.replace("___", "/"))
+    return unquote(stem.replace("___", "/")).replace("\x00", "")  # `%00` names no character a key may hold
 
 
 def _split_long(text: str, limit: int) -> list[str]:

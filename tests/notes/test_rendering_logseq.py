@@ -5,8 +5,6 @@ place; an Obsidian note writing the same `key:: value` keeps it as text."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.test import Client
 
@@ -66,11 +64,14 @@ def test_org_blocks_are_callouts_quotes_and_code():
     assert "#+BEGIN_SRC" not in queries and "#+END_SRC" not in queries
     assert '<pre><code class="language-clojure">#+BEGIN_QUERY\n{:title &quot;All tasks&quot;' in queries
     note = queries.index('data-callout="note"')
-    assert 'Learn Datalog Today</a> is a great first reference' in queries[note : note + 500]
+    assert "Learn Datalog Today</a> is a great first reference" in queries[note : note + 500]
 
 
 def test_an_obsidian_note_keeps_its_dataview_fields_and_org_lines_as_text():
-    body = "Reading notes.\nrating:: 5\nid:: 6103e488-22d4-4751-b27a-69b278067c26\n\n#+BEGIN_QUOTE\nnot a quote\n#+END_QUOTE\n"
+    body = (
+        "Reading notes.\nrating:: 5\nid:: 6103e488-22d4-4751-b27a-69b278067c26\n\n"
+        "#+BEGIN_QUOTE\nnot a quote\n#+END_QUOTE\n"
+    )
     html = html_of(body)
     assert "rating:: 5\nid:: 6103e488" in html and "#+BEGIN_QUOTE" in html and "<blockquote>" not in html
 
@@ -157,7 +158,6 @@ def test_a_namespaced_page_is_found_by_its_name():
     browser = Client()
     browser.force_login(owner)
     page = browser.get(f"/notes/{references.pk}/").content.decode()
-    assert "Unresolved links" not in page.split("Block Reference")[0] or "[[term/" not in page
-    assert not re.search(r"\[\[term/[^\]]*\]\]", page)
+    assert "[[term/" not in page  # none listed as unresolved, none offered to be written
     assert "a clickable link that will take you to a particular Logseq block" in page  # the embed, shown
     assert "<dt>platforms</dt><dd>[[All Platforms]]</dd>" in page

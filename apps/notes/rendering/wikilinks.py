@@ -111,7 +111,7 @@ def mark_wikilinks(body: str, page: Page) -> str:
 
 def _wikilink_of(written: str) -> WrittenLink:
     found = WIKILINK.fullmatch(written)
-    assert found is not None  # noqa: S101 - `written` is a match of WIKILINK
+    assert found is not None  # `written` is a match of WIKILINK
     # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
     target = found.group(1).strip().removesuffix("\\").strip()
     heading, alias = (found.group(2) or "").strip(), (found.group(3) or "").strip()
