@@ -36,10 +36,14 @@ def test_page_properties_are_the_page_properties_not_its_first_paragraph():
     assert rendered.html.startswith('<ul>\n<li>\n<h2 id="usage">Usage</h2>')
 
 
-def test_the_block_properties_logseq_hides_are_hidden_and_the_id_names_its_block():
+def test_block_properties_logseq_hides_are_hidden_and_the_others_shown_small():
     html = html_of(real("Zotero.md"))
     assert "id::" not in html and "collapsed::" not in html and "6103e488" not in html.replace('id="^6103e488', "")
     assert '<li id="^6103e488-22d4-4751-b27a-69b278067c26">You can either type <code>/Zotero</code>' in html
+    # its other block properties are small lines under the block, the key apart from its value
+    key = '<span class="block-property"><span class="block-property-key">{}</span> '
+    assert key.format("type") + '<a class="unresolved" title="no note with this name yet">Command</a></span>' in html
+    assert key.format("name") + "Zotero</span>" in html and "name::" not in html
 
 
 def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():

@@ -12,6 +12,11 @@ import re
 import textwrap
 from typing import Any
 
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
 from apps.notes.markdown import PROPERTY, page_properties
 from apps.notes.syntax import code_block_lines
 
@@ -21,6 +26,10 @@ _HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed)::[ \t]*(\S*)[ \t]*$", re.I
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
 _HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
 _FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
+# A block's own `key:: value` lines, under its text or as the block itself (`- type:: [[Command]]`).
+_BLOCK_PROPERTY = re.compile(r"^([ \t]*(?:[-*][ \t]+)?)([A-Za-z][\w-]*)::[ \t]+(?=\S)")
+PROPERTY_OPEN, PROPERTY_CLOSE = "\ue002", "\ue003"
+_PROPERTY_MARK = re.compile(f"^{PROPERTY_OPEN}([^{PROPERTY_CLOSE}]+){PROPERTY_CLOSE} ?")
 _MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
 _NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
 _ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
@@ -104,7 +113,7 @@ def logseq_markdown(body: str) -> str:
                     block_id = hidden.group(2).lower()
             index += 1
             continue
-        shown.append(line)
+        shown.append(_BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line)
         index += 1
     if block_id:
         shown[-1] += f" ^{block_id}"
@@ -139,6 +148,48 @@ def block_text(block: str) -> str:
 
 def _indent(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _property_mark(found: re.Match[str]) -> str:
+    return f"{found.group(1)}{PROPERTY_OPEN}{found.group(2)}{PROPERTY_CLOSE} "
+
+
+def _block_properties(state: StateCore) -> None:
+    """Each marked property line of a block becomes a small line of its own: its key, then its value (links and
+    marks in the value rendered as anywhere else)."""
+    for token in state.tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        children: list[Token] = []
+        open_property = False
+        for child in token.children:
+            if open_property and child.type in {"softbreak", "hardbreak"}:
+                children.append(Token("block_property_close", "", -1))
+                open_property = False
+            found = _PROPERTY_MARK.match(child.content) if child.type == "text" else None
+            if found is not None and not open_property:
+                children.append(Token("block_property_open", "", 1, meta={"key": found.group(1)}))
+                child.content = child.content[found.end() :]
+                open_property = True
+            children.append(child)
+        if open_property:
+            children.append(Token("block_property_close", "", -1))
+        token.children = children
+
+
+def _render_property_open(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    key = escapeHtml(tokens[idx].meta["key"])
+    return f'<span class="block-property"><span class="block-property-key">{key}</span> '
+
+
+def _render_property_close(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    return "</span>"
+
+
+def logseq_plugin(md: MarkdownIt) -> None:
+    md.core.ruler.push("block_properties", _block_properties)
+    md.add_render_rule("block_property_open", _render_property_open)
+    md.add_render_rule("block_property_close", _render_property_close)
 
 
 def _end_of_block(lines: list[str], start: int, kind: str) -> int | None:
