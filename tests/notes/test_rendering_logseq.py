@@ -144,6 +144,10 @@ def test_embed_macros_show_the_block_or_page_in_place():
     assert "A block that has references will have a reference counter" in html
     assert html.count('class="embed embed-unresolved"') == 3  # the term/… pages are not in this vault
 
+    missing = html_of(real("Markdown.md"))  # its block embeds name blocks of pages not read here
+    assert '<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">' in missing
+    assert "((60a790f8-d187-499a-b2e2-73bf137356dd))</span>" in missing and "{{embed ((60a790f8" not in missing
+
 
 @pytest.mark.django_db
 def test_a_namespaced_page_is_found_by_its_name():

@@ -140,6 +140,8 @@ class Transclusions:
 
     def _embed(self, written: WrittenLink, page: Page, chain: tuple[Shown, ...]) -> str:
         target_id = page.target_of(written)
+        if target_id is None and written.block:
+            return _missing_block(written)
         if target_id is None:
             name = escapeHtml(written.target or written.heading)
             return f'<span class="embed embed-unresolved" title="no note with this name yet">{name}</span>'
@@ -180,9 +182,13 @@ class Transclusions:
         entry = self.loaded.get(target_id) if target_id is not None else None
         block = block_of(note_body(entry[0].body), written.block) if entry is not None else None
         if block is None:  # missing and not readable look the same: nothing is said of a note one may not read
-            return (
-                f'<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
-                f"(({escapeHtml(written.block)}))</span>"
-            )
+            return _missing_block(written)
         href = escapeHtml(reverse("note-page", args=[target_id]) + f"#^{written.block}")
         return f'<a class="block-ref" href="{href}">{escapeHtml(plain_text(block_text(block)))}</a>'
+
+
+def _missing_block(written: WrittenLink) -> str:
+    return (
+        f'<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
+        f"(({escapeHtml(written.block)}))</span>"
+    )
