@@ -168,4 +168,7 @@ def test_a_namespaced_page_is_found_by_its_name():
     page = browser.get(f"/notes/{references.pk}/").content.decode()
     assert "[[term/" not in page  # none listed as unresolved, none offered to be written
     assert "a clickable link that will take you to a particular Logseq block" in page  # the embed, shown
+    assert f'<a href="/notes/{terms["page reference"].pk}/">term/page reference</a>' in page  # its name, shown
+    term_page = browser.get(f"/notes/{terms['page reference'].pk}/").content.decode()
+    assert "<title>term/page reference · DesirePath</title>" in term_page
     assert "<dt>platforms</dt><dd>[[All Platforms]]</dd>" in page

@@ -19,7 +19,14 @@ from apps.core.auth import Requester
 from apps.notes.markdown import split_frontmatter
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering.files import Found, VaultFiles
-from apps.notes.rendering.logseq import block_of, block_text, is_logseq_page, logseq_markdown, split_page_properties
+from apps.notes.rendering.logseq import (
+    block_of,
+    block_text,
+    is_logseq_page,
+    logseq_markdown,
+    page_name,
+    split_page_properties,
+)
 from apps.notes.rendering.parser import render_body
 from apps.notes.rendering.wikilinks import Page, WrittenLink, anchor, slug
 from apps.notes.selectors import notes_for_embedding
@@ -153,7 +160,8 @@ class Transclusions:
         note, links = entry
         part = written.heading
         href = escapeHtml(reverse("note-page", args=[note.pk]) + (f"#{anchor(part)}" if part else ""))
-        title = escapeHtml(note.title + (f" › {part}" if part and not part.startswith("^") else ""))
+        name = page_name(note.title, note.path, note_body(note.body))
+        title = escapeHtml(name + (f" › {part}" if part and not part.startswith("^") else ""))
         if (note.pk, "") in chain or (note.pk, part.lower()) in chain:
             return f'<div class="embed embed-cycle">Already shown above: <a href="{href}">{title}</a></div>'
         if len(chain) > MAX_DEPTH or self.shown >= MAX_EMBEDS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import PurePosixPath
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -17,7 +18,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from apps.notes.markdown import PROPERTY, page_properties
+from apps.notes.markdown import PROPERTY, logseq_page_name, page_properties
 from apps.notes.syntax import code_block_lines
 
 _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
@@ -63,6 +64,14 @@ def _heads_children(lines: list[str], index: int) -> bool:
     write what follows a heading at the margin."""
     following = next((line for line in lines[index + 1 :] if line.strip()), "")
     return bool(_MARGIN_HEADING.match(lines[index])) and following[:1] in {" ", "\t"}
+
+
+def page_name(title: str, path: str, body: str) -> str:
+    """The name a reader knows a Logseq page by: one titled by its file name (`term___block.md`) is `term/block`.
+    Shown only; the stored title, which search reads, stays the file's name."""
+    if title != PurePosixPath(path).stem or not is_logseq_page(body):
+        return title
+    return logseq_page_name(title)
 
 
 def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
