@@ -436,8 +436,15 @@ def parse_note(path: str, text: str) -> ParsedNote:
 def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:
     pure = PurePosixPath(path)
     without_ext = str(pure.with_suffix("")) if pure.suffix.lower() == ".md" else str(pure)
-    keys = {path, without_ext, pure.name, pure.stem, title, *aliases}
+    keys = {path, without_ext, pure.name, pure.stem, title, *aliases, logseq_page_name(pure.stem)}
     return sorted({k.strip().lower()[:500] for k in keys if k and k.strip()})
+
+
+def logseq_page_name(stem: str) -> str:
+    """The page name Logseq saved under this file name: `a___b` is the namespaced page `a/b`, and `%3F` a `?`
+    that no file name may hold. Links find the page by it; its title stays the file name (see docs/evaluation.md,
+    "a Logseq page's name from its file name")."""
+    return unquote(stem.replace("___", "/")).replace("\x00", "")  # `%00` names no character a key may hold
 
 
 def _split_long(text: str, limit: int) -> list[str]:

@@ -34,6 +34,8 @@ from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
 from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
+from apps.notes.rendering.embeds import note_body
+from apps.notes.rendering.logseq import page_name
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
@@ -58,6 +60,7 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
         "note.html",
         {
             "note": note,
+            "page_name": page_name(note.title, note.path, note_body(note.body)),
             "body_html": mark_safe(rendered.html),  # noqa: S308 - markdown-it with raw HTML disabled
             "has_math": rendered.has_math,
             "has_diagrams": rendered.has_diagrams,

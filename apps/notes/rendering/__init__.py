@@ -1,5 +1,6 @@
 """Render a note's Markdown for its page as Obsidian shows it: wikilinks clickable, embeds shown in place,
-callouts, block anchors, highlights, task lists, footnotes, tables, math and mermaid diagrams.
+callouts, block anchors, highlights, task lists, footnotes, tables, math and mermaid diagrams; and a Logseq page
+as Logseq shows it (`logseq`): properties, block references and embeds, org-style blocks.
 
 Raw HTML stays disabled: notes are data, and nothing a note says can run as script on the page. Math and diagrams
 leave the server as their (escaped) source, drawn in the browser by the vendored KaTeX and mermaid."""
@@ -13,6 +14,7 @@ from apps.core.auth import Requester
 from apps.notes.markdown import split_frontmatter
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering.embeds import Transclusions, note_body
+from apps.notes.rendering.logseq import is_logseq_page, split_page_properties
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,11 @@ def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None =
         frontmatter, _ = split_frontmatter(note.body)
     except ValueError:
         frontmatter = {}
+    body = note_body(note.body)
+    if not frontmatter and is_logseq_page(body):  # a Logseq page's properties are its frontmatter
+        frontmatter = split_page_properties(body)[0]
     transclusions = Transclusions(reader)
-    html = transclusions.render(note, links, note_body(note.body), ((note.pk or 0, ""),))
+    html = transclusions.render(note, links, body, ((note.pk or 0, ""),))
     files = frozenset(
         name.lower()
         for (vault_id, path, name), found in transclusions.files_found.items()

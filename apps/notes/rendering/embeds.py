@@ -19,6 +19,14 @@ from apps.core.auth import Requester
 from apps.notes.markdown import split_frontmatter
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering.files import Found, VaultFiles
+from apps.notes.rendering.logseq import (
+    block_of,
+    block_text,
+    is_logseq_page,
+    logseq_markdown,
+    page_name,
+    split_page_properties,
+)
 from apps.notes.rendering.parser import render_body
 from apps.notes.rendering.wikilinks import Page, WrittenLink, anchor, slug
 from apps.notes.selectors import notes_for_embedding
@@ -29,6 +37,13 @@ MAX_EMBEDS = 40
 _BLOCK_ID = r"(?:^|\s)\^{}\s*$"
 
 Shown = tuple[int, str]  # (note id, the part shown: "" for the whole note, else the heading or ^block)
+
+
+def plain_text(markdown: str) -> str:
+    """The words of one line of Markdown, its marks and link targets left out (`[[Page]]` reads `Page`)."""
+    tokens = _outline_parser().parseInline(markdown.replace("[[", "").replace("]]", ""))
+    children = [child for token in tokens for child in token.children or []]
+    return "".join(child.content for child in children if child.type in {"text", "code_inline"}).strip()
 
 
 def note_body(text: str) -> str:
@@ -108,12 +123,17 @@ class Transclusions:
     def render(self, note: Note, links: list[NoteLink], body: str, chain: tuple[Shown, ...]) -> str:
         """HTML of `body` (`note`, or a part of it, whose links are `links`), its embeds shown in place and the
         files it names found in its own vault."""
-        wanted = {link.target_id for link in links if link.kind == "embed" and link.target_id is not None}
+        logseq = is_logseq_page(note_body(note.body))
+        shown = {"embed", "block"} if logseq else {"embed"}
+        wanted = {link.target_id for link in links if link.kind in shown and link.target_id is not None}
         self._load(wanted - set(self.loaded))
         targets = {link.target_text.lower(): link.target_id for link in links}
         files = VaultFiles(vault_id=note.vault_id, note_path=note.path, found=self.files_found)
-        page = Page(note_id=note.pk, targets=targets, embed=lambda written: "", files=files)
+        page = Page(note_id=note.pk, targets=targets, embed=lambda written: "", files=files, logseq=logseq)
         page.embed = lambda written: self._embed(written, page, chain)
+        if logseq:
+            page.quote = lambda written: self._quote(written, page)
+            body = logseq_markdown(split_page_properties(body)[1])
         if len(chain) > 1:
             page.id_prefix = f"embed-{self.shown}-"
         return render_body(body, page)
@@ -127,6 +147,8 @@ class Transclusions:
 
     def _embed(self, written: WrittenLink, page: Page, chain: tuple[Shown, ...]) -> str:
         target_id = page.target_of(written)
+        if target_id is None and written.block:
+            return _missing_block(written)
         if target_id is None:
             name = escapeHtml(written.target or written.heading)
             return f'<span class="embed embed-unresolved" title="no note with this name yet">{name}</span>'
@@ -138,12 +160,13 @@ class Transclusions:
         note, links = entry
         part = written.heading
         href = escapeHtml(reverse("note-page", args=[note.pk]) + (f"#{anchor(part)}" if part else ""))
-        title = escapeHtml(note.title + (f" › {part}" if part and not part.startswith("^") else ""))
+        name = page_name(note.title, note.path, note_body(note.body))
+        title = escapeHtml(name + (f" › {part}" if part and not part.startswith("^") else ""))
         if (note.pk, "") in chain or (note.pk, part.lower()) in chain:
             return f'<div class="embed embed-cycle">Already shown above: <a href="{href}">{title}</a></div>'
         if len(chain) > MAX_DEPTH or self.shown >= MAX_EMBEDS:
             return f'<div class="embed embed-limit">Embedded here: <a href="{href}">{title}</a></div>'
-        section = section_of(note_body(note.body), part)
+        section = self._section(note, part)
         if section is None:
             return f'<div class="embed embed-missing">Not found in the note: <a href="{href}">{title}</a></div>'
         self.shown += 1
@@ -152,3 +175,28 @@ class Transclusions:
             f'<div class="embed" data-note="{note.pk}"><div class="embed-title"><a href="{href}">{title}</a></div>'
             f'<div class="embed-content">\n{inner}</div></div>\n'
         )
+
+    def _section(self, note: Note, part: str) -> str | None:
+        body = note_body(note.body)
+        if part.startswith("^") and is_logseq_page(body) and (block := block_of(body, part[1:])) is not None:
+            return block
+        return section_of(body, part)
+
+    def _quote(self, written: WrittenLink, page: Page) -> str:
+        """A Logseq `((block reference))`: the referenced block's text, linking to where it is written."""
+        target_id = page.target_of(written)
+        if target_id is not None and target_id not in self.loaded:
+            self._load({target_id})
+        entry = self.loaded.get(target_id) if target_id is not None else None
+        block = block_of(note_body(entry[0].body), written.block) if entry is not None else None
+        if block is None:  # missing and not readable look the same: nothing is said of a note one may not read
+            return _missing_block(written)
+        href = escapeHtml(reverse("note-page", args=[target_id]) + f"#^{written.block}")
+        return f'<a class="block-ref" href="{href}">{escapeHtml(plain_text(block_text(block)))}</a>'
+
+
+def _missing_block(written: WrittenLink) -> str:
+    return (
+        f'<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
+        f"(({escapeHtml(written.block)}))</span>"
+    )

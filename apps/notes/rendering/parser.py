@@ -1,9 +1,10 @@
 """The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds.
 
 Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files,
-callouts and the marks in `blocks` are ours, each saying why. Two plugins are left out on purpose: front_matter,
-because the frontmatter is cut off before parsing by the reader the note parser uses (`split_frontmatter`), and
-amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`, never bare in the text."""
+callouts, the marks in `blocks` and Logseq's block properties are ours, each saying why. Two plugins are left out
+on purpose: front_matter, because the frontmatter is cut off before parsing by the reader the note parser uses
+(`split_frontmatter`), and amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`, never
+bare in the text."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from apps.notes.rendering.blocks import blocks_plugin
 from apps.notes.rendering.callouts import callouts_plugin
 from apps.notes.rendering.files import files_plugin
 from apps.notes.rendering.footnotes import footnotes_plugin
+from apps.notes.rendering.logseq import logseq_plugin
 from apps.notes.rendering.math import math_plugin
 from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugin
 
@@ -24,7 +26,8 @@ def note_parser() -> MarkdownIt:
     # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
     # javascript:, vbscript:, file: and data: link targets.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
-    for plugin in (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin):
+    plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
+    for plugin in (*plugins, logseq_plugin):
         md.use(plugin)
     return md
 

@@ -27,6 +27,14 @@ from apps.notes.syntax import hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# Logseq's `{{embed [[Page]]}}`, `{{embed ((uuid))}}`, `[label](((uuid)))` and `((uuid))`, or a wikilink.
+_LOGSEQ_REFERENCE = re.compile(
+    rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{_UUID})\)\))[ \t]*\}}\}}"
+    rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{_UUID})\)\)\)"
+    rf"|\(\((?P<referenced>{_UUID})\)\)"
+    rf"|(?P<wikilink>{WIKILINK.pattern})"
+)
 _VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_inline_double", "math_block"})
 
 
@@ -37,6 +45,7 @@ class WrittenLink:
     alias: str
     embed: bool
     source: str  # as written
+    block: str = ""  # a Logseq block reference's uuid: the target is the note holding that block
 
     @property
     def is_attachment(self) -> bool:
@@ -56,6 +65,8 @@ class Page:
     files: VaultFiles = field(default_factory=VaultFiles)
     id_prefix: str = ""
     written: list[WrittenLink] = field(default_factory=list)
+    logseq: bool = False  # block references and `{{embed …}}` are links too
+    quote: Callable[[WrittenLink], str] = lambda link: ""  # the text of the block a reference names
 
     def target_of(self, link: WrittenLink) -> int | None:
         return self.note_id if not link.target else self.targets.get(link.target.lower())
@@ -78,18 +89,33 @@ def mark_wikilinks(body: str, page: Page) -> str:
     verbatim = hidden_spans(body)
     starts = [span.start for span in verbatim]
 
+    def marker(link: WrittenLink) -> str:
+        page.written.append(link)
+        return f"{MARKER_OPEN}{len(page.written) - 1}{MARKER_CLOSE}"
+
     def replace(match: re.Match[str]) -> str:
         index = bisect.bisect_right(starts, match.start()) - 1
         if index >= 0 and verbatim[index].end > match.start():
             return match.group(0)
-        # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
-        target = match.group(1).strip().removesuffix("\\").strip()
-        heading, alias = (match.group(2) or "").strip(), (match.group(3) or "").strip()
-        link = WrittenLink(target, heading, alias, embed=match[0][0] == "!", source=match[0])
-        page.written.append(link)
-        return f"{MARKER_OPEN}{len(page.written) - 1}{MARKER_CLOSE}"
+        if not page.logseq or match.group("wikilink") is not None:
+            return marker(_wikilink_of(match.group("wikilink") if page.logseq else match.group(0)))
+        if match.group("page") is not None:  # `{{embed [[Page]]}}` is `![[Page]]`
+            return marker(_wikilink_of(f"!{match.group('page')}"))
+        block = next(match.group(name) for name in ("embedded", "labelled", "referenced") if match.group(name))
+        embed = match.group("embedded") is not None
+        alias = match.group("label") or ""
+        return marker(WrittenLink(block.lower(), f"^{block.lower()}", alias, embed, match[0], block=block.lower()))
 
-    return WIKILINK.sub(replace, body)
+    return (_LOGSEQ_REFERENCE if page.logseq else WIKILINK).sub(replace, body)
+
+
+def _wikilink_of(written: str) -> WrittenLink:
+    found = WIKILINK.fullmatch(written)
+    assert found is not None  # `written` is a match of WIKILINK
+    # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
+    target = found.group(1).strip().removesuffix("\\").strip()
+    heading, alias = (found.group(2) or "").strip(), (found.group(3) or "").strip()
+    return WrittenLink(target, heading, alias, embed=written[0] == "!", source=written)
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -136,6 +162,8 @@ def _link_html(link: WrittenLink, page: Page) -> str:
         fragment = f"#{link.heading}" if link.heading else ""
         href = escapeHtml(attachment_url(attachment) + fragment)
         return f'<a class="internal-file" href="{href}">{escapeHtml(link.alias or link.target)}</a>'
+    if target_id is None and link.block:  # `[label](((uuid)))` to a block no note holds: its label
+        return text
     if target_id is None:
         return f'<a class="unresolved" title="no note with this name yet">{text}</a>'
     fragment = f"#{anchor(link.heading)}" if link.heading else ""
@@ -146,6 +174,8 @@ def _link_html(link: WrittenLink, page: Page) -> str:
 def _render_wikilink(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
     link: WrittenLink = tokens[idx].meta["link"]
     page: Page = env["page"]
+    if link.block and not link.embed and not link.alias:
+        return page.quote(link)
     if not link.embed:
         return _link_html(link, page)
     if link.is_attachment and page.target_of(link) is None:  # a note named `x.json` is still that note

@@ -1,0 +1,225 @@
+"""Logseq's own syntax on a note page: page properties, block properties, org-style blocks, `{{embed …}}` and
+`((block references))`, shown as Logseq shows them.
+
+Only a page that reads as Logseq's gets this: one that opens with `key:: value` page properties, or an outline
+(every line at the margin a bullet or a heading). An Obsidian note writing Dataview's `key:: value` fields in its
+prose, or a Foam note, renders as it always did. Everything here works on the source before Markdown parsing,
+leaving code alone, so the rest of the page (wikilinks, callouts, code) handles the result."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import PurePosixPath
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from apps.notes.markdown import PROPERTY, logseq_page_name, page_properties
+from apps.notes.syntax import code_block_lines
+
+_PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
+# Properties Logseq keeps for itself and never shows under a block; a block's `id::` names it, as `^id` does.
+_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed)::[ \t]*(\S*)[ \t]*$", re.I)
+_BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
+_HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
+_FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
+# A block's own `key:: value` lines, under its text or as the block itself (`- type:: [[Command]]`).
+_BLOCK_PROPERTY = re.compile(r"^([ \t]*(?:[-*][ \t]+)?)([A-Za-z][\w-]*)::[ \t]+(?=\S)")
+PROPERTY_OPEN, PROPERTY_CLOSE = "\ue002", "\ue003"
+_PROPERTY_MARK = re.compile(f"^{PROPERTY_OPEN}([^{PROPERTY_CLOSE}]+){PROPERTY_CLOSE} ?")
+_MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
+_NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
+_ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
+# Org blocks shown as callouts of Obsidian's types (the callouts plugin draws them); QUOTE is a plain quote.
+_CALLOUT_OF = {
+    "note": "note",
+    "tip": "tip",
+    "important": "important",
+    "warning": "warning",
+    "caution": "caution",
+    "pinned": "note",
+    "center": "",
+    "quote": "",
+}
+_VERBATIM = {"src", "example", "query", "export"}
+
+
+def is_logseq_page(body: str) -> bool:
+    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline."""
+    lines = [line for line in body.split("\n") if line.strip()]
+    if lines and _PAGE_PROPERTY.match(lines[0]):
+        return True
+    margin = [index for index, line in enumerate(lines) if line[:1] not in {" ", "\t"}]
+    bullets = [index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"]
+    headings = [index for index in margin if _heads_children(lines, index)]
+    return bool(bullets) and len(bullets) + len(headings) == len(margin)
+
+
+def _heads_children(lines: list[str], index: int) -> bool:
+    """A heading at the margin with its children indented under it: a Logseq block, where Markdown would
+    write what follows a heading at the margin."""
+    following = next((line for line in lines[index + 1 :] if line.strip()), "")
+    return bool(_MARGIN_HEADING.match(lines[index])) and following[:1] in {" ", "\t"}
+
+
+def page_name(title: str, path: str, body: str) -> str:
+    """The name a reader knows a Logseq page by: one titled by its file name (`term___block.md`) is `term/block`.
+    Shown only; the stored title, which search reads, stays the file's name."""
+    if title != PurePosixPath(path).stem or not is_logseq_page(body):
+        return title
+    return logseq_page_name(title)
+
+
+def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
+    """The page properties a Logseq page opens with (read as the note parser reads them) and the rest of it."""
+    lines = body.split("\n")
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    end = start
+    while end < len(lines) and _PAGE_PROPERTY.match(lines[end]) and PROPERTY.match(lines[end]):
+        end += 1
+    if end == start:
+        return {}, body
+    return page_properties("\n".join(lines[start:end])), "\n".join(lines[end:])
+
+
+def logseq_markdown(body: str) -> str:
+    """`body` of a Logseq page as Markdown the page parser shows: org blocks become fences, callouts and quotes,
+    and the block properties Logseq hides (`id::`, `collapsed::`) are dropped, a block's id becoming the `^id`
+    that ends its text (so a reference's link has an anchor to go to). Code is left as written."""
+    lines = body.split("\n")
+    code = code_block_lines(body)
+    shown: list[str] = []
+    block_id = ""  # waits for the end of the block's text
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if block_id and (index in code or _NEW_BLOCK.match(line)):
+            shown[-1] += f" ^{block_id}"
+            block_id = ""
+        opening = _ORG_BLOCK.match(line)
+        if opening is not None:
+            end = _end_of_block(lines, index, opening.group(3))
+            if end is not None:
+                if shown and shown[-1].lstrip().startswith(">"):  # two quotes in a row stay two
+                    shown.append("")
+                shown += _org_block(lines[index + 1 : end], opening)
+                index = end + 1
+                continue
+        if index not in code and _heads_children(lines, index):
+            line = f"- {line}"
+        hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
+        if hidden is not None and not line.lstrip().startswith(("-", "*")):
+            if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
+                if _HEADING.match(shown[-1]):  # alone after a heading, the id names the heading
+                    shown.append(line[: len(line) - len(line.lstrip())] + f"^{hidden.group(2).lower()}")
+                elif _ends_in_text(shown[-1]):
+                    block_id = hidden.group(2).lower()
+            index += 1
+            continue
+        shown.append(_BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line)
+        index += 1
+    if block_id:
+        shown[-1] += f" ^{block_id}"
+    return "\n".join(shown)
+
+
+def _ends_in_text(line: str) -> bool:
+    """Whether `^id` may end this line: text, not a heading (whose anchor is its slug) nor a fence."""
+    return bool(line.strip()) and not _HEADING.match(line) and not _FENCE.match(line)
+
+
+def block_of(body: str, block_id: str) -> str | None:
+    """The block of a Logseq page whose `id::` is `block_id`, with its children, dedented; None if none."""
+    lines = body.split("\n")
+    wanted = re.compile(rf"^[ \t]*id::[ \t]*{re.escape(block_id)}[ \t]*$", re.I)
+    found = next((index for index, line in enumerate(lines) if wanted.match(line)), None)
+    if found is None:
+        return None
+    start = next((index for index in range(found, -1, -1) if _BULLET.match(lines[index])), 0)
+    depth = _indent(lines[start])
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
+        end += 1
+    return textwrap.dedent("\n".join(lines[start:end]).expandtabs(4)).strip("\n")
+
+
+def block_text(block: str) -> str:
+    """The first line of a block (`- text`): what a `((reference))` to it shows."""
+    first = block.lstrip().split("\n", 1)[0]
+    return re.sub(r"^[-*][ \t]+(?:#{1,6}[ \t]+)?", "", first).strip()
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _property_mark(found: re.Match[str]) -> str:
+    return f"{found.group(1)}{PROPERTY_OPEN}{found.group(2)}{PROPERTY_CLOSE} "
+
+
+def _block_properties(state: StateCore) -> None:
+    """Each marked property line of a block becomes a small line of its own: its key, then its value (links and
+    marks in the value rendered as anywhere else)."""
+    for token in state.tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        children: list[Token] = []
+        open_property = False
+        for child in token.children:
+            if open_property and child.type in {"softbreak", "hardbreak"}:
+                children.append(Token("block_property_close", "", -1))
+                open_property = False
+            found = _PROPERTY_MARK.match(child.content) if child.type == "text" else None
+            if found is not None and not open_property:
+                children.append(Token("block_property_open", "", 1, meta={"key": found.group(1)}))
+                child.content = child.content[found.end() :]
+                open_property = True
+            children.append(child)
+        if open_property:
+            children.append(Token("block_property_close", "", -1))
+        token.children = children
+
+
+def _render_property_open(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    key = escapeHtml(tokens[idx].meta["key"])
+    return f'<span class="block-property"><span class="block-property-key">{key}</span> '
+
+
+def _render_property_close(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    return "</span>"
+
+
+def logseq_plugin(md: MarkdownIt) -> None:
+    md.core.ruler.push("block_properties", _block_properties)
+    md.add_render_rule("block_property_open", _render_property_open)
+    md.add_render_rule("block_property_close", _render_property_close)
+
+
+def _end_of_block(lines: list[str], start: int, kind: str) -> int | None:
+    closing = f"#+END_{kind.upper()}"
+    for index in range(start + 1, len(lines)):
+        if lines[index].strip().lstrip("-* \t").upper().startswith(closing):
+            return index
+    return None
+
+
+def _org_block(inside: list[str], opening: re.Match[str]) -> list[str]:
+    """The lines of one `#+BEGIN_X … #+END_X` block as Markdown, at the place in the outline it was written."""
+    indent, bullet, kind = opening.group(1), opening.group(2) or "", opening.group(3).lower()
+    continuation = indent + (" " * len(bullet) if bullet else "")
+    body = [line[len(continuation) :] if line.startswith(continuation) else line.lstrip() for line in inside]
+    if kind in _VERBATIM or kind not in _CALLOUT_OF:
+        info = (opening.group(4) or "").split()[0:1] if kind == "src" else [kind]
+        fence = "~~~~" if any(line.lstrip().startswith("```") for line in body) else "```"
+        first = f"{indent}{bullet}{fence}{''.join(info)}"
+        return [first, *(continuation + line for line in body), continuation + fence]
+    callout = _CALLOUT_OF[kind]
+    first = f"{indent}{bullet}> [!{callout}]" if callout else f"{indent}{bullet}>"
+    # The closing `>` ends the quote's paragraph, so the next line is not read as part of it.
+    return [first, *(f"{continuation}> {line}".rstrip() for line in body), f"{continuation}>"]

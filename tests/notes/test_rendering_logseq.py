@@ -1,0 +1,174 @@
+"""A Logseq page on its note page looks as Logseq shows it: its page properties are its properties, the block
+properties Logseq hides are hidden, org-style blocks are callouts, quotes and code, `((block references))` show
+the block they name, and `{{embed …}}` shows the page or block in place. Pages are logseq-docs' own, read in
+place; an Obsidian note writing the same `key:: value` keeps it as text."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from apps.notes.models import Note, NoteLink
+from apps.notes.rendering import render_note
+from tests.corpora import CORPORA
+from tests.factories import make_note, make_user, make_vault
+
+
+def real(name: str) -> str:
+    return (CORPORA / "logseq-docs/pages" / name).read_text(encoding="utf-8")
+
+
+def html_of(body: str) -> str:
+    return render_note(Note(path="page.md", title="page", body=body), []).html
+
+
+def page_of(note: Note, reader) -> str:
+    return render_note(note, list(NoteLink.objects.filter(source=note)), reader=reader).html
+
+
+def test_page_properties_are_the_page_properties_not_its_first_paragraph():
+    rendered = render_note(Note(path="Block Reference.md", title="t", body=real("Block Reference.md")), [])
+    assert rendered.frontmatter["type"] == "[[Feature]]"
+    assert rendered.frontmatter["platforms"] == "[[All Platforms]]"
+    assert rendered.frontmatter["alias"] == ["term/block reference"]
+    assert rendered.frontmatter["description"].startswith("Clickable link to a particular Logseq block")
+    assert "type::" not in rendered.html and "Clickable link" not in rendered.html
+    assert rendered.html.startswith('<ul>\n<li>\n<h2 id="usage">Usage</h2>')
+
+
+def test_block_properties_logseq_hides_are_hidden_and_the_others_shown_small():
+    html = html_of(real("Zotero.md"))
+    assert "id::" not in html and "collapsed::" not in html and "6103e488" not in html.replace('id="^6103e488', "")
+    assert '<li id="^6103e488-22d4-4751-b27a-69b278067c26">You can either type <code>/Zotero</code>' in html
+    # its other block properties are small lines under the block, the key apart from its value
+    key = '<span class="block-property"><span class="block-property-key">{}</span> '
+    assert key.format("type") + '<a class="unresolved" title="no note with this name yet">Command</a></span>' in html
+    assert key.format("name") + "Zotero</span>" in html and "name::" not in html
+
+
+def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():
+    html = html_of(real("Filename format.md"))
+    assert "<pre><code>- " not in html
+    assert '<li>\n<h2 id="functionality">Functionality</h2>\n<ul>\n<li><strong>What is a' in html
+
+
+def test_org_blocks_are_callouts_quotes_and_code():
+    html = html_of(real("Filename format.md"))
+    assert "#+BEGIN" not in html and "#+END" not in html
+    warning = html.index('<div class="callout callout-warning" data-callout="warning">')
+    assert "<strong>Backup</strong> all your notes somewhere else" in html[warning : warning + 400]
+    important = html.index('data-callout="important"', warning)  # the block right after it is its own callout
+    assert "There's a <strong>point of no-return</strong>" in html[important : important + 400]
+    assert "<p>Make sure all Logseq clients" in html  # the intro is the first important callout
+
+    quote = html_of(real("Spaced Repetition.md"))
+    assert "<blockquote>\n<p>Spaced repetition is an evidence-based learning technique" in quote
+
+    queries = html_of(real("Advanced Queries.md"))
+    assert "#+BEGIN_SRC" not in queries and "#+END_SRC" not in queries
+    assert '<pre><code class="language-clojure">#+BEGIN_QUERY\n{:title &quot;All tasks&quot;' in queries
+    note = queries.index('data-callout="note"')
+    assert "Learn Datalog Today</a> is a great first reference" in queries[note : note + 500]
+
+
+def test_an_obsidian_note_keeps_its_dataview_fields_and_org_lines_as_text():
+    body = (
+        "Reading notes.\nrating:: 5\nid:: 6103e488-22d4-4751-b27a-69b278067c26\n\n"
+        "#+BEGIN_QUOTE\nnot a quote\n#+END_QUOTE\n"
+    )
+    html = html_of(body)
+    assert "rating:: 5\nid:: 6103e488" in html and "#+BEGIN_QUOTE" in html and "<blockquote>" not in html
+
+
+@pytest.mark.django_db
+def test_a_block_reference_shows_the_block_and_links_to_the_page_holding_it():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    tables = make_note(vault, "pages/Tables.md", real("Tables.md"), embed=False)
+    properties = make_note(vault, "pages/Built-in Properties.md", real("Built-in Properties.md"), embed=False)
+    queries = make_note(vault, "pages/Advanced Queries.md", real("Advanced Queries.md"), embed=False)
+
+    html = page_of(properties, owner)
+    block = "646c1b4d-9cf2-4c8c-bb05-7f336e027ea1"
+    assert f'See <a class="block-ref" href="/notes/{tables.pk}/#^{block}">Props</a> for table' in html
+    assert f'<h3 id="^{block}">Props</h3>' in page_of(tables, owner)  # where that link lands
+
+    missing = page_of(queries, owner)  # its ((60531c23-…)) names a block no page of the vault holds
+    assert '<span class="block-ref block-ref-missing"' in missing
+    assert "((60531c23-238e-4748-9b19-27088f9c3771))</span>" in missing
+
+
+@pytest.mark.django_db
+def test_a_block_reference_to_a_page_the_reader_may_not_read_says_nothing_of_it():
+    reader, stranger = make_user(), make_user()
+    mine, theirs = make_vault(reader, "Mine"), make_vault(stranger, "Theirs")
+    make_note(theirs, "pages/Tables.md", real("Tables.md"), embed=False)
+    properties = make_note(mine, "pages/Built-in Properties.md", real("Built-in Properties.md"), embed=False)
+    # Block references resolve within a vault; point this one across anyway, so only the permission check stands.
+    NoteLink.objects.filter(source=properties, kind="block").update(target=Note.objects.get(vault=theirs))
+    html = page_of(properties, reader)
+    assert "Props" not in html and "/notes/" not in html.split("block-ref")[1][:80]
+    assert '<span class="block-ref block-ref-missing"' in html
+
+
+@pytest.mark.django_db
+def test_a_labelled_block_link_goes_to_its_block():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    term = make_note(vault, "pages/term___block reference with label.md", real("term___block reference with label.md"))
+    html = page_of(term, owner)
+    block = "60a78e9e-59dc-40ab-9a01-5317dc09365f"
+    assert f'<a class="internal" href="/notes/{term.pk}/#^{block}">apple</a>' in html
+    assert f'<li id="^{block}">I\'m an example block</li>' in html and "(((" not in html
+
+    alone = html_of("- see [apple](((60a78e9e-59dc-40ab-9a01-5317dc09365f)))\n")  # no note holds the block
+    assert "<li>see apple</li>" in alone
+
+
+@pytest.mark.django_db
+def test_embed_macros_show_the_block_or_page_in_place():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    make_note(vault, "pages/Zotero.md", real("Zotero.md"), embed=False)
+    changelog = make_note(vault, "pages/Changelog_07_09.md", real("Changelog_07_09.md"), embed=False)
+    html = page_of(changelog, owner)
+    assert "{{embed" not in html
+    embedded = html[html.index('<div class="embed" ') :]
+    assert "You can either type <code>/Zotero</code> command" in embedded[:1500]
+    assert "id::" not in embedded and "Or if you wish to import" not in embedded[:1500]
+
+    make_note(vault, "pages/Block Reference.md", real("Block Reference.md"), embed=False)
+    references = make_note(vault, "pages/Page and block references.md", real("Page and block references.md"))
+    html = page_of(references, owner)
+    assert "{{embed" not in html and html.count('<div class="embed" ') == 1
+    assert "A block that has references will have a reference counter" in html
+    assert html.count('class="embed embed-unresolved"') == 3  # the term/… pages are not in this vault
+
+    missing = html_of(real("Markdown.md"))  # its block embeds name blocks of pages not read here
+    assert '<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">' in missing
+    assert "((60a790f8-d187-499a-b2e2-73bf137356dd))</span>" in missing and "{{embed ((60a790f8" not in missing
+
+
+@pytest.mark.django_db
+def test_a_namespaced_page_is_found_by_its_name():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    terms = {
+        name: make_note(vault, f"pages/term___{name}.md", real(f"term___{name}.md"), embed=False)
+        for name in ("page reference", "page reference with label", "block reference with label")
+    }
+    references = make_note(vault, "pages/Page and block references.md", real("Page and block references.md"))
+    links = {link.target_text: link.target for link in NoteLink.objects.filter(source=references)}
+    assert links["term/page reference"] == terms["page reference"]
+    assert links["term/block reference with label"] == terms["block reference with label"]
+    assert terms["page reference"].title == "term___page reference"  # what search reads stays the file's name
+
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/notes/{references.pk}/").content.decode()
+    assert "[[term/" not in page  # none listed as unresolved, none offered to be written
+    assert "a clickable link that will take you to a particular Logseq block" in page  # the embed, shown
+    assert f'<a href="/notes/{terms["page reference"].pk}/">term/page reference</a>' in page  # its name, shown
+    term_page = browser.get(f"/notes/{terms['page reference'].pk}/").content.decode()
+    assert "<title>term/page reference · DesirePath</title>" in term_page
+    assert "<dt>platforms</dt><dd>[[All Platforms]]</dd>" in page
