@@ -17,7 +17,7 @@ import numpy as np
 from django.contrib.auth.models import User
 
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
@@ -140,7 +140,7 @@ def score_of(probability: float) -> int:
 
 def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:
     blocks = [
-        f'<candidate id="{i}" note="{quote(c.path)}">\n{quote(c.text)}\n</candidate>'
+        f'<candidate id="{i}" note="{quote_attribute(c.path)}">\n{quote(c.text)}\n</candidate>'
         for i, c in enumerate(candidates, start=1)
     ]
     user = f"<question>\n{quote(question)}\n</question>\n\nCandidates:\n" + "\n".join(blocks)

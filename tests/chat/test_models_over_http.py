@@ -45,7 +45,7 @@ def test_the_gate_is_one_batched_call_with_candidates_quoted_as_data(llm_server,
     assert len(re.findall(r'<candidate id="\d+"', user)) == count and user.count("</candidate>") == count
     # However it is spelled, the note cannot close its own quote nor open another: every tag left is ours.
     assert len(re.findall(r"<\s*/?\s*candidate", user, re.I)) == 2 * count
-    assert "&lt;/candidate&gt;" in user and "&lt;candidate id=&quot;99&quot;&gt;" in user
+    assert "‹/candidate>" in user and '‹candidate id="99">' in user  # the note's own text, tags disarmed
     assert [r.candidate.path for r in result.survivors] == [result.rated[0].candidate.path]
     assert result.rated[0].score == 5 and result.notes == []
     row = ModelUsage.objects.get()
@@ -93,6 +93,22 @@ def test_the_chat_model_writes_from_the_survivors_only(llm_server, owner, notes)
         ("chat", "answer"),
         ("scoring", "relevance gate"),
     ]
+
+
+def test_quotes_and_apostrophes_reach_the_model_and_the_reader_as_written(llm_server, owner, vault):
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
+    said = 'I\'m told the template is `"Hello $1 and $2!"` with <b>two</b> slots.'
+    make_note(vault, "Greeting.md", f"# Greeting\n{said}\n")
+    copied = 'I\'m told the template is `"Hello $1 and $2!"` [1].'
+    llm_server.replies += [scores(5), {"content": copied}]
+    body = {"vaults": [vault.pk], "message": "What is the greeting template?"}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+
+    prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
+    assert said in prompt
+    assert reply["answer"] == copied
+    assert '<code>"Hello $1 and $2!"</code>' in reply["answer_html"].replace("&quot;", '"')
+    assert "&amp;" not in reply["answer_html"] and "&#x27;" not in reply["answer"]
 
 
 def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server, owner, notes):
