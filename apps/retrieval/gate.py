@@ -183,7 +183,8 @@ def rate(
         model=model,
     )
     if reply.error:
-        return local, [f"The scoring model is unavailable ({reply.error}); the local scorer rated the candidates."]
+        # the provider's error is on the ledger for staff (the Models page), not in every reader's notices
+        return local, ["The scoring model could not be reached; the local scorer rated the candidates."]
     scores = parse_scores(reply.data, len(candidates))
     if scores is None:
         return local, [f"The scoring model ({model}) replied with malformed scores; the local scorer rated them."]
