@@ -6,7 +6,7 @@ import re
 
 # Every tag a prompt wraps quoted text in. Quoted text is sent as written (a model copies code spans, quotes and
 # apostrophes from it), so only these tags, in any case, width or spacing, are disarmed.
-FENCE_TAGS = ("source", "candidate", "question", "note", "answer", "message", "card", "concept", "pair")
+FENCE_TAGS = ("source", "candidate", "question", "note", "answer", "message", "conversation", "card", "concept", "pair")
 
 
 def _any_width(char: str) -> str:
