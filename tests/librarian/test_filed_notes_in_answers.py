@@ -3,7 +3,10 @@ a filed note comes back only when the question is about past conversations."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.test import Client
 
 from apps.chat.services.chat import chat_run, chat_start
 from apps.librarian.filing import file_exchange
@@ -59,3 +62,20 @@ def test_asking_again_across_all_vaults_answers_from_the_notes_and_not_from_the_
     assert any(item.path == "Kiln.md" and item.survived for item in candidates)
     assert filed.path not in [item.path for item in candidates]
     assert not [item.path for item in candidates if item.vault_id == personal.pk]
+
+
+def test_the_search_page_shows_a_filed_note_after_the_notes_and_says_the_librarian_filed_it():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    filed = file_exchange(asked(user, [studio], "What cone does the glaze firing reach?").pk)
+    chunks_embed_pending(vault_id=personal.pk)
+    browser = Client()
+    browser.force_login(user)
+
+    page = browser.get("/", {"q": "What cone does the glaze firing reach?"}).content.decode()
+    hits = re.findall(r'<li class="hit">(.*?)</li>', page, re.S)
+    paths = [re.search(r"· ([^<·]+?\.md)", hit).group(1) for hit in hits]
+    assert paths[:2] == ["Kiln.md", filed.path]  # the filed note is still found, after what people wrote
+    assert "filed by the Librarian" in hits[1] and "filed by the Librarian" not in hits[0]
