@@ -28,12 +28,13 @@ RUNS_LISTED = 10
 
 
 def feedback_weeks(*, weeks: int = WEEKS_SHOWN) -> list[dict[str, object]]:
-    """Per week, newest first: votes that said a passage helped, votes that said it did not, and weight changes, in
-    the vaults that still exist (an evaluation's votes and ledger stay on record after its vaults are removed)."""
+    """Per week, newest first: votes that said a passage helped, votes that said it did not (a vote taken back
+    counts as neither, as on the feedback report), and weight changes, in the vaults that still exist (an
+    evaluation's votes and ledger stay on record after its vaults are removed)."""
     since = timezone.now() - timedelta(weeks=weeks)
     vaults = Vault.objects.values("pk")
     votes = (
-        Feedback.objects.filter(created_at__gte=since, vault_id__in=vaults)
+        Feedback.objects.filter(created_at__gte=since, vault_id__in=vaults, withdrawn_at__isnull=True)
         .annotate(week=TruncWeek("created_at"))
         .values("week")
         .annotate(helped=Count("id", filter=Q(signal__in=HELPED)), hurt=Count("id", filter=Q(signal__in=HURT)))

@@ -21,7 +21,7 @@ from apps.graph.extract import (
     mentions_key,
 )
 from apps.llm.gateway import Message, complete_json
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.text import sentences
 
 KINDS = {"person", "thing", "term", "principle"}
@@ -39,7 +39,7 @@ PROMPT = (
 
 def _messages(note: NoteText, limit: int) -> list[Message]:
     body = "\n\n".join(text for _, text in note.chunks)[:8000]
-    user = f'<note title="{quote(note.title)}">\n{quote(body)}\n</note>'
+    user = f'<note title="{quote_attribute(note.title)}">\n{quote(body)}\n</note>'
     return [{"role": "system", "content": PROMPT.replace("{limit}", str(limit))}, {"role": "user", "content": user}]
 
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from apps.core.queue import queue_after_commit
 from apps.insights.models import Blend, Collision
 from apps.llm.gateway import Message, complete_json, is_local
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Note, Provenance
 from apps.notes.references import note_reference
@@ -84,8 +84,8 @@ def model_free_blend(a: dict[str, str], b: dict[str, str], domains: list[str]) -
 def _prompt(a: dict[str, str], b: dict[str, str], domains: list[str]) -> list[Message]:
     user = (
         f"Shared fields: {quote(', '.join(domains))}\n"
-        f'<note title="{quote(a["title"])}">{quote(a["claim"])}</note>\n'
-        f'<note title="{quote(b["title"])}">{quote(b["claim"])}</note>'
+        f'<note title="{quote_attribute(a["title"])}">{quote(a["claim"])}</note>\n'
+        f'<note title="{quote_attribute(b["title"])}">{quote(b["claim"])}</note>'
     )
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}]
 

@@ -30,7 +30,7 @@ from apps.insights.collisions import collisions_current
 from apps.insights.discover import terms_of
 from apps.insights.models import Card, CardKind
 from apps.llm.gateway import Message, complete_json, is_local
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Note, Provenance, Tier
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -238,7 +238,7 @@ def cards_build(*, vault_id: int, now: datetime | None = None) -> int:
 
 def _prompt(cards: list[Card], templates: dict[int, str]) -> list[Message]:
     items = "\n".join(
-        f'<card number="{i}" list="{c.kind}" title="{quote(c.title)}">{quote(templates[c.pk])}</card>'
+        f'<card number="{i}" list="{c.kind}" title="{quote_attribute(c.title)}">{quote(templates[c.pk])}</card>'
         for i, c in enumerate(cards, 1)
     )
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": items}]

@@ -27,7 +27,7 @@ from apps.insights.discover import terms_of
 from apps.insights.models import Collision
 from apps.llm.embeddings import current_model
 from apps.llm.gateway import Message, complete_json, is_local
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Provenance, Tier
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -182,9 +182,9 @@ def _clause(text: str) -> str:
 
 def _prompt(candidates: list[Candidate]) -> list[Message]:
     pairs = "\n".join(
-        f'<pair number="{i}" shared_fields="{quote(", ".join(c.domains))}">\n'
-        f'<note title="{quote(c.a.title)}">{quote(c.a.claim)}</note>\n'
-        f'<note title="{quote(c.b.title)}">{quote(c.b.claim)}</note>\n</pair>'
+        f'<pair number="{i}" shared_fields="{quote_attribute(", ".join(c.domains))}">\n'
+        f'<note title="{quote_attribute(c.a.title)}">{quote(c.a.claim)}</note>\n'
+        f'<note title="{quote_attribute(c.b.title)}">{quote(c.b.claim)}</note>\n</pair>'
         for i, c in enumerate(candidates, 1)
     )
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": pairs}]

@@ -23,7 +23,7 @@ from apps.insights.discover import terms_of
 from apps.insights.models import Concept, ConceptMember, Footstep, FootstepOrigin, Screening, ScreeningOutcome
 from apps.insights.screening import MODEL_FREE
 from apps.llm.gateway import Message, complete_json
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Chunk, Note, Tier
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse
@@ -110,7 +110,7 @@ def _prompt(label: str, hub: Note, members: list[int], concepts: list[Concept]) 
     )
     user = (
         f"Concept: {quote(label)}\n\n"
-        f'<note title="{quote(hub.title)}">\n{quote(_hub_text(hub.pk)[:4000])}\n</note>\n\n'
+        f'<note title="{quote_attribute(hub.title)}">\n{quote(_hub_text(hub.pk)[:4000])}\n</note>\n\n'
         f"Visited together with: {', '.join(quote(t) for t in titles) or '(nothing)'}\n\n"
         f"Existing concepts:\n{known or '(none yet)'}"
     )

@@ -20,7 +20,7 @@ from apps.insights.budgets import PURPOSES, calls_left
 from apps.insights.models import Concept, NoveltyCandidate, Screening, ScreeningOutcome
 from apps.llm.embeddings import embed_texts
 from apps.llm.gateway import Message, complete_json
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Chunk
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -80,7 +80,7 @@ def _excerpt(note_id: int) -> str:
 
 def _prompt(candidates: Sequence[NoveltyCandidate], known: list[str]) -> list[Message]:
     items = "\n".join(
-        f'<candidate id="{c.pk}" title="{quote(c.note.title)}">\n{quote(_excerpt(c.note_id))}\n</candidate>'
+        f'<candidate id="{c.pk}" title="{quote_attribute(c.note.title)}">\n{quote(_excerpt(c.note_id))}\n</candidate>'
         for c in candidates
     )
     existing = ", ".join(quote(k) for k in known[:100]) or "(none yet)"

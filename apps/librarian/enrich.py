@@ -20,7 +20,7 @@ from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
 from apps.librarian.models import NoteMetadata, NoteMetadataVersion
 from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json, is_local
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Tier
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse
@@ -111,7 +111,7 @@ def parse_metadata(data: dict[str, Any] | None, known: list[str]) -> Metadata | 
 def prompt(note: Note, known: list[str]) -> list[Message]:
     user = (
         f"Vocabulary of broad fields: {', '.join(known)}\n\n"
-        f'<note title="{quote(note.title)}">\n{quote(note.body[:6000])}\n</note>'
+        f'<note title="{quote_attribute(note.title)}">\n{quote(note.body[:6000])}\n</note>'
     )
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}]
 

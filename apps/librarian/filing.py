@@ -63,12 +63,14 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     # The offline answer's lead is a bare span (a date, a key) or a whole sentence that is not said again below it.
     led, told = ([_uncited(s) for s in sentences(part)] for part in (lead, supporting))
     claims = [s for s in led if len(s.split()) >= 4] + told
-    kept = list(dict.fromkeys(s for s in claims if len(s) > 2))  # no empty claim, none twice
+    # no empty claim, none twice, and no sentence that only introduces what follows ("Here is what I found:")
+    kept = list(dict.fromkeys(s for s in claims if len(s) > 2 and not s.endswith(":")))
     return Filing("concept", title, [(s, status_of(s)) for s in kept[:8]])
 
 
 def _uncited(sentence: str) -> str:
-    return re.sub(r"(\s*\[\d+\])+\s*$", "", sentence).strip()
+    """The sentence without its `[n]` citations, which point into an answer the filed note does not hold."""
+    return re.sub(r"(\s*\[\d+\])+(?=[\s.,;:!?]|$)", "", sentence).strip()
 
 
 def parse_filing(data: dict[str, Any] | None) -> Filing | None:

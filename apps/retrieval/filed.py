@@ -21,6 +21,8 @@ PAST_CONVERSATIONS = re.compile(
     re.IGNORECASE,
 )
 
+_NAMING_MARKS = (("[[", "]]"), ('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"))
+
 
 def asks_about_conversations(question: str) -> bool:
     """Whether the question is about earlier conversations ("what did we discuss …", "last time we talked")."""
@@ -28,8 +30,13 @@ def asks_about_conversations(question: str) -> bool:
 
 
 def _named(candidate: Candidate, question: str) -> bool:
-    title = candidate.title.strip().lower()
-    return len(title) >= 4 and title in question.lower()
+    """Whether the question names the note as a note: its title quoted or wikilinked, or its path. A filed
+    exchange is titled with the question it filed, so a title the question merely contains does not count."""
+    title, asked = candidate.title.strip().lower(), question.lower()
+    if len(title) < 4:
+        return False
+    named = (f"{opening}{title}{closing}" for opening, closing in _NAMING_MARKS)
+    return candidate.path.lower() in asked or any(n in asked for n in named)
 
 
 def without_filed_notes(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -17,7 +17,7 @@ import numpy as np
 from django.contrib.auth.models import User
 
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
@@ -140,7 +140,7 @@ def score_of(probability: float) -> int:
 
 def prompt(question: str, candidates: Sequence[Candidate]) -> list[Message]:
     blocks = [
-        f'<candidate id="{i}" note="{quote(c.path)}">\n{quote(c.text)}\n</candidate>'
+        f'<candidate id="{i}" note="{quote_attribute(c.path)}">\n{quote(c.text)}\n</candidate>'
         for i, c in enumerate(candidates, start=1)
     ]
     user = f"<question>\n{quote(question)}\n</question>\n\nCandidates:\n" + "\n".join(blocks)
@@ -183,7 +183,8 @@ def rate(
         model=model,
     )
     if reply.error:
-        return local, [f"The scoring model is unavailable ({reply.error}); the local scorer rated the candidates."]
+        # the provider's error is on the ledger for staff (the Models page), not in every reader's notices
+        return local, ["The scoring model could not be reached; the local scorer rated the candidates."]
     scores = parse_scores(reply.data, len(candidates))
     if scores is None:
         return local, [f"The scoring model ({model}) replied with malformed scores; the local scorer rated them."]

@@ -9,12 +9,14 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from apps.core.auth import Requester
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
-from apps.notes.selectors import readable_note_count
+from apps.notes.models import Note, Provenance
+from apps.notes.selectors import readable_note_count, readable_notes
 from apps.notes.text import plain_line
 from apps.retrieval.hooks import searched
-from apps.retrieval.search import hybrid_search
+from apps.retrieval.search import SearchHit, hybrid_search
 from apps.retrieval.snippets import CUT_AFTER, CUT_BEFORE
 from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_list
@@ -30,6 +32,14 @@ def _highlight(snippet: str) -> str:
     return mark_safe(escape(readable).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
 
 
+def _filed_last(user: Requester, hits: list[SearchHit]) -> list[tuple[SearchHit, bool]]:
+    """Each hit and whether the Librarian filed its note; the people's notes first, the Librarian's records of
+    conversations after them, each in the search's order."""
+    notes = Note.objects.filter(readable_notes(user), pk__in=[hit.note for hit in hits])
+    filed = set(notes.filter(provenance=Provenance.SUMMARY).values_list("pk", flat=True))
+    return sorted(((hit, hit.note in filed) for hit in hits), key=lambda pair: pair[1])
+
+
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
     vaults = list(vault_list(user=request.user).annotate(note_count=readable_note_count(request.user)))
@@ -41,8 +51,13 @@ def search_page(request: HttpRequest) -> HttpResponse:
         try:
             result = hybrid_search(scope=scope_for(request.user, chosen), query=query, k=20)
             hits = [
-                {**hit.__dict__, "vault_name": names.get(hit.vault, ""), "snippet_html": _highlight(hit.snippet)}
-                for hit in result.hits
+                {
+                    **hit.__dict__,
+                    "vault_name": names.get(hit.vault, ""),
+                    "snippet_html": _highlight(hit.snippet),
+                    "filed": filed,
+                }
+                for hit, filed in _filed_last(request.user, result.hits)
             ]
             searched(user_id=request.user.pk, query=query)
         except ValidationError as exc:

@@ -45,7 +45,7 @@ def test_the_gate_is_one_batched_call_with_candidates_quoted_as_data(llm_server,
     assert len(re.findall(r'<candidate id="\d+"', user)) == count and user.count("</candidate>") == count
     # However it is spelled, the note cannot close its own quote nor open another: every tag left is ours.
     assert len(re.findall(r"<\s*/?\s*candidate", user, re.I)) == 2 * count
-    assert "&lt;/candidate&gt;" in user and "&lt;candidate id=&quot;99&quot;&gt;" in user
+    assert "‹/candidate>" in user and '‹candidate id="99">' in user  # the note's own text, tags disarmed
     assert [r.candidate.path for r in result.survivors] == [result.rated[0].candidate.path]
     assert result.rated[0].score == 5 and result.notes == []
     row = ModelUsage.objects.get()
@@ -57,7 +57,7 @@ def test_the_gate_is_one_batched_call_with_candidates_quoted_as_data(llm_server,
     [
         ([{"content": "They all look great to me!"}], "malformed", "ok"),
         ([{"content": '{"scores": {"1": 9, "2": 3, "3": 1}}'}], "malformed", "ok"),
-        ([{"status": 500}] * 3, "unavailable", "error"),
+        ([{"status": 500}] * 3, "could not be reached", "error"),
     ],
 )
 def test_bad_scoring_replies_fall_back_to_the_local_scorer(llm_server, owner, notes, replies, notice, outcome):
@@ -73,7 +73,8 @@ def test_a_scoring_timeout_falls_back_to_the_local_scorer(llm_server, settings, 
     settings.LLM_TIMEOUT_SECONDS, settings.LLM_RETRIES = 0.5, 0
     llm_server.replies.append({"delay": 2, **scores(5)})
     result = gated_context(user=owner, question="Where is the printer?", scope=scope_for(owner, [notes.pk]))
-    assert "unavailable" in result.notes[0] and "Timeout" in result.notes[0]
+    assert result.notes == ["The scoring model could not be reached; the local scorer rated the candidates."]
+    assert "Timeout" in ModelUsage.objects.get().error  # the detail is for staff, on the Models page
     assert result.survivors[0].candidate.path == "Printer.md"
 
 
@@ -95,6 +96,22 @@ def test_the_chat_model_writes_from_the_survivors_only(llm_server, owner, notes)
     ]
 
 
+def test_quotes_and_apostrophes_reach_the_model_and_the_reader_as_written(llm_server, owner, vault):
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
+    said = 'I\'m told the template is `"Hello $1 and $2!"` with <b>two</b> slots.'
+    make_note(vault, "Greeting.md", f"# Greeting\n{said}\n")
+    copied = 'I\'m told the template is `"Hello $1 and $2!"` [1].'
+    llm_server.replies += [scores(5), {"content": copied}]
+    body = {"vaults": [vault.pk], "message": "What is the greeting template?"}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+
+    prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
+    assert said in prompt
+    assert reply["answer"] == copied
+    assert '<code>"Hello $1 and $2!"</code>' in reply["answer_html"].replace("&quot;", '"')
+    assert "&amp;" not in reply["answer_html"] and "&#x27;" not in reply["answer"]
+
+
 def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server, owner, notes):
     llm_server.replies += [scores(5), *[{"status": 500}] * 3]
     body = {"vaults": [notes.pk], "message": "Where is the printer?"}
@@ -105,8 +122,9 @@ def test_a_chat_model_that_is_down_degrades_to_the_extractive_answer(llm_server,
     # The offline answer: its answer span first, in bold and cited (here the passage's whole sentence, not repeated).
     assert reply["answer"].startswith("**The printer is on floor 2.** [1]")
     assert reply["answer"].count("floor 2") == 1
-    assert any("chat model is unavailable" in n for n in reply["notices"])
-    assert ModelUsage.objects.filter(slot="chat", outcome="error").count() == 1
+    # One plain sentence for the reader; the provider's error is on the ledger, where the Models page shows it.
+    assert reply["notices"] == ["The chat model could not be reached, so this answer comes from your notes alone."]
+    assert "InternalServerError" in ModelUsage.objects.get(slot="chat", outcome="error").error
     assert ModelUsage.objects.filter(slot="chat", model="local/extractive").count() == 1
 
 
@@ -140,7 +158,7 @@ def test_a_stream_that_breaks_off_keeps_what_was_written_and_adds_the_passages(l
     reply = api(owner).post("/api/chat/", body, format="json").json()
 
     assert reply["answer"].startswith("The printer is \n\n**The printer is on floor 2.** [1]")
-    assert any("chat model is unavailable" in n for n in reply["notices"])
+    assert reply["notices"] == ["The chat model could not be reached, so this answer comes from your notes alone."]
     assert ModelUsage.objects.get(slot="chat", model="openai/scripted-writer").outcome == "error"
 
 

@@ -144,13 +144,23 @@ def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
     assert cells[1:3] == ["1", "1"] and int(cells[3]) > 0  # one helped, one did not, and the ledger moved
     assert "What is a PTW?" not in page  # counts only
 
+    # A vote clicked again (undone) is taken back: counted neither here nor on the feedback report.
+    assert len(items) > 2
+    second = items[1]["id"]  # a passage nobody has voted on yet
+    vote = client.post("/api/feedback/", {"context_item": second, "signal": "confirm"}).json()
+    assert client.delete(f"/api/feedback/{vote['id']}/").status_code == 204
+    undone = browser.get("/admin/learning/").content.decode()
+    row = re.search(r'<table id="feedback-weeks">.*?<tbody>\s*<tr>(.*?)</tr>', undone, re.S)
+    assert row is not None and re.findall(r"<td>([^<]*)</td>", row.group(1))[1:3] == ["1", "1"]
+    cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
+
     # A vault removed since (an evaluation's): its votes and ledger rows stay on record, and are not counted here.
     removed = make_vault(sample.owner, "Removed")
     make_note(removed, "Permit.md", "# Permit\nA PTW is a permit to work, signed before hot work starts.")
     elsewhere = ask(sample.owner, "What is a PTW?", [removed.pk])["context"]
     assert client.post("/api/feedback/", {"context_item": elsewhere[0]["id"], "signal": "confirm"}).status_code == 201
     removed.delete()
-    assert Feedback.objects.count() == 3
+    assert Feedback.objects.count() == 4
     again = browser.get("/admin/learning/").content.decode()
     row = re.search(r'<table id="feedback-weeks">.*?<tbody>\s*<tr>(.*?)</tr>', again, re.S)
     assert row is not None and re.findall(r"<td>([^<]*)</td>", row.group(1)) == cells

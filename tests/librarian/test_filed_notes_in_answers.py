@@ -3,10 +3,14 @@ a filed note comes back only when the question is about past conversations."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.test import Client
 
 from apps.chat.services.chat import chat_run, chat_start
 from apps.librarian.filing import file_exchange
+from apps.librarian.summaries.write import summarise_conversation
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.vaults.models import Vault
 from tests.factories import make_note, make_user, make_vault
@@ -39,3 +43,39 @@ def test_a_filed_note_is_no_candidate_for_an_ordinary_question_but_is_for_one_ab
 
     past = asked(user, [studio, personal], "What did we discuss about the glaze firing last time?")
     assert filed.path in [item.path for item in past.context.all()]
+
+
+def test_asking_again_across_all_vaults_answers_from_the_notes_and_not_from_the_filed_copy():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    question = "What cone does the glaze firing reach?"
+    first = asked(user, [studio], question)
+    filed = file_exchange(first.pk)
+    session = summarise_conversation(first.conversation_id)
+    assert filed is not None and session is not None
+    chunks_embed_pending(vault_id=personal.pk)
+
+    again = asked(user, [], question)  # no vault ticked: every vault the asker reads, the personal one too
+    candidates = list(again.context.all())
+    assert any(item.path == "Kiln.md" and item.survived for item in candidates)
+    assert filed.path not in [item.path for item in candidates]
+    assert not [item.path for item in candidates if item.vault_id == personal.pk]
+
+
+def test_the_search_page_shows_a_filed_note_after_the_notes_and_says_the_librarian_filed_it():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    filed = file_exchange(asked(user, [studio], "What cone does the glaze firing reach?").pk)
+    chunks_embed_pending(vault_id=personal.pk)
+    browser = Client()
+    browser.force_login(user)
+
+    page = browser.get("/", {"q": "What cone does the glaze firing reach?"}).content.decode()
+    hits = re.findall(r'<li class="hit">(.*?)</li>', page, re.S)
+    paths = [re.search(r"· ([^<·]+?\.md)", hit).group(1) for hit in hits]
+    assert paths[:2] == ["Kiln.md", filed.path]  # the filed note is still found, after what people wrote
+    assert "filed by the Librarian" in hits[1] and "filed by the Librarian" not in hits[0]

@@ -211,3 +211,43 @@ def test_a_source_whose_file_name_another_note_shares_is_linked_by_its_path_or_n
     browser.force_login(user)
     page = browser.get(f"/notes/{note.pk}/").content.decode()
     assert f'<a class="internal" href="/notes/{using.pk}/">{using.title}</a>' in page
+
+
+def test_small_talk_is_no_session_note_and_at_most_a_line_in_the_days_log(sample):
+    from apps.librarian.summaries.write import conversations_pending, summarise_conversation
+
+    first = answered(sample.owner, sample, "thanks!")
+    for text in ("k", "👍"):
+        message = chat_start(user=sample.owner, vault_ids=[sample.pk], text=text, conversation_id=first.conversation_id)
+        for _ in chat_run(message=message, user=sample.owner):
+            pass
+    for reply in first.conversation.messages.filter(role="assistant"):
+        file_exchange(reply.pk)
+
+    assert summarise_conversation(first.conversation_id) is None
+    assert first.conversation_id not in conversations_pending(100)  # nor left for the daily run to retry
+    paths = list(Note.objects.filter(vault=personal(sample.owner)).values_list("path", flat=True))
+    assert len(paths) == 1 and paths[0].startswith("Librarian/Daily log ")  # no "Session: …" note
+
+
+def test_a_framing_sentence_is_filed_as_no_claim(sample):
+    from apps.chat.models import Conversation, Message, Role, Status
+
+    owner = sample.owner
+    conversation = Conversation.objects.create(owner=owner, title="Where is the printer?")
+    question = Message.objects.create(
+        conversation=conversation, role=Role.USER, text="Where is the printer?", vault_ids=[sample.pk]
+    )
+    answer = Message.objects.create(
+        conversation=conversation,
+        role=Role.ASSISTANT,
+        text="Here is what your notes say:\n\n- The printer is on floor 2 [1].\n- Toner is in the cupboard [1].",
+        reply_to=question,
+        grounded=True,
+        status=Status.COMPLETE,
+        vault_ids=[sample.pk],
+    )
+    note = file_exchange(answer.pk)
+
+    claims = re.findall(r"^- \*\*(?:Decided|Considered):\*\* (.*)$", note.body, re.M)
+    assert claims == ["The printer is on floor 2.", "Toner is in the cupboard."]

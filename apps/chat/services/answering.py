@@ -13,7 +13,7 @@ from apps.chat.services.attribution import Misattributed, Witness, misattributed
 from apps.chat.services.spans import Passage, Span, answer_span, statements
 from apps.core.text import terms
 from apps.llm.gateway import Message
-from apps.llm.prompts import quote
+from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Provenance
 
 MAX_SENTENCES = 4
@@ -117,7 +117,7 @@ def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
     blocks = []
     for s in sources:
         kind = ' proposal="yes"' if s.is_proposal else ""
-        blocks.append(f'<source n="{s.number}" note="{quote(s.path)}"{kind}>\n{quote(s.text)}\n</source>')
+        blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(s.text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]
 

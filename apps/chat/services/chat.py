@@ -155,6 +155,8 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
     return ContextItem.objects.bulk_create(items)
 
 
+CHAT_MODEL_UNREACHABLE = "The chat model could not be reached."
+ANSWERED_FROM_NOTES_ALONE = "The chat model could not be reached, so this answer comes from your notes alone."
 RENDER_SECONDS = 0.1  # how often a streamed answer is shown again as it grows
 
 
@@ -192,8 +194,9 @@ class _Writer:
             model=model,
         )
 
-    def stream(self, purpose: str, messages: list[dict[str, str]]) -> Generator[Event, None, bool]:
-        """A chat-slot call streamed into the answer; False (and a notice) when the provider fails."""
+    def stream(self, purpose: str, messages: list[dict[str, str]], unreachable: str) -> Generator[Event, None, bool]:
+        """A chat-slot call streamed into the answer; False, with the `unreachable` notice, when the provider fails.
+        The provider's error is for staff (the Models page shows each slot's latest call), not for every reader."""
         try:
             for piece in complete_stream(
                 slot="chat",
@@ -204,8 +207,8 @@ class _Writer:
                 model=self.model,
             ):
                 yield self.delta(piece)
-        except ModelUnavailable as exc:
-            self.message.notices.append(f"The chat model is unavailable ({exc}).")
+        except ModelUnavailable:
+            self.message.notices.append(unreachable)
             return False
         return True
 
@@ -220,9 +223,9 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
 
 def _answer(writer: _Writer, question: str, sources: list[answering.Source]) -> Iterator[Event]:
     if not is_local(writer.model):
-        if (yield from writer.stream("answer", answering.sources_prompt(question, sources))):
+        prompt = answering.sources_prompt(question, sources)
+        if (yield from writer.stream("answer", prompt, ANSWERED_FROM_NOTES_ALONE)):
             return
-        writer.message.notices.append("Showing the passages it would have used instead.")
         if writer.message.text:
             yield writer.delta("\n\n")
     parts = answering.extractive(question, sources)
@@ -238,7 +241,9 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
     if mode == Fallback.EXPLICIT and not is_local(writer.model):
         yield writer.delta(answering.fallback_text(mode, vault_names, has_model=True))
         if not (
-            yield from writer.stream("general knowledge", answering.plain_prompt(answering.GENERAL_PROMPT, question))
+            yield from writer.stream(
+                "general knowledge", answering.plain_prompt(answering.GENERAL_PROMPT, question), CHAT_MODEL_UNREACHABLE
+            )
         ):
             yield writer.delta("\n\n(The chat model is unavailable, so there is no general-knowledge answer.)")
         return
@@ -247,7 +252,9 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
 
 def _casual(writer: _Writer, text: str, vault_names: list[str]) -> Iterator[Event]:
     if not is_local(writer.model) and (
-        yield from writer.stream("casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text))
+        yield from writer.stream(
+            "casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text), CHAT_MODEL_UNREACHABLE
+        )
     ):
         return
     yield writer.delta(answering.casual_reply(text, vault_names))

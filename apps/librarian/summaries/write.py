@@ -113,15 +113,16 @@ def _body(conversation: Conversation, messages: list[Message], summary: Summary)
 
 
 def summarise_conversation(conversation_id: int) -> SummaryNode | None:
-    """Write or extend a conversation's level-0 summary; None when it has no settled message or its owner has no
-    personal vault. A run with nothing new returns the node untouched (no model call)."""
+    """Write or extend a conversation's level-0 summary; None when it has no settled message, nothing in it was
+    answered from the notes (small talk is no session worth a note), or its owner has no personal vault. A run
+    with nothing new returns the node untouched (no model call)."""
     conversation = Conversation.objects.select_related("owner").filter(pk=conversation_id).first()
     if conversation is None:
         return None
     owner = conversation.owner
     personal = Vault.objects.filter(owner=owner, is_personal=True).first()
     messages = list(conversation.messages.filter(status__in=SETTLED).order_by("created_at", "id"))
-    if personal is None or not messages:
+    if personal is None or not any(m.grounded for m in messages):
         return None
     key = conversation_key(conversation.pk)
     ids = {m.pk for m in messages}
@@ -162,7 +163,9 @@ def summarise_conversation(conversation_id: int) -> SummaryNode | None:
 
 
 def conversations_pending(limit: int) -> list[int]:
-    """Conversations with a settled message no summary points at yet (a queue that was down, or older chats)."""
+    """Conversations with a settled message no summary points at yet (a queue that was down, or older chats), of
+    those with something answered from the notes: small talk is never summarised, so never pending."""
     pointed = SummaryMessage.objects.values("message_id")
-    rows = Message.objects.filter(status__in=SETTLED).exclude(pk__in=pointed)
+    answered = Message.objects.filter(status__in=SETTLED, grounded=True).values("conversation_id")
+    rows = Message.objects.filter(status__in=SETTLED, conversation_id__in=answered).exclude(pk__in=pointed)
     return list(rows.order_by("conversation_id").values_list("conversation_id", flat=True).distinct()[:limit])
