@@ -396,15 +396,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
     for key, value in page_properties(prose).items():
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
-    title = str(frontmatter.get("title") or "").strip()
-    if not title:
-        for line in prose.split("\n"):
-            heading = heading_match(line)
-            if heading and heading[0] == 1:
-                title = heading[1]
-                break
-    stem = PurePosixPath(path).stem
-    title = (title or stem)[:500]
+    # A note is named by its file, as Obsidian and Logseq name it, unless a `title` property (Logseq's `title::`)
+    # says otherwise; a heading inside it names a section, never the note.
+    title = (str(frontmatter.get("title") or "").strip() or PurePosixPath(path).stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):
         if tag not in tags:
