@@ -86,6 +86,8 @@ class ChunkDraft:
     text: str
     embed_text: str
     content_hash: str
+    # The note's properties, searched with its first chunk when no chunk's text holds them: not shown, not embedded.
+    properties: str = ""
 
 
 @dataclass
@@ -572,8 +574,9 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                     heading = path
                 buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text
     flush()
+    properties = properties_text(frontmatter)
+    searched_properties = properties if chunks else ""
     if not chunks:  # a note made only of properties (a book, a film, a person) says what they say
-        properties = properties_text(frontmatter)
         chunks += [("", piece) for piece in _split_long(properties, budget)] if properties else [("", title)]
     drafts = []
     for ordinal, (chunk_heading, text) in enumerate(chunks):
@@ -585,6 +588,7 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                 text=text,
                 embed_text=embed_text,
                 content_hash=sha256(embed_text),
+                properties=searched_properties if ordinal == 0 else "",
             )
         )
     return drafts
