@@ -88,6 +88,8 @@ class ChunkDraft:
     text: str
     embed_text: str
     content_hash: str
+    # The note's properties, searched with its first chunk when no chunk's text holds them: not shown, not embedded.
+    properties: str = ""
 
 
 @dataclass
@@ -399,15 +401,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
     for key, value in page_properties(prose).items():
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
-    title = str(frontmatter.get("title") or "").strip()
-    if not title:
-        for line in prose.split("\n"):
-            heading = heading_match(line)
-            if heading and heading[0] == 1:
-                title = heading[1]
-                break
-    stem = PurePosixPath(path).stem
-    title = (title or stem)[:500]
+    # A note is named by its file, as Obsidian and Logseq name it, unless a `title` property (Logseq's `title::`)
+    # says otherwise; a heading inside it names a section, never the note.
+    title = (str(frontmatter.get("title") or "").strip() or PurePosixPath(path).stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):
         if tag not in tags:
@@ -588,8 +584,9 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                     heading = path
                 buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text
     flush()
+    properties = properties_text(frontmatter)
+    searched_properties = properties if chunks else ""
     if not chunks:  # a note made only of properties (a book, a film, a person) says what they say
-        properties = properties_text(frontmatter)
         chunks += [("", piece) for piece in _split_long(properties, budget)] if properties else [("", title)]
     drafts = []
     for ordinal, (chunk_heading, text) in enumerate(chunks):
@@ -601,6 +598,7 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
                 text=text,
                 embed_text=embed_text,
                 content_hash=sha256(embed_text),
+                properties=searched_properties if ordinal == 0 else "",
             )
         )
     return drafts

@@ -47,8 +47,8 @@ RETURN NULL;
 
 _CHUNK_SEARCH_VECTORS = """
 NEW.search_vector = setweight(to_tsvector('english', coalesce(NEW.heading, '')), 'A')
-    || to_tsvector('english', NEW.text);
-NEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text);
+    || to_tsvector('english', NEW.text) || to_tsvector('english', NEW.properties);
+NEW.search_simple = to_tsvector('simple', coalesce(NEW.heading, '') || ' ' || NEW.text || ' ' || NEW.properties);
 RETURN NEW;
 """
 
@@ -181,6 +181,8 @@ class Chunk(models.Model):
     ordinal = models.PositiveIntegerField()
     heading = models.CharField(max_length=500, blank=True)
     text = models.TextField()
+    # A note's properties, searched with its first chunk when no chunk's text holds them (a note with a body)
+    properties = models.TextField(blank=True, default="", db_default="")
     content_hash = models.CharField(max_length=64)
     search_vector = SearchVectorField(null=True, editable=False)
     search_simple = SearchVectorField(null=True, editable=False)
@@ -199,7 +201,7 @@ class Chunk(models.Model):
             pgtrigger.Trigger(
                 name="chunk_search_vectors",
                 when=pgtrigger.Before,
-                operation=pgtrigger.Insert | pgtrigger.UpdateOf("text", "heading"),
+                operation=pgtrigger.Insert | pgtrigger.UpdateOf("text", "heading", "properties"),
                 func=_CHUNK_SEARCH_VECTORS,
             ),
             *_postings_triggers(),

@@ -1,11 +1,12 @@
 """The keyword index's postings and statistics, kept by statement triggers on `notes_chunk`.
 
 Each chunk has one posting per English lexeme (stemmed, stop words dropped) of its note's title, its heading and its
-text, and for a note's first chunk also of its properties (frontmatter keys and values, which chunks leave out): the
-term's frequency there and the chunk's length in such terms. Per vault, `VaultTerm` counts the hot chunks
-carrying each term and `VaultText` the hot chunks and their total length, so BM25's document frequencies and average
-length can be combined over exactly the vaults a requester reads. Cold chunks keep postings (a search that asks for
-the cold tier still ranks them) but count in no statistics.
+text, and for a note's first chunk also of the properties no chunk's text holds (a note with a body; a note made only
+of properties, or a Logseq page's `key:: value` lines, says them in its text: counted once): the term's frequency
+there and the chunk's length in such terms. Per vault, `VaultTerm` counts the hot chunks carrying each term and
+`VaultText` the hot chunks and their total length, so BM25's document frequencies and average length can be combined
+over exactly the vaults a requester reads. Cold chunks keep postings (a search that asks for the cold tier still
+ranks them) but count in no statistics.
 
 Statement-level triggers with transition tables write a whole import batch in three statements instead of one per
 chunk; the upserts go in (vault, term) order so concurrent writers to one vault lock rows in the same order.
@@ -25,10 +26,7 @@ WITH fresh AS (
     FROM {{rows}} r
     JOIN notes_note n ON n.id = r.note_id
     CROSS JOIN LATERAL unnest(
-        setweight(to_tsvector('english', n.title), 'A')
-        || CASE WHEN r.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
-                ELSE ''::tsvector END
-        || coalesce(r.search_vector, ''::tsvector)
+        setweight(to_tsvector('english', n.title), 'A') || coalesce(r.search_vector, ''::tsvector)
     ) AS t
     WHERE {{changed}}
 ),
@@ -88,3 +86,9 @@ POSTINGS_ON_UPDATE = (
 )
 
 BACKFILL = _ADD.format(rows="notes_chunk", changed="true")
+# The postings of the chunks in the table `refreshed_chunks` posted again from what they hold now.
+POSTINGS_REFRESH = (
+    _REMOVE.format(rows="refreshed_chunks", changed="true")
+    + _ADD.format(rows="refreshed_chunks", changed="true")
+    + _FORGET
+)

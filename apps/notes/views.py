@@ -62,9 +62,10 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "note": note,
             "page_name": page_name(note.title, note.path, note_body(note.body)),
             "body_html": mark_safe(rendered.html),  # noqa: S308 - markdown-it with raw HTML disabled
+            "has_body": bool(rendered.html.strip()),
             "has_math": rendered.has_math,
             "has_diagrams": rendered.has_diagrams,
-            "frontmatter": rendered.frontmatter,
+            "properties": rendered.properties,
             "links": links,
             "backlinks": note_selectors.note_backlinks(user=actor(request), note=note),
             "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],

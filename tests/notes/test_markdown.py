@@ -14,11 +14,11 @@ def test_title_tags_aliases_and_links():
         "ideas/Raw Name.md",
         "---\ntags: [a, b]\naliases: [Short]\n---\n# The Title ##\nSee [[Other#Part|there]] #inline\n",
     )
-    assert note.title == "The Title"
+    assert note.title == "Raw Name"  # the file's name: the heading names a section
     assert note.tags == ["a", "b", "inline"]
     assert note.aliases == ["Short"]
     assert [(lk.target, lk.heading, lk.alias) for lk in note.links] == [("Other", "Part", "there")]
-    assert {"short", "raw name", "ideas/raw name", "the title"} <= set(note.link_keys)
+    assert {"short", "raw name", "ideas/raw name"} <= set(note.link_keys)
 
 
 def test_chunks_stay_within_the_model_input_and_cut_at_headings():

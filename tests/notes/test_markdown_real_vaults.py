@@ -393,3 +393,17 @@ def test_every_block_of_the_real_vaults_that_fits_a_chunk_is_kept_whole():
                 checked += 1
                 assert any(_shape(block) in shape for shape in shapes), (str(path), kind, block[:80])
     assert checked > 7000  # fences, tables, quotes and list items of the three vaults
+
+
+def test_a_note_is_titled_by_its_file_name_not_by_a_heading_in_it():
+    def title_of(vault: str, path: str) -> str:
+        return parse_note(path, (CORPORA / vault / path).read_text(encoding="utf-8")).title
+
+    # an author page whose sections are `## Books`, `# Clippings`, `# Podcast episodes`
+    assert title_of("kepano-obsidian", "References/Kevin Kelly.md") == "Kevin Kelly"
+    # Logseq feature pages whose first heading is `## Usage`; a namespaced page keeps its file's name
+    assert title_of("logseq-docs", "pages/Snap to grid.md") == "Snap to grid"
+    assert title_of("logseq-docs", "pages/Whiteboard___Element locking.md") == "Whiteboard___Element locking"
+    assert title_of("logseq-docs", "README.md") == "README"  # not its `# [docs.logseq.com](…)` heading
+    # a `title::` property still names the page
+    assert title_of("logseq-docs", "pages/page_embed.md") == "Page embed"

@@ -21,10 +21,7 @@ _FRESH_POSTINGS = """
 SELECT c.id, t.lexeme, array_length(t.positions, 1)
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id
 CROSS JOIN LATERAL unnest(
-    setweight(to_tsvector('english', n.title), 'A')
-    || CASE WHEN c.ordinal = 0 THEN jsonb_to_tsvector('english', n.frontmatter, '["string", "numeric", "key"]')
-            ELSE ''::tsvector END
-    || coalesce(c.search_vector, ''::tsvector)
+    setweight(to_tsvector('english', n.title), 'A') || coalesce(c.search_vector, ''::tsvector)
 ) AS t
 WHERE c.vault_id = %(vault)s
 """

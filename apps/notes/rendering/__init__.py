@@ -7,20 +7,24 @@ leave the server as their (escaped) source, drawn in the browser by the vendored
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from apps.core.auth import Requester
 from apps.notes.markdown import split_frontmatter
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering.embeds import Transclusions, note_body
+from apps.notes.rendering.files import VaultFiles
 from apps.notes.rendering.logseq import is_logseq_page, split_page_properties
+from apps.notes.rendering.properties import ShownProperty, shown_properties
+from apps.notes.rendering.wikilinks import Page
 
 
 @dataclass(frozen=True)
 class RenderedNote:
     html: str
     frontmatter: dict[str, Any]
+    properties: list[ShownProperty] = field(default_factory=list)
     files: frozenset[str] = frozenset()  # the names (lowercased) the note gives files of its vault that exist
 
     @property
@@ -33,7 +37,8 @@ class RenderedNote:
 
 
 def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None = None) -> RenderedNote:
-    """The note's body as HTML with every [[wikilink]] pointing at its note or marked unresolved, and its frontmatter.
+    """The note's body as HTML with every [[wikilink]] pointing at its note or marked unresolved, and its frontmatter
+    (as data, and as the page shows its properties).
 
     A wikilink inside code or math is shown as written and comments are hidden, as Obsidian does. Embedded notes are
     read as `reader` may read them; without a reader, an embed of another note shows as not available."""
@@ -46,9 +51,13 @@ def render_note(note: Note, links: list[NoteLink], *, reader: Requester | None =
         frontmatter = split_page_properties(body)[0]
     transclusions = Transclusions(reader)
     html = transclusions.render(note, links, body, ((note.pk or 0, ""),))
+    targets = {link.target_text.lower(): link.target_id for link in links}
+    files_named = VaultFiles(vault_id=note.vault_id, note_path=note.path, found=transclusions.files_found)
+    page = Page(note_id=note.pk, targets=targets, embed=lambda written: "", files=files_named)
+    properties = shown_properties(frontmatter, page)
     files = frozenset(
         name.lower()
         for (vault_id, path, name), found in transclusions.files_found.items()
         if (vault_id, path) == (note.vault_id, note.path) and found is not None
     )
-    return RenderedNote(html=html, frontmatter=frontmatter, files=files)
+    return RenderedNote(html=html, frontmatter=frontmatter, properties=properties, files=files)

@@ -154,7 +154,9 @@ def _unwrap_lone_embeds(state: StateCore) -> None:
             tokens[index - 1].hidden = tokens[index + 1].hidden = True
 
 
-def _link_html(link: WrittenLink, page: Page) -> str:
+def link_html(link: WrittenLink, page: Page) -> str:
+    """A written link as the page shows it: to its note (or its heading), to the vault's file it names, or marked
+    unresolved."""
     text = link.alias or (f"{link.target} › {link.heading}" if link.heading and link.target else link.target)
     text = escapeHtml(text or link.heading)
     target_id = page.target_of(link)
@@ -177,7 +179,7 @@ def _render_wikilink(self: object, tokens: list[Token], idx: int, options: objec
     if link.block and not link.embed and not link.alias:
         return page.quote(link)
     if not link.embed:
-        return _link_html(link, page)
+        return link_html(link, page)
     if link.is_attachment and page.target_of(link) is None:  # a note named `x.json` is still that note
         label, size = label_and_size(link.alias)
         attachment = page.files.find(link.target)

@@ -60,6 +60,7 @@ def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft
             ordinal=draft.ordinal,
             heading=draft.heading,
             text=draft.text,
+            properties=draft.properties,
             content_hash=draft.content_hash,
             tier=Tier.COLD if {(note.pk, draft.content_hash), (note.pk, draft.text)} & superseded else note.tier,
         )
