@@ -394,16 +394,30 @@ def _block_ids(prose: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _opening_heading(prose: str) -> str:
+    """The text of the level-1 heading the note opens with (its links read as their labels), or ''."""
+    opening = next((line for line in prose.split("\n") if line.strip()), "")
+    heading = heading_match(opening)
+    if not heading or heading[0] != 1:
+        return ""
+    return INLINE_LINK.sub(lambda m: m.group("label"), heading[1]).strip()
+
+
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
     frontmatter, body, refused = read_frontmatter(text)
     prose = prose_only(body)
     written_properties = property_links(frontmatter)  # Logseq's `key:: [[page]]` lines are read from the prose
-    for key, value in page_properties(prose).items():
+    logseq_properties = page_properties(prose)
+    for key, value in logseq_properties.items():
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
-    # A note is named by its file, as Obsidian and Logseq name it, unless a `title` property (Logseq's `title::`)
-    # says otherwise; a heading inside it names a section, never the note.
-    title = (str(frontmatter.get("title") or "").strip() or PurePosixPath(path).stem)[:500]
+    # A `title` property (Logseq's `title::`) names the note; else a `# heading` that opens a note that is not a
+    # Logseq page, as Foam names its notes (an Obsidian note that opens so repeats its file's name); else the file, as
+    # Obsidian and Logseq name it. Any other heading names a section, never the note.
+    title = str(frontmatter.get("title") or "").strip()
+    if not title and not logseq_properties:
+        title = _opening_heading(prose)
+    title = (title or PurePosixPath(path).stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):
         if tag not in tags:

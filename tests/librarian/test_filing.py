@@ -184,7 +184,7 @@ def test_the_notes_it_drew_on_are_wikilinks_in_its_own_vault_and_named_with_thei
 
     note = file_exchange(message.pk)
     drew_on = note.body.split("## Drew on\n", 1)[1]
-    assert daily.title == "daily-notes" and "- [[daily-notes]]\n" in drew_on  # its name finds it alone in the vault
+    assert f"- [[daily-notes|{daily.title}]]\n" in drew_on  # its file name finds it alone in the vault
     assert f"- {templates.title} (in Foam docs)\n" in drew_on
     assert "/notes/" not in note.body and f"{templates.pk}" not in drew_on
     assert drew_on.count(daily.title) == 1  # a note several passages came from is named once

@@ -14,11 +14,17 @@ def test_title_tags_aliases_and_links():
         "ideas/Raw Name.md",
         "---\ntags: [a, b]\naliases: [Short]\n---\n# The Title ##\nSee [[Other#Part|there]] #inline\n",
     )
-    assert note.title == "Raw Name"  # the file's name: the heading names a section
+    assert note.title == "The Title"  # the heading the note opens with names it
     assert note.tags == ["a", "b", "inline"]
     assert note.aliases == ["Short"]
     assert [(lk.target, lk.heading, lk.alias) for lk in note.links] == [("Other", "Part", "there")]
     assert {"short", "raw name", "ideas/raw name"} <= set(note.link_keys)
+
+
+def test_a_heading_after_the_opening_names_a_section_not_the_note():
+    assert parse_note("people/Kevin Kelly.md", "## Books\n- Out of Control\n# Clippings\n").title == "Kevin Kelly"
+    logseq_page = "type:: [[Feature]]\n\n# Usage\n- Drag a shape\n"
+    assert parse_note("pages/Snap to grid.md", logseq_page).title == "Snap to grid"
 
 
 def test_chunks_stay_within_the_model_input_and_cut_at_headings():

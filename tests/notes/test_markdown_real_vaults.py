@@ -404,6 +404,8 @@ def test_a_note_is_titled_by_its_file_name_not_by_a_heading_in_it():
     # Logseq feature pages whose first heading is `## Usage`; a namespaced page keeps its file's name
     assert title_of("logseq-docs", "pages/Snap to grid.md") == "Snap to grid"
     assert title_of("logseq-docs", "pages/Whiteboard___Element locking.md") == "Whiteboard___Element locking"
-    assert title_of("logseq-docs", "README.md") == "README"  # not its `# [docs.logseq.com](…)` heading
+    # a heading that opens a note without Logseq properties names it, as Foam names its notes; links as labels
+    assert title_of("logseq-docs", "README.md") == "docs.logseq.com"
+    assert title_of("foam-docs", "user/features/graph-view.md") == "Graph Visualization"
     # a `title::` property still names the page
     assert title_of("logseq-docs", "pages/page_embed.md") == "Page embed"
