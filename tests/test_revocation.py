@@ -28,6 +28,8 @@ from tests.factories import api, make_note, make_team, make_user, make_vault, sh
 pytestmark = pytest.mark.django_db
 WORD = "quokkafjord"
 QUESTION = f"What is the code word {WORD} for?"
+# A question about past conversations: the one kind for which chat reads the Librarian's filed notes.
+RECALL = f"What did we discuss about the code word {WORD}?"
 
 
 def _secret_vault() -> Vault:
@@ -59,8 +61,8 @@ def _reaches(user: User, note: Note) -> dict[str, bool]:
     client = api(user)
     listed = client.get(f"/api/vaults/{note.vault_id}/notes/", {"page_size": 200}).json()
     searched = client.get("/api/search/", {"q": WORD, "k": 50}).json()["results"]
-    asked = client.post("/api/chat/", {"message": QUESTION, "vaults": [note.vault_id]}, format="json").json()
-    anywhere = client.post("/api/chat/", {"message": QUESTION}, format="json").json()
+    asked = client.post("/api/chat/", {"message": RECALL, "vaults": [note.vault_id]}, format="json").json()
+    anywhere = client.post("/api/chat/", {"message": RECALL}, format="json").json()
     home = Client()
     home.force_login(user)
     shown = Note.objects.filter(vault_id=note.vault_id, tier="hot").count() - 1  # every other note of its vault
@@ -102,7 +104,7 @@ def test_a_filed_note_follows_the_vault_it_drew_on_at_read_time():
 
     vault_unshare(actor=secret.owner, vault=secret, user=reader)
     assert not any(_reaches(reader, note).values()), _reaches(reader, note)
-    anywhere = api(reader).post("/api/chat/", {"message": QUESTION}, format="json").json()
+    anywhere = api(reader).post("/api/chat/", {"message": RECALL}, format="json").json()
     assert WORD not in anywhere["answer"] + " ".join(c["text"] for c in anywhere["candidates"])
     assert WORD not in _exported_text(reader, note.vault)  # exporting their own vault takes no copy out
 
