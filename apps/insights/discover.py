@@ -26,9 +26,9 @@ from apps.core.text import STOP
 from apps.graph.extract import key_of
 from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, EntityKind, Reason
 from apps.insights.models import Evidence, Notification, Principle
-from apps.notes.markdown import ADDRESS
+from apps.notes.markdown import ADDRESS, link_labels
 from apps.notes.models import Chunk, Provenance
-from apps.notes.text import link_labels, sentences
+from apps.notes.text import sentences
 from apps.vaults.models import Vault
 
 GENERAL = re.compile(

@@ -394,13 +394,18 @@ def _block_ids(prose: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def link_labels(text: str) -> str:
+    """Markdown links and images as their labels: `[#7512](https://…/7512)` reads `#7512`."""
+    return INLINE_LINK.sub(lambda m: m.group("label"), text)
+
+
 def _opening_heading(prose: str) -> str:
     """The text of the level-1 heading the note opens with (its links read as their labels), or ''."""
     opening = next((line for line in prose.split("\n") if line.strip()), "")
     heading = heading_match(opening)
     if not heading or heading[0] != 1:
         return ""
-    return INLINE_LINK.sub(lambda m: m.group("label"), heading[1]).strip()
+    return link_labels(heading[1]).strip()
 
 
 def parse_note(path: str, text: str) -> ParsedNote:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from apps.notes.blocks import Block, block_tree
-from apps.notes.markdown import INLINE_LINK
 from apps.notes.syntax import code_block_lines
 
 
@@ -14,11 +13,6 @@ def plain_line(line: str) -> str:
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
     return re.sub(r"(\*\*|__|`)", "", line).strip(" -*>#\t")
-
-
-def link_labels(text: str) -> str:
-    """Markdown links and images as their labels: `[#7512](https://…/7512)` reads `#7512`."""
-    return INLINE_LINK.sub(lambda m: m.group("label"), text)
 
 
 # A full stop after these is no sentence's end ("e.g. the daily note").
