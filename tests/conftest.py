@@ -55,6 +55,17 @@ def _tests_arrange_as_the_system() -> Iterator[None]:
     row_security.process_default_set(None)
 
 
+@pytest.fixture(autouse=True)
+def _each_test_starts_unbound() -> Iterator[None]:
+    """A request's binding ends when its response is closed; the test client closes a streamed response only once
+    it is read to the end, so a stream a test left unread would bind the next test to that requester's vaults."""
+    from apps.core import row_security
+
+    row_security.bind(None)
+    yield
+    row_security.bind(None)
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """The test database is created and migrated by the owner role, as `migrate` does outside tests."""
