@@ -23,6 +23,9 @@ from apps.llm.embeddings import current_model, embed_query, embed_texts
 WH_WORDS = {"what", "when", "where", "who", "whom", "whose", "which", "why", "how"}
 REQUESTS = {"tell", "explain", "show", "find", "list", "describe", "summarize", "summarise", "compare", "remind"}
 REQUESTS |= {"any", "anything"}
+# Reworking verbs with an object of their own ask for that object ("repeat the install steps"); with only a
+# pronoun they ask to rework the earlier answer (`REWORK`).
+REQUESTS |= {"repeat", "redo", "translate", "rewrite", "rephrase", "reword"}
 AUXILIARIES = {"did", "does", "do", "is", "are", "was", "were", "can", "could", "should", "would", "will"}
 AUXILIARIES |= {"has", "have", "had"}
 # An auxiliary opens a question when a subject follows it ("have we decided", "is the backup running"); "have a
@@ -35,6 +38,27 @@ QUESTION_WORDS = WH_WORDS | REQUESTS | AUXILIARIES | {"give"}
 LOOKUP_TOKEN = re.compile(
     r"(?<![\w])(?:[A-Z][A-Z0-9]{1,}(?:[-_][A-Z0-9]+)*|\w+[_.:/]\w+[\w.:/-]*|[A-Za-z]+-\d+|\w+-\w+:)(?![\w])"
 )
+# A request addressed to the chat about its own reply ("make that shorter", "can you put it in a table?",
+# "translate this into Dutch"): a reworking verb whose object is only a pronoun for the earlier answer, followed by
+# nothing or by how to rework it. It asks for no new knowledge; a conversation's follow-up check sees it first.
+_POLITE = r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*"
+_REWORK_VERBS = (
+    r"say|repeat|rewrite|rephrase|reword|redo|try|make|translate|explain|summari[sz]e|shorten|expand|simplify|put|"
+    r"turn|format|write|give|read"
+)
+_HOW = (
+    r"again|please|in|into|as|to|for|like|without|with|down|up|more|less|but|so|once|one|a|an|shorter|longer|"
+    r"simpler|differently|[a-z]+er|[a-z]+ly"
+)
+REWORK = re.compile(rf"^{_POLITE}(?:{_REWORK_VERBS})(?:\s+(?:me|us))?\s+(?:that|it|this)(?:\s+(?:{_HOW})\b.*)?$")
+REWORKS_AN_ANSWER = "asks to rework an earlier answer"
+# A question about the assistant itself ("are you a bot?", "who are you?"), not about the notes; "are you supposed
+# to…" and "are you able to…" are the generic "you" of a how-to question.
+ABOUT_THE_CHAT = re.compile(
+    r"^(?:(?:are|were)\s+you\b(?!\s+(?:supposed|able|allowed|meant|required|expected)\b).*"
+    r"|(?:who|what)\s+are\s+you|what\s+can\s+you\s+do)$"
+)
+ASKS_ABOUT_THE_CHAT = "asks about the assistant itself"
 CASUAL_ACRONYMS = {"OK", "LOL", "LMAO", "BRB", "TTYL", "GN", "GM", "NP", "NVM", "TY", "THX", "AFK", "OMG", "IMO"}
 
 CASUAL = [
@@ -162,12 +186,26 @@ def by_rule(message: str, *, fitted: bool = True) -> Significance | None:
     words = _words(text)
     if not words:
         return Significance(False, "no words (emoji or punctuation only)")
+    addressed = addressed_to_the_chat(text)
+    if addressed:
+        return Significance(False, addressed)
     lookups = [t for t in LOOKUP_TOKEN.findall(text) if t.upper() not in CASUAL_ACRONYMS]
     if lookups:
         return Significance(True, f"looks up {lookups[0]!r}")
     if len(words) >= 3 and (_opens_a_question(words, fitted) or (text.endswith("?") and len(words) >= 4)):
         return Significance(True, "a question")
     return None
+
+
+def addressed_to_the_chat(message: str) -> str:
+    """Why `message` is about the chat itself rather than the notes (a rework of its reply, a question about the
+    assistant), or "" when it is not."""
+    text = re.sub(r"[\s?!.]+$", "", message.strip().lower())
+    if REWORK.match(text):
+        return REWORKS_AN_ANSWER
+    if ABOUT_THE_CHAT.match(text):
+        return ASKS_ABOUT_THE_CHAT
+    return ""
 
 
 def _opens_a_question(words: list[str], fitted: bool) -> bool:

@@ -82,6 +82,21 @@ def test_casual_messages_inject_nothing(sample):
     assert ask(sample.owner, "hi", [sample.pk])["answer"].startswith("Hello! Ask me anything")
 
 
+def test_a_message_about_the_chat_itself_injects_nothing_until_there_is_an_answer_to_rework(sample):
+    first = ask(sample.owner, "can you put that in bullet points?", [sample.pk])
+    assert (first["context"], first["candidates"], first["fallback"]) == ([], [], "casual")
+    assert first["answer"].startswith("There is no earlier answer in this conversation to rework.")
+    about = ask(sample.owner, "are you a bot?", [sample.pk])
+    assert (about["context"], about["fallback"]) == ([], "casual")
+    assert about["answer"].startswith("I'm the assistant of this knowledge base: I answer from what is written in")
+    assert not ContextItem.objects.exists()
+
+    answered = ask(sample.owner, "How do I bake the focaccia?", [sample.pk])
+    rework = ask(sample.owner, "can you put that in bullet points?", [sample.pk], conversation=answered["conversation"])
+    assert rework["resolved_query"] == "How do I bake the focaccia? can you put that in bullet points?"
+    assert rework["context"][0]["path"] == "kitchen/focaccia.md"
+
+
 def test_the_vault_had_nothing_and_says_so(sample):
     reply = ask(sample.owner, "What is the capital of Mongolia?", [sample.pk])
     assert (reply["grounded"], reply["fallback"], reply["context"]) == (False, "explicit", [])

@@ -32,7 +32,7 @@ from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
-from apps.retrieval.significance import Significance, significance
+from apps.retrieval.significance import Significance, addressed_to_the_chat, significance
 from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
@@ -250,14 +250,19 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
     yield writer.delta(answering.fallback_text(mode, vault_names, has_model=False))
 
 
-def _casual(writer: _Writer, text: str, vault_names: list[str]) -> Iterator[Event]:
-    if not is_local(writer.model) and (
-        yield from writer.stream(
-            "casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text), CHAT_MODEL_UNREACHABLE
+def _casual(writer: _Writer, text: str, vault_names: list[str], *, earlier: bool) -> Iterator[Event]:
+    # A message about the chat itself gets the chat's own account: a model shown it alone would make one up.
+    if (
+        not addressed_to_the_chat(text)
+        and not is_local(writer.model)
+        and (
+            yield from writer.stream(
+                "casual reply", answering.plain_prompt(answering.CASUAL_PROMPT, text), CHAT_MODEL_UNREACHABLE
+            )
         )
     ):
         return
-    yield writer.delta(answering.casual_reply(text, vault_names))
+    yield writer.delta(answering.casual_reply(text, vault_names, earlier=earlier))
 
 
 def _significance(text: str, earlier: list[str]) -> Significance:
@@ -312,7 +317,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.significance = check.reason[:300]
     if not check.significant:
         message.fallback, message.grounded = Fallback.CASUAL, False
-        yield from _casual(writer, question.text, [v.name for v in vaults])
+        yield from _casual(writer, question.text, [v.name for v in vaults], earlier=bool(earlier))
         yield _finish(message)
         return
     message.resolved_query = resolve(question.text, earlier)
