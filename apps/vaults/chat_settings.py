@@ -83,3 +83,13 @@ def strictest(all_settings: Iterable[ChatSettings]) -> ChatSettings:
         switches={name: all(s.switches[name] for s in items) for name in SWITCHES},
         models=models,
     )
+
+
+def model_options(slot: str, current: ChatSettings) -> list[str]:
+    """The models a vault may pick for `slot`: the models the deployment configured for any slot (each is called
+    with its slot's server and key), the slot's own model-free implementation (a model-free one of another slot does
+    different work), and the model the vault already has."""
+    configured = {str(model) for model in settings.LLM_SLOTS.values() if not str(model).startswith("local/")}
+    options = [*sorted(configured), settings.LLM_LOCAL[slot]]
+    chosen = current.models.get(slot, "")
+    return options + ([chosen] if chosen and chosen not in options else [])

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import cast
 
-from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
@@ -14,7 +13,7 @@ from guardian.shortcuts import assign_perm, get_groups_with_perms, get_users_wit
 from apps.accounts.models import Team
 from apps.audit.services import audit_record
 from apps.core import row_security
-from apps.vaults.chat_settings import ChatSettings, parse
+from apps.vaults.chat_settings import ChatSettings, model_options, parse
 from apps.vaults.models import TeamGrant, Vault, VaultRole
 from apps.vaults.permissions import ALL_PERMISSIONS, ROLE_PERMISSIONS, user_may, vaults_for
 
@@ -159,12 +158,12 @@ def vault_share(*, actor: User, vault: Vault, role: str, user: User | None = Non
 def _check_models_configured(wanted: ChatSettings, *, current: ChatSettings) -> None:
     """A vault picks among the models the deployment is configured with, or keeps the one it has: each is called
     with the server and key of the slot it is configured in, and a model the deployment never set up has none."""
-    configured = sorted(set(map(str, settings.LLM_SLOTS.values())))
-    unknown = [m for slot, m in wanted.models.items() if m not in configured and m != current.models.get(slot)]
-    if unknown:
-        raise ValidationError(
-            {"models": [f"{unknown[0]} is not one of this deployment's models: {', '.join(configured)}"]}
-        )
+    for slot, model in wanted.models.items():
+        options = model_options(slot, current)
+        if model not in options:
+            raise ValidationError(
+                {"models": [f"{model} is not one of this deployment's models for {slot}: {', '.join(options)}"]}
+            )
 
 
 def vault_settings_update(*, actor: User, vault: Vault, raw: dict[str, object]) -> Vault:

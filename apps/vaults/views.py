@@ -18,7 +18,7 @@ from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.vaults import selectors, services
-from apps.vaults.chat_settings import FALLBACKS, SLOTS, SWITCHES, ChatSettings, parse
+from apps.vaults.chat_settings import FALLBACKS, SLOTS, SWITCHES, ChatSettings, model_options, parse
 from apps.vaults.models import Vault, VaultRole
 from apps.vaults.permissions import role_of
 
@@ -153,14 +153,17 @@ class ModelChoice:
 
 
 def _model_choices(current: ChatSettings) -> list[ModelChoice]:
-    """Per slot: the models this deployment is configured with (any slot's), and the vault's own if it has one."""
-    configured = sorted(set(map(str, settings.LLM_SLOTS.values())))
-    rows = []
-    for slot in SLOTS:
-        chosen = current.models.get(slot, "")
-        options = configured + ([chosen] if chosen and chosen not in configured else [])
-        rows.append(ModelChoice(slot, SLOT_WORDS[slot], str(settings.LLM_SLOTS[slot]), chosen, options))
-    return rows
+    """Per slot: the models a vault may pick for it, and the vault's own if it has one."""
+    return [
+        ModelChoice(
+            slot,
+            SLOT_WORDS[slot],
+            str(settings.LLM_SLOTS[slot]),
+            current.models.get(slot, ""),
+            model_options(slot, current),
+        )
+        for slot in SLOTS
+    ]
 
 
 def _settings_from_form(form: QueryDict, current: ChatSettings) -> dict[str, object]:

@@ -380,11 +380,9 @@ EMBEDDING_BATCH_SIZE = int(os.environ.get("DESIREPATH_EMBEDDING_BATCH_SIZE", "64
 EMBEDDING_API_BASE = os.environ.get("DESIREPATH_EMBEDDING_API_BASE") or None
 
 # Model slots (DESIGN: chat, reasoning, scoring): litellm model strings; `local/...` runs the model-free default.
-LLM_SLOTS = {
-    "chat": os.environ.get("DESIREPATH_LLM_CHAT", "local/extractive"),
-    "reasoning": os.environ.get("DESIREPATH_LLM_REASONING", "local/model-free"),
-    "scoring": os.environ.get("DESIREPATH_LLM_SCORING", "local/model-free-scorer"),
-}
+# Each slot's model-free implementation, which every deployment has whatever it configures.
+LLM_LOCAL = {"chat": "local/extractive", "reasoning": "local/model-free", "scoring": "local/model-free-scorer"}
+LLM_SLOTS = {slot: os.environ.get(f"DESIREPATH_LLM_{slot.upper()}", LLM_LOCAL[slot]) for slot in LLM_LOCAL}
 LLM_API_BASE = os.environ.get("DESIREPATH_LLM_API_BASE") or None  # every slot's server unless the slot names its own
 # Per slot (chat, reasoning, scoring, embedding): DESIREPATH_LLM_<SLOT>_PROVIDER (litellm's provider, when the model
 # string does not start with it), _API_BASE (this slot's server) and _API_KEY_ENV (the name of the environment

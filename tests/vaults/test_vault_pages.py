@@ -4,6 +4,8 @@ members and settings without changing them (403 if they try), a manager changes 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -14,7 +16,7 @@ from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import role_of
 from apps.vaults.scope import scope_for
-from tests.factories import make_note, make_team, make_user, make_vault, share
+from tests.factories import api, make_note, make_team, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
 
@@ -175,6 +177,33 @@ def test_a_manager_changes_how_the_vault_answers_and_its_name_others_only_read_t
     empty = manager.post(url, {"action": "rename", "name": " "})
     assert empty.status_code == 400 and b"a vault needs a name" in empty.content
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.rename").count() == 1
+
+
+def test_each_model_slot_offers_the_deployments_models_and_its_own_model_free_one(vault, settings):
+    settings.LLM_SLOTS = {"chat": "openai/gpt-4o-mini", "reasoning": "local/model-free", "scoring": "local/model-free"}
+    url = f"/vaults/{vault.pk}/settings/"
+    manager = _browser(vault.owner)
+    page = manager.get(url).content.decode()
+    offered = {
+        slot: re.findall(r'<option value="([^"]+)"', re.search(rf'name="model_{slot}">(.*?)</select>', page, re.S)[1])
+        for slot in ("chat", "reasoning", "scoring")
+    }
+    assert offered == {
+        "chat": ["openai/gpt-4o-mini", "local/extractive"],
+        "reasoning": ["openai/gpt-4o-mini", "local/model-free"],
+        "scoring": ["openai/gpt-4o-mini", "local/model-free-scorer"],
+    }
+    form = {"action": "answering", "gate_threshold": "3", "fallback": "explicit"}
+    saved = manager.post(url, {**form, "model_chat": "local/extractive"}, follow=True)
+    assert b"The settings are saved." in saved.content
+    assert parse(Vault.objects.get(pk=vault.pk).chat_settings).models == {"chat": "local/extractive"}
+    # another slot's model-free implementation does other work: not offered, and refused over the API too
+    assert manager.post(url, {**form, "model_chat": "local/model-free-scorer"}).status_code == 400
+    refused = api(vault.owner).put(
+        f"/api/vaults/{vault.pk}/settings/", {"models": {"chat": "local/model-free"}}, format="json"
+    )
+    assert refused.status_code == 400 and "local/extractive" in refused.json()["models"][0]
+    assert parse(Vault.objects.get(pk=vault.pk).chat_settings).models == {"chat": "local/extractive"}
 
 
 def test_the_vault_page_is_a_folder_tree_with_counts_a_filter_and_the_cold_tier(vault, people):
