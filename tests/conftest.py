@@ -285,12 +285,13 @@ def worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[subproc
 
 
 @pytest.fixture
-def another_worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[Callable[[], subprocess.Popen]]:
-    """Starts a further worker when called (after a test killed the first one, say); stopped after the test."""
+def another_worker(django_db_setup, tmp_path_factory, worker_models) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Starts a further worker when called (after a test killed the first one, say), on the given queues or both;
+    stopped after the test."""
     started: list[subprocess.Popen] = []
 
-    def start() -> subprocess.Popen:
-        started.append(_start_worker(tmp_path_factory.mktemp("worker"), worker_models))
+    def start(queues: list[str] | None = None) -> subprocess.Popen:
+        started.append(_start_worker(tmp_path_factory.mktemp("worker"), worker_models, queues))
         return started[-1]
 
     yield start

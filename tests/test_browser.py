@@ -119,9 +119,18 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     # the new conversation is listed at once, the placeholder gone, without a reload
     assert page.locator("ul.conversations li.current a").inner_text() == "What is a PTW and when do I need one?"
     assert page.locator("ul.conversations li").count() == 1
+    listed_now = page.locator("ul.conversations li.current time").inner_text()
+    listed = page.context.new_page()  # the same list as the server writes it: the date reads alike
+    listed.goto(f"{live_server.url}/chat/")
+    assert listed.locator("ul.conversations li time").first.inner_text() == listed_now
+    listed.close()
     first.locator("details.gate summary").click()
     rated = first.locator("details.gate tr").count() - 1
     assert rated > first.locator("ol.sources li").count() >= 1  # every candidate is listed with its score
+    # each source shows its [n] once: no list number in front of it
+    first_source = first.locator("ol.sources li").first
+    assert first_source.locator("a.source-link").inner_text().startswith("[1] ")
+    assert first_source.evaluate("li => getComputedStyle(li).listStyleType") == "none"
 
     first.locator("ol.sources li").first.locator("button[data-signal=confirm]").click()
     first.locator("button.chip.pressed").wait_for()

@@ -332,9 +332,13 @@ CELERY_TASK_SOFT_TIME_LIMIT = 55 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DESIREPATH_TASK_QUEUE", "desirepath")
-# Answers have their own queue (and, under `make run`, their own worker) so imports never hold a question up.
+# Answers have their own queue (and, under `make run`, their own worker) so imports never hold a question up; the
+# Models page's one-call test is someone waiting on a page too.
 CHAT_ANSWER_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-answers"
-CELERY_TASK_ROUTES = {"apps.chat.tasks.answer": {"queue": CHAT_ANSWER_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "apps.chat.tasks.answer": {"queue": CHAT_ANSWER_QUEUE},
+    "apps.llm.tasks.try_model": {"queue": CHAT_ANSWER_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
     # Sweeps up notes whose embedding could not be queued (or a model change): nothing waits forever.
     "embed-pending": {"task": "apps.notes.tasks.embed_pending", "schedule": 300.0},

@@ -424,6 +424,9 @@ async function send(event) {
   stream(newTurn(question), body.stream, form);
 }
 
+// The server's "j M" (5 Dec), so that a conversation added here reads like the ones listed with the page.
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
 // A conversation just started joins the list at once, titled as the server titles it (its first question).
 function listConversation(id, question) {
   const list = document.querySelector("ul.conversations");
@@ -432,8 +435,7 @@ function listConversation(id, question) {
   list.querySelectorAll("li.current").forEach((item) => item.classList.remove("current"));
   const now = new Date();
   list.prepend(el("li", { class: "current" }, el("a", { href: `?c=${id}` }, question.slice(0, 80)), " ",
-    el("time", { class: "muted small", datetime: now.toISOString() },
-      now.toLocaleDateString(undefined, { day: "numeric", month: "short" }))));
+    el("time", { class: "muted small", datetime: now.toISOString() }, `${now.getDate()} ${MONTHS[now.getMonth()]}`)));
 }
 
 document.addEventListener("DOMContentLoaded", () => {

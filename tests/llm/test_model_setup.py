@@ -148,11 +148,15 @@ def test_a_vaults_own_model_failing_puts_no_banner_on_everyones_pages(two_server
 
 
 @pytest.mark.django_db(transaction=True)  # the worker's usage row is committed: flushed after the test
-def test_the_test_button_runs_one_call_in_the_worker_with_its_configuration(monkeypatch, worker_models, another_worker):
+def test_the_test_button_runs_one_call_in_the_worker_with_its_configuration(
+    monkeypatch, settings, worker_models, another_worker
+):
     monkeypatch.setenv("DESIREPATH_LLM_CHAT", "openai/worker-writer")
     monkeypatch.setenv("DESIREPATH_LLM_CHAT_API_KEY_ENV", "WORKER_CHAT_KEY")
     monkeypatch.setenv("WORKER_CHAT_KEY", "sk-delta")
-    another_worker()  # started with the environment above: the configuration under test is the worker's
+    # started with the environment above (the configuration under test is the worker's), and only the answers'
+    # worker: an import holding the general worker never holds a test up
+    another_worker(queues=[settings.CHAT_ANSWER_QUEUE])
     staff = _browser(make_user("tester", staff=True))
     before = len(worker_models.requests)
 
