@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request, page_not_found
 
+from apps.core.redis_connection import redis_client
 from apps.core.workers import live_workers, task_queues
 
 
@@ -18,11 +19,8 @@ def _check_db() -> str:
 
 
 def _check_redis() -> str:
-    import redis
-    from django.conf import settings
-
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+        client = redis_client(timeout=1, connect_timeout=1)
         return "ok" if client.ping() else "error"
     except Exception as exc:  # noqa: BLE001
         return f"error: {type(exc).__name__}"

@@ -14,16 +14,14 @@ from typing import Any
 from django.conf import settings
 from kombu.transport.redis import PRIORITY_STEPS, Channel
 
+from apps.core.redis_connection import redis_client
+
 REDIS_TIMEOUT_SECONDS = 1.0  # a health check or a scrape never waits longer on Redis
 FORGET_SECONDS = 86400.0  # a worker silent this long leaves the list
 
 
 def _redis() -> Any:
-    import redis
-
-    return redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
-    )
+    return redis_client(timeout=REDIS_TIMEOUT_SECONDS, connect_timeout=REDIS_TIMEOUT_SECONDS)
 
 
 def task_queues() -> list[str]:

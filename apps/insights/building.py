@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from apps.chat.services.relay import redis_client
+from apps.core.redis_connection import redis_client
 
 logger = logging.getLogger(__name__)
 

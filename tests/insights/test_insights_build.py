@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from apps.chat.services.relay import redis_client
+from apps.core.redis_connection import redis_client
 from apps.insights.building import build_release
 from apps.notes import hooks
 from apps.vaults.models import Vault

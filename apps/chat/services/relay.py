@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,18 +21,13 @@ from django.utils import timezone
 from apps.chat.models import Message, Status
 from apps.chat.services.chat import Event, chat_run, message_payload
 from apps.core import row_security
+from apps.core.redis_connection import redis_client
 from apps.vaults.row_scope import requester_binding
 
 STREAM_SECONDS = 3600  # how long a finished answer's events stay readable
 FINAL = ("done", "failure")
 WAITING = Event("waiting", {})
 WRITING_BEAT_SECONDS = 2.0  # how often a worker writing an answer says so
-
-
-def redis_client() -> Any:
-    import redis
-
-    return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2)
 
 
 def _key(message_id: int) -> str:

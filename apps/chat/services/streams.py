@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from apps.chat.services.relay import redis_client
+from apps.core.redis_connection import redis_client
 
 # Adds a lease if fewer than the limit are live; the same script drops lapsed ones first, so the count is atomic
 # across processes.
