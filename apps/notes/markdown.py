@@ -408,6 +408,12 @@ def _opening_heading(prose: str) -> str:
     return link_labels(heading[1]).strip()
 
 
+# How notes are read: raised whenever a change to the reading gives a stored note another title, other link
+# names, properties, links or passages, so that notes stored under the older reading are read again
+# (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
+READING_VERSION = 2
+
+
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse a note's full text (frontmatter included). Raises NoteFormatError."""
     frontmatter, body, refused = read_frontmatter(text)

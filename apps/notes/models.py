@@ -68,6 +68,8 @@ class Note(models.Model):
     block_ids = ArrayField(models.CharField(max_length=200), default=list, db_default=[], blank=True)
     provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.AUTHORED)
     content_hash = models.CharField(max_length=64)
+    # The `READING_VERSION` its title, names, links and passages were read with (1: before versions were kept).
+    read_with = models.PositiveSmallIntegerField(default=1, db_default=1)
     # Maintained by a trigger: changes only when the body changes, whatever code path writes the row.
     content_modified_at = models.DateTimeField(null=True, editable=False)
     tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.HOT)

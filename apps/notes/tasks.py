@@ -54,3 +54,12 @@ def export_run(job_id: int) -> str:
     from apps.notes.services.export import export_job_run
 
     return str(export_job_run(job_id=job_id).status)
+
+
+@shared_task(time_limit=900, soft_time_limit=840)
+def notes_reread() -> int:
+    """Every few minutes: a batch of notes stored under an older reading of Markdown is read again (none, once
+    every note has been)."""
+    from apps.notes.services.rereading import notes_reread as reread
+
+    return reread()

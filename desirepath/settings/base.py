@@ -345,6 +345,8 @@ CELERY_BEAT_SCHEDULE = {
     # Work a lost worker left behind: imports resumed or failed, answers re-sent or failed with the reason.
     "imports-recover": {"task": "apps.notes.tasks.imports_recover", "schedule": 60.0},
     "embedding-switches-recover": {"task": "apps.notes.tasks.embedding_switches_recover", "schedule": 60.0},
+    # Notes stored before a change to how Markdown is read are read again, a batch at a time.
+    "notes-reread": {"task": "apps.notes.tasks.notes_reread", "schedule": 120.0},
     "answers-recover": {"task": "apps.chat.tasks.answers_recover", "schedule": 60.0},
     # Metadata older than its note or written by an older model, a budget per vault and run.
     "reenrich-stale": {"task": "apps.librarian.tasks.reenrich_stale", "schedule": 900.0},

@@ -14,7 +14,7 @@ from django.http import Http404
 
 from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
-from apps.notes.markdown import NoteFormatError, ParsedNote, parse_note, storable_text
+from apps.notes.markdown import READING_VERSION, NoteFormatError, ParsedNote, parse_note, storable_text
 from apps.notes.models import Note, NoteLink, Provenance, Tier
 from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve, names_of
 from apps.vaults.models import Vault
@@ -64,6 +64,7 @@ def apply_parsed(note: Note, parsed: ParsedNote) -> None:
     note.link_keys = parsed.link_keys
     note.block_ids = parsed.block_ids
     note.content_hash = parsed.content_hash
+    note.read_with = READING_VERSION
 
 
 def links_replace(note: Note, parsed: ParsedNote) -> None:
@@ -83,7 +84,7 @@ def links_replace(note: Note, parsed: ParsedNote) -> None:
     )
 
 
-def _embed_later(vault_id: int) -> None:
+def embed_later(vault_id: int) -> None:
     from apps.notes.tasks import embed_pending
 
     queue_after_commit(embed_pending, vault_id, fallback="the periodic sweep embeds it")
@@ -132,7 +133,7 @@ def note_create(
         vault_id=vault.pk,
         changes={"path": note.path, "hash": note.content_hash, "provenance": note.provenance},
     )
-    _embed_later(vault.pk)
+    embed_later(vault.pk)
     note.refresh_from_db()
     return note
 
@@ -193,7 +194,7 @@ def note_update(
         # A link naming the note by a name it kept resolves as before: only names gained or lost can move links.
         moved = names_before ^ names_of(note)
         links_resolve(vault_id=note.vault_id, names=moved, source_ids=[note.pk])
-        _embed_later(note.vault_id)
+        embed_later(note.vault_id)
     audit_record(
         actor=actor,
         action="note.update",
