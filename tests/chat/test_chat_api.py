@@ -91,10 +91,33 @@ def test_a_message_about_the_chat_itself_injects_nothing_until_there_is_an_answe
     assert about["answer"].startswith("I'm the assistant of this knowledge base: I answer from what is written in")
     assert not ContextItem.objects.exists()
 
+    # After an answer, with the local answerer (which can only quote): a rework or a courtesy that points back is
+    # not searched again, and a follow-up after them reads against the question
     answered = ask(sample.owner, "How do I bake the focaccia?", [sample.pk])
-    rework = ask(sample.owner, "can you put that in bullet points?", [sample.pk], conversation=answered["conversation"])
+    chat = answered["conversation"]
+    rework = ask(sample.owner, "can you put that in bullet points?", [sample.pk], conversation=chat)
+    assert (rework["context"], rework["fallback"]) == ([], "casual")
+    assert rework["answer"].startswith("Reworking an answer needs a chat model")
+    thanks = ask(sample.owner, "thanks, that helped", [sample.pk], conversation=chat)
+    assert (thanks["context"], thanks["fallback"]) == ([], "casual")
+    assert thanks["answer"].startswith("You're welcome.")
+    follow = ask(sample.owner, "and how long does it rest?", [sample.pk], conversation=chat)
+    assert follow["resolved_query"] == "How do I bake the focaccia? and how long does it rest?"
+
+
+def test_a_chat_model_reworks_the_previous_answer_from_its_question(sample, llm_server):
+    Vault.objects.filter(pk=sample.pk).update(
+        chat_settings={"models": {"scoring": "local/model-free-scorer"}, "deep_research": False, "librarian": False}
+    )
+    llm_server.replies[:] = [{"content": "Bake it hot [1]."}, {"content": "- Bake it hot [1]"}, {"content": "1 h [1]."}]
+    answered = ask(sample.owner, "How do I bake the focaccia?", [sample.pk])
+    chat = answered["conversation"]
+    rework = ask(sample.owner, "can you put that in bullet points?", [sample.pk], conversation=chat)
     assert rework["resolved_query"] == "How do I bake the focaccia? can you put that in bullet points?"
-    assert rework["context"][0]["path"] == "kitchen/focaccia.md"
+    assert rework["context"][0]["path"] == "kitchen/focaccia.md" and rework["answer"] == "- Bake it hot [1]"
+    assert "bullet points" in llm_server.requests[1]["body"]["messages"][-1]["content"]
+    follow = ask(sample.owner, "and how long does it rest?", [sample.pk], conversation=chat)
+    assert follow["resolved_query"] == "How do I bake the focaccia? and how long does it rest?"
 
 
 def test_the_vault_had_nothing_and_says_so(sample):

@@ -145,7 +145,8 @@ def casual_reply(text: str, vault_names: Sequence[str], *, earlier: bool = False
         )
     if addressed == REWORKS_AN_ANSWER:
         opening = (
-            "Ask the question again with the change you want, and I'll answer it anew."
+            "Reworking an answer needs a chat model: this chat quotes your notes as they are. Ask the question again "
+            "with what you want changed."
             if earlier
             else "There is no earlier answer in this conversation to rework."
         )

@@ -24,7 +24,7 @@ from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import conversation_get, explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
-from apps.chat.services.followups import needs_context, resolve
+from apps.chat.services.followups import needs_context, opens_as_a_follow_up, resolve
 from apps.chat.services.witnesses import found_turns
 from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
@@ -32,7 +32,7 @@ from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
-from apps.retrieval.significance import Significance, addressed_to_the_chat, significance
+from apps.retrieval.significance import REWORKS_AN_ANSWER, Significance, addressed_to_the_chat, significance
 from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
@@ -97,9 +97,13 @@ def _follow_up_scope(*, user: User, conversation: Conversation, vault_ids: list[
 
 
 def _earlier_questions(message: Message) -> list[str]:
-    rows = Message.objects.filter(
-        conversation_id=message.conversation_id, role=Role.ASSISTANT, status=Status.COMPLETE, id__lt=message.pk
-    ).exclude(resolved_query="")
+    rows = (
+        Message.objects.filter(
+            conversation_id=message.conversation_id, role=Role.ASSISTANT, status=Status.COMPLETE, id__lt=message.pk
+        )
+        .exclude(resolved_query="")
+        .exclude(significance=REWORK_FOLLOW_UP)
+    )
     return list(rows.order_by("id").values_list("resolved_query", flat=True))
 
 
@@ -265,10 +269,24 @@ def _casual(writer: _Writer, text: str, vault_names: list[str], *, earlier: bool
     yield writer.delta(answering.casual_reply(text, vault_names, earlier=earlier))
 
 
-def _significance(text: str, earlier: list[str]) -> Significance:
-    if earlier and needs_context(text):
-        return Significance(True, "a follow-up to the previous question")
-    return significance(text)
+FOLLOW_UP = "a follow-up to the previous question"
+# A request to rework the previous answer, which a chat model answers by writing it again from the same question's
+# passages; later follow-ups read against that question, not against the request.
+REWORK_FOLLOW_UP = "a rework of the previous answer"
+
+
+def _significance(text: str, earlier: list[str], *, writes_with_a_model: bool) -> Significance:
+    """Whether to search for `text`, read in its conversation: a follow-up borrows the previous question's subject,
+    but a courtesy that points back ("thanks, that helped") stays a courtesy, and a rework of the previous answer
+    is searched again only when a chat model can write it as asked (the local answerer can only quote)."""
+    check = significance(text)
+    if not earlier or not needs_context(text):
+        return check
+    if check.reason == REWORKS_AN_ANSWER:
+        return Significance(True, REWORK_FOLLOW_UP) if writes_with_a_model else check
+    if check.significant or opens_as_a_follow_up(text):
+        return Significance(True, FOLLOW_UP)
+    return check
 
 
 def chat_run(*, message: Message, user: User) -> Iterator[Event]:
@@ -313,7 +331,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     cfg = strictest(parse(v.chat_settings) for v in vaults)
     writer = _Writer(message, cfg, user)
     earlier = _earlier_questions(message)
-    check = _significance(question.text, earlier)
+    check = _significance(question.text, earlier, writes_with_a_model=not is_local(writer.model))
     message.significance = check.reason[:300]
     if not check.significant:
         message.fallback, message.grounded = Fallback.CASUAL, False

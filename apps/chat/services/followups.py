@@ -40,8 +40,13 @@ POINTERS = {
 CARRY_CHARS = 400  # how much of the earlier question a follow-up carries
 
 
+def opens_as_a_follow_up(message: str) -> bool:
+    """An opening that continues the previous question ("and…", "what about…"), whatever else the message says."""
+    return bool(CONTINUES.search(message))
+
+
 def needs_context(message: str) -> bool:
-    if CONTINUES.search(message):
+    if opens_as_a_follow_up(message):
         return True
     words = set(re.findall(r"[a-z']+", message.lower()))
     has_own_subject = bool(names_in(message)) or len(terms(message)) >= 5
