@@ -18,7 +18,7 @@ from urllib.parse import unquote
 import yaml
 
 from apps.notes.blocks import Block, block_lines, block_tree, piece_name, split_block
-from apps.notes.syntax import prose_only, without_comments
+from apps.notes.syntax import prose_only, without_comments, without_link_definitions
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 # Not after a word, a path or `[` (a Logseq priority `[#A]`); digits alone (`#12043`) are an issue number.
@@ -411,7 +411,7 @@ def _opening_heading(prose: str) -> str:
 # How notes are read: raised whenever a change to the reading gives a stored note another title, other link
 # names, properties, links or passages, so that notes stored under the older reading are read again
 # (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
-READING_VERSION = 2
+READING_VERSION = 3
 
 
 def parse_note(path: str, text: str) -> ParsedNote:
@@ -573,8 +573,9 @@ def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> lis
     into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. Only a piece
     of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut."""
     frontmatter, body = split_frontmatter(body_with_frontmatter)
-    # Comments are hidden on the page: a passage cited as a source must be one the reader can find there.
-    lines = without_comments(body).split("\n")
+    # Comments and link definitions are hidden on the page: a passage cited as a source must be one the reader can
+    # find there.
+    lines = without_link_definitions(without_comments(body)).split("\n")
     budget = max(200, max_chars - min(len(title), 150) - 64)  # the header: title, " — ", heading, newline
     chunks: list[tuple[str, str]] = []
     headings: list[_Heading] = []

@@ -151,3 +151,28 @@ def without_comments(body: str) -> str:
             pos = span.end
     kept.append(body[pos:])
     return "".join(kept)
+
+
+# A CommonMark link reference definition, `[label]: destination "title"` (not a footnote's `[^1]:`): it defines
+# where `[label]` leads and shows nothing on the page. Foam writes a block of them at the end of every note.
+LINK_DEFINITION = re.compile(
+    r"^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"
+)
+
+
+def without_link_definitions(body: str) -> str:
+    """`body` without its link reference definitions (those inside code are code, and stay). One cannot interrupt a
+    paragraph: a line so written right under text is text."""
+    if "]:" not in body:
+        return body
+    code = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]
+    kept: list[str] = []
+    pos, previous_blank_or_definition = 0, True
+    for line in body.split("\n"):
+        in_code = any(start <= pos < end for start, end in code)
+        is_definition = not in_code and previous_blank_or_definition and bool(LINK_DEFINITION.match(line))
+        if not is_definition:
+            kept.append(line)
+        previous_blank_or_definition = is_definition or not line.strip()
+        pos += len(line) + 1
+    return "\n".join(kept)

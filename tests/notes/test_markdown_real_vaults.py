@@ -11,7 +11,7 @@ import textwrap
 from markdown_it import MarkdownIt
 
 from apps.notes.markdown import Link, ParsedNote, chunk_note, parse_note, split_frontmatter
-from apps.notes.syntax import without_comments
+from apps.notes.syntax import without_comments, without_link_definitions
 from tests.corpora import CORPORA, VAULTS
 
 
@@ -388,7 +388,7 @@ def test_every_block_of_the_real_vaults_that_fits_a_chunk_is_kept_whole():
         assert all(fences_closed(c.text) for c in chunks), path
         shapes = [_shape(c.text) for c in chunks]
         budget = 1000 - min(len(note.title), 150) - 64
-        for kind, block in _blocks_of(without_comments(split_frontmatter(text)[1])):
+        for kind, block in _blocks_of(without_link_definitions(without_comments(split_frontmatter(text)[1]))):
             if len(block) <= budget:
                 checked += 1
                 assert any(_shape(block) in shape for shape in shapes), (str(path), kind, block[:80])
@@ -409,3 +409,27 @@ def test_a_note_is_titled_by_its_file_name_not_by_a_heading_in_it():
     assert title_of("foam-docs", "user/features/graph-view.md") == "Graph Visualization"
     # a `title::` property still names the page
     assert title_of("logseq-docs", "pages/page_embed.md") == "Page embed"
+
+
+def test_link_definitions_the_page_hides_are_in_no_passage():
+    """`[label]: target "title"` lines (Foam ends its notes with a block of them) show nothing on the page, so no
+    passage quotes them; the text around them is kept."""
+    hidden = 0
+    for vault in VAULTS:
+        for path in sorted((CORPORA / vault).rglob("*.md")):
+            text = path.read_text(encoding="utf-8")
+            env: dict = {}
+            MarkdownIt("commonmark").parse(split_frontmatter(text)[1], env)
+            labels = {label.lower() for label in env.get("references", {})}
+            if not labels:
+                continue
+            lines = [
+                line.strip().lower() for c in chunk_note(path.stem, text, max_chars=1000) for line in c.text.split("\n")
+            ]
+            assert not [line for line in lines if any(line.startswith(f"[{label}]:") for label in labels)], path
+            hidden += len(labels)
+    assert hidden > 150  # 181 in foam-docs
+    text = "A sentence.\n[kept]: as-text.md\n\n[gone]: hidden.md 'Hidden'\n\n```\n[code]: stays.md\n```\n"
+    assert [c.text for c in chunk_note("Note", text, max_chars=1000)] == [
+        "A sentence.\n[kept]: as-text.md\n\n```\n[code]: stays.md\n```"
+    ]
