@@ -8,7 +8,7 @@ import pytest
 
 from apps.chat.models import ContextItem
 from apps.feedback.models import Feedback
-from apps.notes.models import Chunk, Correction, Note
+from apps.notes.models import Chunk, Correction, Note, NoteLink
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.corrections import correction_submit
 from apps.notes.services.notes import note_update
@@ -52,7 +52,12 @@ def test_a_contributor_s_correction_supersedes_the_passage_with_an_authored_note
     assert correction["status"] == "applied"
     successor = Note.objects.get(pk=correction["successor"])
     assert successor.provenance == "authored" and successor.created_by == owner
-    assert successor.frontmatter["supersedes"] == "PTW.md" and "Facilities issue" in successor.body
+    assert successor.frontmatter["supersedes"] == "[[PTW]]" and "Facilities issue" in successor.body
+    assert NoteLink.objects.get(source=successor).target_id == note.pk  # the property links to what it replaces
+    # its passages are the correction alone: no bookkeeping sentence to be searched or quoted
+    assert [c.text for c in Chunk.objects.filter(note=successor)] == [
+        "Facilities issue every permit to work for the lab."
+    ]
     assert "IT helpdesk" not in successor.body  # the wrong fact is not copied into its successor
     old = Chunk.objects.get(pk=item.chunk_id)
     assert old.tier == "cold" and Note.objects.get(pk=note.pk).tier == "hot"  # only the passage goes cold

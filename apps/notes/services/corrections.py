@@ -61,10 +61,11 @@ def _successor_body(note: Note, correction: Correction, actor: User) -> str:
     who = {"corrected_by": actor.get_username()}
     if correction.proposed_by_id and correction.proposed_by_id != actor.pk:
         who["proposed_by"] = correction.proposed_by.get_username()  # type: ignore[union-attr]
+    # What it replaces is a property (a link, as Obsidian shows one): a sentence saying so in the body would be a
+    # passage, searched and quoted as if it were the correction.
     target = note.path.removesuffix(".md")
-    return frontmatter_block({"supersedes": note.path, **who}) + (
-        f"# Correction: {note.title}\n\n{correction.text}\n\n"
-        f"This replaces a passage of [[{target}]], which is kept in the cold tier.\n"
+    return frontmatter_block({"supersedes": f"[[{target}]]", **who}) + (
+        f"# Correction: {note.title}\n\n{correction.text}\n"
     )
 
 
