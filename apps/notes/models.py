@@ -369,6 +369,9 @@ class ImportJob(models.Model):
     vault = models.ForeignKey(Vault, on_delete=models.DO_NOTHING, db_constraint=False, related_name="import_jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=200)
+    # The archive or folder is this vault's own export (its manifest says so): it updates the notes it holds,
+    # whichever source brought them.
+    own_export = models.BooleanField(default=False, db_default=False)
     folder = models.CharField(max_length=1000, blank=True)
     # The uploaded zip waits here for the worker (any machine can run it), then is cleared.
     archive = models.BinaryField(null=True, editable=False)

@@ -181,6 +181,9 @@ class JobOut(serializers.Serializer):
     job = serializers.IntegerField(source="id")
     vault = serializers.IntegerField(source="vault_id")
     source = serializers.CharField()  # type: ignore[assignment]
+    own_export = serializers.BooleanField(
+        help_text="the zip or folder is this vault's own export: it updates the notes it holds, whoever wrote them"
+    )
     status = serializers.ChoiceField(
         choices=list(JobStatus.LABELS),
         help_text="the import's own status until its files are in; then following_up while its notes wait for a "
@@ -210,6 +213,7 @@ class JobOut(serializers.Serializer):
             "id": instance.pk,
             "vault_id": instance.vault_id,
             "source": instance.source,
+            "own_export": instance.own_export,
             "status": follow_up.status,
             "status_label": follow_up.label,
             "import_status": instance.status,

@@ -4,6 +4,7 @@ a vault's attachments."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from csp.constants import SELF
@@ -50,6 +51,23 @@ NOTES_SHOWN = 2000  # a vault page lists this many notes at most; the filter fin
 
 
 @login_required
+@dataclass(frozen=True)
+class ListedLink:
+    target_id: int
+    name: str  # as a reader knows the note (a Logseq page by its page name)
+    heading: str
+
+
+def _listed_links(links: list[NoteLink]) -> list[ListedLink]:
+    """The notes a note links to, each (and each heading of it) once, by the name its page shows."""
+    listed: dict[tuple[int, str], ListedLink] = {}
+    for link in links:
+        if link.target is not None and (link.target.pk, link.heading) not in listed:
+            name = page_name(link.target.title, link.target.path, note_body(link.target.body))
+            listed[(link.target.pk, link.heading)] = ListedLink(link.target.pk, name, link.heading)
+    return list(listed.values())
+
+
 def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     note = note_selectors.note_get(user=request.user, note_id=note_id)
     links = list(note_selectors.note_links(note=note))
@@ -66,7 +84,7 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "has_math": rendered.has_math,
             "has_diagrams": rendered.has_diagrams,
             "properties": rendered.properties,
-            "links": links,
+            "links": _listed_links(links),
             "backlinks": note_selectors.note_backlinks(user=actor(request), note=note),
             "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
             "metadata": note_selectors.note_metadata(note=note),

@@ -104,6 +104,7 @@ def test_attachments_frontmatter_and_a_note_written_in_the_app_come_back(tmp_pat
         names = sorted(zf.namelist())
         assert zf.read("Trip/Trip/Home.md").decode().startswith("---\ntags: [travel]")
     assert names == [
+        "Trip/.desirepath/export.json",
         "Trip/Trip/Home.md",
         "Trip/Trip/Plans.md",
         "Trip/Trip/assets/photo.png",
@@ -120,6 +121,52 @@ def test_attachments_frontmatter_and_a_note_written_in_the_app_come_back(tmp_pat
     gone.save(update_fields=["tier"])
     with zipfile.ZipFile(io.BytesIO(_export(original))) as zf:
         assert "Trip/Trip/Plans.md" not in zf.namelist()
+
+
+def _edited(archive: bytes, changes: dict[str, bytes]) -> bytes:
+    """The archive unpacked, some files changed, and packed again (the manifest goes along, as a folder's would)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(archive)) as source, zipfile.ZipFile(out, "w") as target:
+        for name in source.namelist():
+            target.writestr(name, changes.get(name, source.read(name)))
+    return out.getvalue()
+
+
+def test_a_vaults_own_export_edited_elsewhere_updates_it_and_nobody_elses_export_does(tmp_path):
+    (tmp_path / "Home.md").write_text("# Home\nThe kettle is in the left cupboard.\n")
+    (tmp_path / "Plans.md").write_text("# Plans\nWalk to [[Home]].\n")
+    vault = make_vault(make_user(), "Trip")
+    assert import_folder(vault, tmp_path, source="laptop", follow_up=False).status == "succeeded"
+    make_note(vault, "Written here.md", "# Written here\nPoints at [[Plans]].", embed=False)
+    archive = _edited(
+        _export(vault),
+        {
+            "Trip/Home.md": b"# Home\nThe kettle is in the right cupboard now.\n",
+            "Trip/Written here.md": b"# Written here\nPoints at [[Plans]] and [[Home]].\n",
+        },
+    )
+
+    job = import_job_run(
+        job_id=import_job_create(actor=vault.owner, vault=vault, archive=archive, source="Trip (1)").pk
+    )
+    outcomes = dict(ImportFileResult.objects.filter(job=job).values_list("path", "outcome"))
+    assert job.own_export and outcomes == {"Home.md": "updated", "Plans.md": "unchanged", "Written here.md": "updated"}
+    home = Note.objects.get(vault=vault, path="Home.md")
+    assert (
+        "right cupboard" in home.body and home.source == f"{vault.owner.username}/laptop"
+    )  # still the laptop's: its next import updates it
+    assert Note.objects.get(vault=vault, path="Written here.md").source == ""
+    page = Client()
+    page.force_login(vault.owner)
+    assert "This is an export of Trip" in page.get(f"/jobs/{job.pk}/").content.decode()
+
+    # Another vault's export is someone else's source there: what that vault's own imports wrote stays
+    other = make_vault(vault.owner, "Trip copy")
+    assert import_folder(other, tmp_path, source="laptop", follow_up=False).status == "succeeded"
+    foreign = import_job_run(job_id=import_job_create(actor=vault.owner, vault=other, archive=archive, source="x").pk)
+    assert not foreign.own_export
+    assert set(ImportFileResult.objects.filter(job=foreign).values_list("outcome", flat=True)) == {"skipped", "created"}
+    assert "left cupboard" in Note.objects.get(vault=other, path="Home.md").body
 
 
 def test_only_managers_export_and_others_get_the_usual_answers():
@@ -217,6 +264,6 @@ def test_a_manager_exports_from_the_vault_page_and_downloads_the_zip_when_the_wo
     download = browser.get(f"/api/exports/{job.pk}/download/")
     assert download.status_code == 200
     with zipfile.ZipFile(io.BytesIO(download.content)) as zf:
-        assert sorted(zf.namelist()) == ["Paged/A.md", "Paged/B.md"]
+        assert sorted(zf.namelist()) == ["Paged/.desirepath/export.json", "Paged/A.md", "Paged/B.md"]
     assert other.post(f"/vaults/{vault.pk}/export/").status_code == 403
     assert other.get(started["Location"]).status_code == 404

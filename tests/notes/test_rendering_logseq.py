@@ -169,6 +169,9 @@ def test_a_namespaced_page_is_found_by_its_name():
     assert "[[term/" not in page  # none listed as unresolved, none offered to be written
     assert "a clickable link that will take you to a particular Logseq block" in page  # the embed, shown
     assert f'<a href="/notes/{terms["page reference"].pk}/">term/page reference</a>' in page  # its name, shown
+    listed = page.split("<h2>Links</h2>", 1)[1].split("</ul>", 1)[0]  # the side panel: each page once, by its name
+    assert "term___" not in listed and listed.count(f'href="/notes/{terms["page reference"].pk}/"') == 1
+    assert f'<a href="/notes/{terms["page reference"].pk}/">term/page reference</a>' in listed
     term_page = browser.get(f"/notes/{terms['page reference'].pk}/").content.decode()
     assert "<title>term/page reference · DesirePath</title>" in term_page
     platforms = page.split("<dt>platforms</dt>", 1)[1].split("</dd>", 1)[0]  # a page property, its link as a link

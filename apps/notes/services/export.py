@@ -24,7 +24,7 @@ from django.utils import timezone
 from apps.audit.services import audit_record
 from apps.notes.models import Attachment, ExportJob, ImportStatus, Note, Tier
 from apps.notes.selectors import readable_notes
-from apps.notes.services.ingest import MAX_COMPRESSION_RATIO
+from apps.notes.services.ingest import EXPORT_MANIFEST, MAX_COMPRESSION_RATIO, export_manifest
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
@@ -63,10 +63,12 @@ def _entry(name: str, data: bytes, modified: datetime | None) -> tuple[zipfile.Z
 
 def vault_export_write(*, vault: Vault, out: BinaryIO, reader: User) -> tuple[int, int]:
     """Write the vault's zip to `out`; (notes, attachments) written. Reads a batch of notes at a time. A note drawn
-    from a vault `reader` cannot read (a filed copy of a revoked share) stays out, as everywhere else."""
+    from a vault `reader` cannot read (a filed copy of a revoked share) stays out, as everywhere else. A manifest
+    names the vault, so that the zip, edited and imported back into it, updates the notes it holds."""
     top = export_folder_name(vault)
     notes = attachments = 0
     with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr(*_entry(f"{top}/{EXPORT_MANIFEST}", export_manifest(vault), timezone.now()))
         rows = Note.objects.filter(readable_notes(reader), vault=vault, tier=Tier.HOT).order_by("path")
         for note in rows.only("path", "body", "content_modified_at").iterator(chunk_size=NOTES_PER_READ):
             zf.writestr(*_entry(f"{top}/{note.path}", note.body.encode("utf-8"), note.content_modified_at))

@@ -6,6 +6,7 @@ else is skipped with the reason on the job."""
 from __future__ import annotations
 
 import io
+import json
 import logging
 import time
 import zipfile
@@ -62,7 +63,9 @@ EMBED_WINDOW_NOTES = 2000  # written notes whose pending chunk texts are held in
 PROGRESS_SECONDS = 0.1  # the job row is written at most this often; the page polls every 2 s
 BATCH_BYTES = 64 * 1024 * 1024  # a batch of attachments is held in memory until written: keep it bounded
 MISSING_FROM_SOURCE = "missing-from-source"
-IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX"}
+IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX", ".desirepath"}
+# Written by the export beside the notes: which vault the zip came from.
+EXPORT_MANIFEST = ".desirepath/export.json"
 MAX_COMPRESSION_RATIO = 200
 IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the vault id)
 
@@ -133,6 +136,28 @@ class _Tracker:
 
 
 @transaction.atomic
+def export_manifest(vault: Vault) -> bytes:
+    return json.dumps({"exported_from_vault": vault.pk}).encode("utf-8")
+
+
+def _exported_from(archive: bytes | None, folder: str | None) -> int | None:
+    """The vault whose export this archive or folder is (its manifest, under the zip's one top folder), or None."""
+    raw: bytes | None = None
+    if archive is not None:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+            names = [n for n in zf.namelist() if n.replace("\\", "/").endswith(EXPORT_MANIFEST)]
+            info = zf.getinfo(names[0]) if len(names) == 1 else None
+            if info is not None and info.file_size <= 4096:
+                raw = zf.read(info)
+    elif folder is not None and (Path(folder) / EXPORT_MANIFEST).is_file():
+        raw = (Path(folder) / EXPORT_MANIFEST).read_bytes()[:4096]
+    try:
+        vault_id = json.loads(raw or b"null")["exported_from_vault"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return vault_id if isinstance(vault_id, int) else None
+
+
 def import_job_create(
     *, actor: User, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
 ) -> ImportJob:
@@ -161,14 +186,17 @@ def import_job_create(
     # A source is one person's import of one vault: someone else's "export.zip" never moves these notes.
     label = (source or (Path(folder).name if folder else "upload")).strip()[:150] or "upload"
     label = f"{actor.get_username()}/{label}"
-    job = ImportJob.objects.create(vault=vault, created_by=actor, source=label, folder=folder or "", archive=archive)
+    own_export = _exported_from(archive, folder) == vault.pk
+    job = ImportJob.objects.create(
+        vault=vault, created_by=actor, source=label, own_export=own_export, folder=folder or "", archive=archive
+    )
     audit_record(
         actor=actor,
         action="import.queue",
         object_type="import_job",
         object_id=job.pk,
         vault_id=vault.pk,
-        changes={"source": label},
+        changes={"source": label, "own_export": own_export},
     )
     return job
 
@@ -344,7 +372,7 @@ def _outcome(job: ImportJob, stored: Note | Attachment | None, content_hash: str
     noun = "a note" if isinstance(stored, Note) else "a file"
     if stored is None:
         return FileOutcome.CREATED, ""
-    if stored.source != job.source:
+    if stored.source != job.source and not job.own_export:
         why = "written in DesirePath" if not stored.source else f"imported from '{stored.source}'"
         return FileOutcome.SKIPPED, f"{noun} at this path was {why}; not overwritten"
     if stored.tier == Tier.COLD and stored.cold_reason != MISSING_FROM_SOURCE:
