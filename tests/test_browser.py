@@ -887,3 +887,28 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
     assert Correction.objects.get(proposed_by=reader).status == "proposed"
     _no_sideways_scroll(page, page.url)
     page.screenshot(path=str(shots / "chat-correction-proposed-390x844.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_tokens_page_on_a_phone_keeps_ticks_beside_their_words_and_never_scrolls_sideways(live_server, page):
+    from apps.accounts.tokens import token_create
+
+    owner = make_user("token-maker")
+    vault = make_vault(owner, "A vault whose name is rather long for a narrow phone screen")
+    token_create(user=owner, name="nightly export to the backup machine", read_only=True, vault_ids=[vault.pk])
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/tokens/")
+    _log_in(page, owner)
+    page.fill("input[name=name]", "laptop sync script")
+    page.click("button:has-text('Make token')")
+    page.locator(".new-token code.key").wait_for()
+
+    _no_sideways_scroll(page, "tokens")
+    read_only = page.locator("label:has(input[name=read_only])")
+    tick = read_only.locator("input").bounding_box()
+    words = read_only.bounding_box()
+    assert tick is not None and words is not None
+    assert tick["width"] < 40, tick
+    assert words["height"] < 2 * tick["height"] + 16, words  # the tick sits on the line of its words
+    _accessible_in_both_themes(page, "tokens", sizes=((390, 844),))
