@@ -912,3 +912,19 @@ def test_the_tokens_page_on_a_phone_keeps_ticks_beside_their_words_and_never_scr
     assert tick["width"] < 40, tick
     assert words["height"] < 2 * tick["height"] + 16, words  # the tick sits on the line of its words
     _accessible_in_both_themes(page, "tokens", sizes=((390, 844),))
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_on_a_phone_the_chat_page_shows_the_ask_box_before_the_conversation_list(live_server, page):
+    owner = make_user("phone-asker")
+    make_vault(owner, "Pocket")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    ask_box = page.locator("#message").bounding_box()
+    conversations = page.locator("ul.conversations").bounding_box()
+    assert ask_box is not None and conversations is not None
+    assert ask_box["y"] < conversations["y"], (ask_box, conversations)
+    assert ask_box["y"] < 844  # within the first screen, without scrolling
+    _no_sideways_scroll(page, "chat")
