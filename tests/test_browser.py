@@ -701,6 +701,8 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
     dialog.locator("input[type=search]").fill("Trieste weekend")
     choice = dialog.locator("ol.pick-results li", has_text=trieste).first
     choice.wait_for()
+    assert choice.locator("p mark").count() >= 1  # the matched words are highlighted, as on the search page
+    assert "«" not in choice.inner_text() and "»" not in choice.inner_text()
     page.screenshot(path=str(_screenshots(tmp_path) / "chat-point-to-the-answer.png"), full_page=True)
     choice.locator("button.answers-pick").click()
     dialog.wait_for(state="detached")
