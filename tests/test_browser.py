@@ -930,3 +930,19 @@ def test_on_a_phone_the_chat_page_shows_the_ask_box_before_the_conversation_list
     assert ask_box["y"] < conversations["y"], (ask_box, conversations)
     assert ask_box["y"] < 844  # within the first screen, without scrolling
     _no_sideways_scroll(page, "chat")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_missing_note_shows_the_site_s_own_page_with_a_way_back(live_server, page):
+    user = make_user("lost-reader")
+    make_vault(user, "Mine")
+    page.goto(f"{live_server.url}/login/")
+    _log_in(page, user)
+    page.goto(f"{live_server.url}/notes/999999/")
+    assert page.locator("main h1").inner_text() == "Page not found"
+    assert page.locator("header.top nav a", has_text="Chat").is_visible()
+    _accessible_in_both_themes(page, "not-found")
+    page.click("main a:has-text('Your vaults and search')")
+    page.wait_for_url(f"{live_server.url}/")
+    assert "Mine" in page.locator("main").inner_text()  # the person's vaults, one click from the error
