@@ -51,3 +51,4 @@ urlpatterns = [
 
 handler404 = "apps.core.apis.api_not_found"
 handler400 = "apps.core.apis.api_bad_request"
+handler500 = "apps.core.apis.api_server_error"

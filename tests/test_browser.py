@@ -701,6 +701,8 @@ def test_pointing_to_the_passage_that_answers_it_brings_it_to_a_similar_question
     dialog.locator("input[type=search]").fill("Trieste weekend")
     choice = dialog.locator("ol.pick-results li", has_text=trieste).first
     choice.wait_for()
+    assert choice.locator("p mark").count() >= 1  # the matched words are highlighted, as on the search page
+    assert "«" not in choice.inner_text() and "»" not in choice.inner_text()
     page.screenshot(path=str(_screenshots(tmp_path) / "chat-point-to-the-answer.png"), full_page=True)
     choice.locator("button.answers-pick").click()
     dialog.wait_for(state="detached")
@@ -887,3 +889,60 @@ def test_one_verdict_per_passage_survives_a_reload_is_undone_and_a_correction_sh
     assert Correction.objects.get(proposed_by=reader).status == "proposed"
     _no_sideways_scroll(page, page.url)
     page.screenshot(path=str(shots / "chat-correction-proposed-390x844.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_tokens_page_on_a_phone_keeps_ticks_beside_their_words_and_never_scrolls_sideways(live_server, page):
+    from apps.accounts.tokens import token_create
+
+    owner = make_user("token-maker")
+    vault = make_vault(owner, "A vault whose name is rather long for a narrow phone screen")
+    token_create(user=owner, name="nightly export to the backup machine", read_only=True, vault_ids=[vault.pk])
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/tokens/")
+    _log_in(page, owner)
+    page.fill("input[name=name]", "laptop sync script")
+    page.click("button:has-text('Make token')")
+    page.locator(".new-token code.key").wait_for()
+
+    _no_sideways_scroll(page, "tokens")
+    read_only = page.locator("label:has(input[name=read_only])")
+    tick = read_only.locator("input").bounding_box()
+    words = read_only.bounding_box()
+    assert tick is not None and words is not None
+    assert tick["width"] < 40, tick
+    assert words["height"] < 2 * tick["height"] + 16, words  # the tick sits on the line of its words
+    _accessible_in_both_themes(page, "tokens", sizes=((390, 844),))
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_on_a_phone_the_chat_page_shows_the_ask_box_before_the_conversation_list(live_server, page):
+    owner = make_user("phone-asker")
+    make_vault(owner, "Pocket")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/chat/")
+    _log_in(page, owner)
+    ask_box = page.locator("#message").bounding_box()
+    conversations = page.locator("ul.conversations").bounding_box()
+    assert ask_box is not None and conversations is not None
+    assert ask_box["y"] < conversations["y"], (ask_box, conversations)
+    assert ask_box["y"] < 844  # within the first screen, without scrolling
+    _no_sideways_scroll(page, "chat")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_missing_note_shows_the_site_s_own_page_with_a_way_back(live_server, page):
+    user = make_user("lost-reader")
+    make_vault(user, "Mine")
+    page.goto(f"{live_server.url}/login/")
+    _log_in(page, user)
+    page.goto(f"{live_server.url}/notes/999999/")
+    assert page.locator("main h1").inner_text() == "Page not found"
+    assert page.locator("header.top nav a", has_text="Chat").is_visible()
+    _accessible_in_both_themes(page, "not-found")
+    page.click("main a:has-text('Your vaults and search')")
+    page.wait_for_url(f"{live_server.url}/")
+    assert "Mine" in page.locator("main").inner_text()  # the person's vaults, one click from the error

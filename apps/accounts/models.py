@@ -71,6 +71,8 @@ class SsoIdentity(models.Model):
     last_login_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "SSO identity"
+        verbose_name_plural = "SSO identities"
         constraints = [
             models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique"),
             # One identity per account and provider: a second one could not be told from a takeover.

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
-from django.views.defaults import bad_request, page_not_found
+from django.views.defaults import bad_request, page_not_found, server_error
 
 from apps.core.redis_connection import redis_client
 from apps.core.workers import live_workers, task_queues
@@ -54,7 +54,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 def api_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Under /api/, an address that names no operation (or an id that is not a number) answers as the API does,
-    in JSON with a reason; pages keep Django's page."""
+    in JSON with a reason; pages answer with the site's own page (templates/404.html)."""
     if request.path.startswith("/api/"):
         detail = "No API operation answers at this address: check the path, and that its ids are numbers."
         return JsonResponse({"detail": detail}, status=404)
@@ -68,3 +68,12 @@ def api_bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
         reason = str(exception) or "The request could not be read."
         return JsonResponse({"detail": f"Bad request: {reason}"}, status=400)
     return bad_request(request, exception)
+
+
+def api_server_error(request: HttpRequest) -> HttpResponse:
+    """A failure no view handled: under /api/ a JSON reason a client can read; pages get templates/500.html, which
+    needs neither the database nor the requester, either of which may be what failed."""
+    if request.path.startswith("/api/"):
+        detail = "The server failed to answer this request; it has been logged. Try again later."
+        return JsonResponse({"detail": detail}, status=500)
+    return server_error(request)

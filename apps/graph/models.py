@@ -54,6 +54,7 @@ class Entity(models.Model):
     revived_at = models.DateTimeField(null=True, blank=True)  # a manager brought it back: older votes are spent
 
     class Meta:
+        verbose_name_plural = "entities"
         constraints = [
             models.UniqueConstraint(fields=["vault", "key"], name="graph_entity_one_per_key"),
             models.CheckConstraint(
@@ -149,6 +150,7 @@ class Dependency(models.Model):
     last_walked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "dependencies"
         constraints = [
             models.UniqueConstraint(fields=["vault", "source", "target", "kind"], name="graph_dependency_unique"),
             models.CheckConstraint(
@@ -225,6 +227,9 @@ class Community(models.Model):
     name = models.CharField(max_length=300)
     cohesion = models.FloatField()  # share of its members' edge weight that stays inside
     size = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name_plural = "communities"
 
     def __str__(self) -> str:
         return self.name

@@ -219,6 +219,12 @@ function pickButton(turn, payload) {
   return el("p", { class: "pick-line" }, button);
 }
 
+// A search snippet's «matches» as <mark> elements, as the search page shows them; the note's words stay text.
+function highlighted(snippet) {
+  return snippet.split(/(«[^«»]*»)/).filter((part) => part !== "")
+    .map((part) => (part.startsWith("«") && part.endsWith("»") ? el("mark", {}, part.slice(1, -1)) : part));
+}
+
 function openPicker(turn, payload) {
   const input = el("input", { type: "search", "aria-label": "Search your notes", placeholder: "Search your notes",
     autocomplete: "off" });
@@ -246,7 +252,7 @@ function openPicker(turn, payload) {
       const choose = el("button", { type: "button", class: "chip answers-pick" }, "This answers it");
       choose.addEventListener("click", () => pick(turn, payload, hit, choose, dialog, status));
       return el("li", {}, el("strong", {}, hit.title || hit.path), el("span", { class: "muted small" }, ` ${hit.path}`),
-        el("p", { class: "small" }, hit.snippet), choose);
+        el("p", { class: "small" }, ...highlighted(hit.snippet)), choose);
     }));
   };
   input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 250); });

@@ -2,7 +2,7 @@
 // focus, so that it can be scrolled without a mouse. Checked again when the window changes size, and once math and
 // diagrams are drawn (the page's `load`).
 (function () {
-  const REGIONS = ".note pre, .note .body table, .note .math-display, .current-version pre.current-text, .models-scroll, .turn .answer pre, .turn .answer table";
+  const REGIONS = ".note pre, .note .body table, .note .math-display, .current-version pre.current-text, .models-scroll, .tokens-scroll, .turn .answer pre, .turn .answer table";
 
   function markScrollable() {
     for (const region of document.querySelectorAll(REGIONS)) {

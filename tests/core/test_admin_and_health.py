@@ -42,6 +42,17 @@ def test_admin_pages_show_provenance_jobs_and_the_log(admin_client, sample):
     assert AuditEvent.objects.get(pk=event.pk).action == event.action
 
 
+def test_the_admin_index_names_each_kind_of_record_in_correct_english():
+    staff = User.objects.create_superuser("plural-admin", password="x-long-password-1")
+    client = Client()
+    client.force_login(staff)
+    index = client.get("/admin/").content.decode()
+    for plural in ("SSO identities", "Entities", "Dependencies", "Communities"):
+        assert f">{plural}<" in index, plural
+    for misspelt in ("identitys", "Entitys", "Dependencys", "Communitys"):
+        assert misspelt not in index, misspelt
+
+
 def _queues(default: str, answers: str) -> dict[str, str]:
     return {settings.CELERY_TASK_DEFAULT_QUEUE: default, settings.CHAT_ANSWER_QUEUE: answers}
 
