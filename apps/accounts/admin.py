@@ -7,7 +7,6 @@ from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from apps.accounts.hooks import user_created
 from apps.accounts.models import ApiToken, SsoIdentity, Team, TeamMembership
 from apps.accounts.tokens import token_revoke
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
@@ -50,10 +49,6 @@ class DesirePathUserAdmin(UserAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # an account's usage, feedback and history stay: deactivate it instead
-
-    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        user_created(user=obj)
 
 
 @admin.register(ApiToken)

@@ -30,7 +30,7 @@ from apps.core.serializers import errors
 
 
 class TokenApi(APIView):
-    """Username and password for a new token. Failed attempts count towards the lockout of the account and of the
+    """Username and password for a new token. Failed attempts count towards the lockout of the account from that
     address (django-axes, shared by every web process); a locked-out attempt gets 429 without its password being
     checked. With local login off it is refused (403): people make tokens on /tokens/ after single sign-on."""
 

@@ -16,6 +16,11 @@ from apps.accounts.tokens import token_authenticate
 from apps.core.auth import TokenLimits, token_limits_attach
 
 KEYWORDS = (b"token", b"bearer")
+# Asking in chat feels like reading, so the refusal says why it is refused too.
+READ_ONLY_REFUSAL = (
+    "this token is read-only: a read-only token may search and read; asking stores a conversation, so it is "
+    "refused like any write"
+)
 
 
 def token_user(request: Request) -> tuple[User, ApiToken] | None:
@@ -46,7 +51,7 @@ class ApiTokenAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         found = token_user(request)
         if found is not None and found[1].read_only and request.method not in SAFE_METHODS:
-            raise exceptions.PermissionDenied("this token is read-only")
+            raise exceptions.PermissionDenied(READ_ONLY_REFUSAL)
         return found
 
     def authenticate_header(self, request: Request) -> str:

@@ -2,7 +2,7 @@
 
 from apps.core.hooks import Hook
 
-# An account was created (over the API, the admin or a command); receivers take `user=`.
+# An account was created, whatever made it (fired when Django first saves it); receivers take `user=`.
 user_created: Hook[..., object] = Hook("accounts.user_created")
 
 # Which vaults may a token of `user` be limited to: receivers (the vault layer) return (id, name) pairs of the vaults

@@ -16,7 +16,7 @@ from apps.accounts.signin import sign_in_options
 def lockout_message() -> str:
     minutes = max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
     return (
-        "Too many failed sign-ins for this account or from this address: "
+        "Too many failed sign-ins for this account from this address: "
         f"signing in is locked for {minutes} minute{'s' if minutes != 1 else ''}."
     )
 

@@ -5,7 +5,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from apps.accounts.hooks import team_membership_ended, user_created
+from apps.accounts.hooks import team_membership_ended
 from apps.accounts.models import Team, TeamMembership, TeamRole
 from apps.accounts.usernames import validate_username
 from apps.audit.services import audit_record
@@ -24,7 +24,6 @@ def user_create(*, actor: User | None, username: str, password: str, is_staff: b
     except ValidationError as exc:
         raise ValidationError({"password": exc.messages}) from exc
     user = User.objects.create_user(username=username, password=password, is_staff=is_staff)
-    user_created(user=user)
     audit_record(
         actor=actor,
         action="user.create",

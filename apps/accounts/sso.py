@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.accounts.hooks import team_membership_ended, user_created
+from apps.accounts.hooks import team_membership_ended
 from apps.accounts.models import SsoIdentity, Team, TeamMembership, TeamRole
 from apps.accounts.usernames import USERNAME_MAX_CHARS, validate_username
 from apps.audit.services import audit_record
@@ -121,7 +121,6 @@ def _provisioned(*, issuer: str, claims: dict[str, Any]) -> User:
         first_name=str(claims.get("given_name") or "")[:150],
         last_name=str(claims.get("family_name") or "")[:150],
     )
-    user_created(user=user)
     audit_record(
         actor=None,
         actor_label=ACTOR_LABEL,

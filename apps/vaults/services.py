@@ -102,8 +102,16 @@ def vault_archive(*, actor: User, vault: Vault, archived: bool) -> Vault:
     return vault
 
 
+@transaction.atomic
 def personal_vault_ensure(*, user: User) -> Vault:
-    """Every user has exactly one private personal vault."""
+    """Every user has exactly one private personal vault: this makes it unless it exists, and is safe to call any
+    number of times, at once too."""
+    existing = Vault.objects.filter(owner=user, is_personal=True).first()
+    if existing is not None:
+        return existing
+    # Two callers at once wait here in turn; the second then finds the first's vault instead of breaking the
+    # one-personal-vault constraint.
+    User.objects.select_for_update().filter(pk=user.pk).first()
     existing = Vault.objects.filter(owner=user, is_personal=True).first()
     if existing is not None:
         return existing

@@ -240,12 +240,14 @@ AUTH_PASSWORD_VALIDATORS = [
 TRUSTED_PROXIES = [p.strip() for p in os.environ.get("DESIREPATH_TRUSTED_PROXIES", "").split(",") if p.strip()]
 
 # Sign-in lockout (django-axes, attempts kept in the database so every web process sees them): after
-# LOCKOUT_FAILURES failed attempts for one username, or from one address, both are refused for the cool-off.
+# LOCKOUT_FAILURES failed attempts for one username from one address, that username is refused from that address
+# for the cool-off. The pair, not each alone: colleagues behind one office address keep signing in, and nobody
+# locks someone else's account from elsewhere by guessing at it.
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_VERBOSE = False  # no banner on every start; lockouts are still logged as warnings
 AXES_FAILURE_LIMIT = int(os.environ.get("DESIREPATH_LOCKOUT_FAILURES", "10"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("DESIREPATH_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "apps.core.http.client_ip"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 # A locked attempt does not extend the lock: the cool-off ends when it said it would.

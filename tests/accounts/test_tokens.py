@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import ApiToken
 from apps.accounts.tokens import key_hash, token_create
 from apps.audit.models import AuditEvent
+from apps.chat.models import Conversation
 from apps.vaults.models import Vault
 from tests.factories import PASSWORD, api, api_with_token, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
@@ -151,10 +152,24 @@ def test_a_read_only_token_reads_and_never_writes(owner, vault):
         reader.post("/api/chat/", {"message": "what stays?"}, format="json"),
     ]
     assert [a.status_code for a in attempts] == [403] * len(attempts)
-    assert all(a.json() == {"detail": "this token is read-only"} for a in attempts)
+    assert all(a.json()["detail"].startswith("this token is read-only") for a in attempts)
     note.refresh_from_db()
     assert note.body == "# Kept\nwords that stay\n" and note.tier == "hot"
     assert not vault.notes.filter(path="New.md").exists()
+
+
+def test_a_read_only_token_is_told_why_asking_is_refused_and_the_tokens_page_says_so(owner, vault):
+    reader = api_with_token(owner, read_only=True)
+    assert reader.get("/api/search/", {"q": "anything"}).status_code == 200
+    asked = reader.post("/api/chat/", {"message": "what stays?"}, format="json")
+    assert asked.status_code == 403
+    assert "a read-only token may search and read; asking stores a conversation" in asked.json()["detail"]
+    assert not Conversation.objects.filter(owner=owner).exists()
+
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get("/tokens/").content.decode()
+    assert "Read-only (searches and reads; any write is refused, and so is asking in chat" in page
 
 
 def test_a_vault_limited_token_sees_only_its_vaults(owner, vault):
