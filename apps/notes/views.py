@@ -50,7 +50,6 @@ from apps.vaults.selectors import vault_get
 NOTES_SHOWN = 2000  # a vault page lists this many notes at most; the filter finds the rest
 
 
-@login_required
 @dataclass(frozen=True)
 class ListedLink:
     target_id: int
@@ -68,6 +67,7 @@ def _listed_links(links: list[NoteLink]) -> list[ListedLink]:
     return list(listed.values())
 
 
+@login_required
 def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     note = note_selectors.note_get(user=request.user, note_id=note_id)
     links = list(note_selectors.note_links(note=note))
