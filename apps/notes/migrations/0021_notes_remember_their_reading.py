@@ -15,4 +15,8 @@ class Migration(migrations.Migration):
             name='read_with',
             field=models.PositiveSmallIntegerField(db_default=1, default=1),
         ),
+        migrations.AddIndex(
+            model_name='note',
+            index=models.Index(fields=['read_with'], name='note_read_with'),
+        ),
     ]
