@@ -165,11 +165,13 @@ def without_link_definitions(body: str) -> str:
     paragraph: a line so written right under text is text."""
     if "]:" not in body:
         return body
-    code = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]
+    code = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]  # in order
     kept: list[str] = []
-    pos, previous_blank_or_definition = 0, True
+    pos, previous_blank_or_definition, next_code = 0, True, 0
     for line in body.split("\n"):
-        in_code = any(start <= pos < end for start, end in code)
+        while next_code < len(code) and code[next_code][1] <= pos:
+            next_code += 1
+        in_code = next_code < len(code) and code[next_code][0] <= pos
         is_definition = not in_code and previous_blank_or_definition and bool(LINK_DEFINITION.match(line))
         if not is_definition:
             kept.append(line)

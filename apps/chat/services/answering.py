@@ -15,7 +15,7 @@ from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Provenance
-from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER, addressed_to_the_chat
+from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER
 
 MAX_SENTENCES = 4
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
@@ -132,18 +132,17 @@ _GREETING = re.compile(r"^\W*(hi|hello|hey|hiya|good (morning|afternoon|evening)
 _FAREWELL = re.compile(r"\b(bye|goodbye|see you|good night|later)\b", re.IGNORECASE)
 
 
-def casual_reply(text: str, vault_names: Sequence[str], *, earlier: bool = False) -> str:
+def casual_reply(text: str, vault_names: Sequence[str], *, reason: str, earlier: bool) -> str:
     """A short reply to small talk when no chat model can write one, or to a message about the chat itself: it
-    answers the courtesy and says what the chat is for, and claims nothing about the notes. `earlier`: the
-    conversation has an earlier question."""
+    answers the courtesy and says what the chat is for, and claims nothing about the notes. `reason`: why the
+    significance check did not search; `earlier`: the conversation has an earlier question."""
     where = ", ".join(vault_names) or "your vaults"
-    addressed = addressed_to_the_chat(text)
-    if addressed == ASKS_ABOUT_THE_CHAT:
+    if reason == ASKS_ABOUT_THE_CHAT:
         return (
             f"I'm the assistant of this knowledge base: I answer from what is written in {where}, cite the notes I "
             "used, and say so when nothing there answers."
         )
-    if addressed == REWORKS_AN_ANSWER:
+    if reason == REWORKS_AN_ANSWER:
         opening = (
             "Reworking an answer needs a chat model: this chat quotes your notes as they are. Ask the question again "
             "with what you want changed."

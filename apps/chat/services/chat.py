@@ -32,7 +32,7 @@ from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
-from apps.retrieval.significance import REWORKS_AN_ANSWER, Significance, addressed_to_the_chat, significance
+from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER, Significance, significance
 from apps.retrieval.trace import stored
 from apps.vaults.chat_settings import ChatSettings, parse, strictest
 from apps.vaults.models import Vault
@@ -254,10 +254,10 @@ def _fallback(writer: _Writer, question: str, vault_names: list[str]) -> Iterato
     yield writer.delta(answering.fallback_text(mode, vault_names, has_model=False))
 
 
-def _casual(writer: _Writer, text: str, vault_names: list[str], *, earlier: bool) -> Iterator[Event]:
+def _casual(writer: _Writer, text: str, vault_names: list[str], *, reason: str, earlier: bool) -> Iterator[Event]:
     # A message about the chat itself gets the chat's own account: a model shown it alone would make one up.
     if (
-        not addressed_to_the_chat(text)
+        reason not in (REWORKS_AN_ANSWER, ASKS_ABOUT_THE_CHAT)
         and not is_local(writer.model)
         and (
             yield from writer.stream(
@@ -266,7 +266,7 @@ def _casual(writer: _Writer, text: str, vault_names: list[str], *, earlier: bool
         )
     ):
         return
-    yield writer.delta(answering.casual_reply(text, vault_names, earlier=earlier))
+    yield writer.delta(answering.casual_reply(text, vault_names, reason=reason, earlier=earlier))
 
 
 FOLLOW_UP = "a follow-up to the previous question"
@@ -335,7 +335,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     message.significance = check.reason[:300]
     if not check.significant:
         message.fallback, message.grounded = Fallback.CASUAL, False
-        yield from _casual(writer, question.text, [v.name for v in vaults], earlier=bool(earlier))
+        yield from _casual(writer, question.text, [v.name for v in vaults], reason=check.reason, earlier=bool(earlier))
         yield _finish(message)
         return
     message.resolved_query = resolve(question.text, earlier)

@@ -135,22 +135,12 @@ class _Tracker:
             self.callback(self.job)
 
 
-@transaction.atomic
 def export_manifest(vault: Vault) -> bytes:
     return json.dumps({"exported_from_vault": vault.pk}).encode("utf-8")
 
 
-def _exported_from(archive: bytes | None, folder: str | None) -> int | None:
-    """The vault whose export this archive or folder is (its manifest, under the zip's one top folder), or None."""
-    raw: bytes | None = None
-    if archive is not None:
-        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
-            names = [n for n in zf.namelist() if n.replace("\\", "/").endswith(EXPORT_MANIFEST)]
-            info = zf.getinfo(names[0]) if len(names) == 1 else None
-            if info is not None and info.file_size <= 4096:
-                raw = zf.read(info)
-    elif folder is not None and (Path(folder) / EXPORT_MANIFEST).is_file():
-        raw = (Path(folder) / EXPORT_MANIFEST).read_bytes()[:4096]
+def _manifest_vault(raw: bytes | None) -> int | None:
+    """The vault an export manifest names, or None."""
     try:
         vault_id = json.loads(raw or b"null")["exported_from_vault"]
     except (ValueError, TypeError, KeyError):
@@ -158,6 +148,13 @@ def _exported_from(archive: bytes | None, folder: str | None) -> int | None:
     return vault_id if isinstance(vault_id, int) else None
 
 
+def _zip_manifest(zf: zipfile.ZipFile) -> bytes | None:
+    """The export manifest under the zip's one top folder, when there is exactly one (and it is small)."""
+    found = [info for info in zf.infolist() if info.filename.replace("\\", "/").endswith(EXPORT_MANIFEST)]
+    return zf.read(found[0]) if len(found) == 1 and found[0].file_size <= 4096 else None
+
+
+@transaction.atomic
 def import_job_create(
     *, actor: User, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
 ) -> ImportJob:
@@ -175,6 +172,7 @@ def import_job_create(
         try:
             with zipfile.ZipFile(io.BytesIO(archive)) as zf:
                 count = len(zf.infolist())
+                manifest = _zip_manifest(zf)
         except (zipfile.BadZipFile, OSError) as exc:
             raise ValidationError({"file": [f"the zip cannot be read: {exc}"]}) from exc
         if count > int(settings.IMPORT_MAX_FILES):
@@ -186,7 +184,10 @@ def import_job_create(
     # A source is one person's import of one vault: someone else's "export.zip" never moves these notes.
     label = (source or (Path(folder).name if folder else "upload")).strip()[:150] or "upload"
     label = f"{actor.get_username()}/{label}"
-    own_export = _exported_from(archive, folder) == vault.pk
+    if folder is not None:
+        written = Path(folder) / EXPORT_MANIFEST
+        manifest = written.read_bytes()[:4096] if written.is_file() else None
+    own_export = _manifest_vault(manifest) == vault.pk
     job = ImportJob.objects.create(
         vault=vault, created_by=actor, source=label, own_export=own_export, folder=folder or "", archive=archive
     )
