@@ -9,7 +9,7 @@ import math
 import posixpath
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -18,7 +18,13 @@ from urllib.parse import unquote
 import yaml
 
 from apps.notes.blocks import Block, block_lines, block_tree, piece_name, split_block
-from apps.notes.syntax import prose_only, without_comments, without_link_definitions
+from apps.notes.syntax import (
+    BLOCK_UUID,
+    prose_only,
+    with_block_references_shown,
+    without_comments,
+    without_link_definitions,
+)
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 # Not after a word, a path or `[` (a Logseq priority `[#A]`); digits alone (`#12043`) are an issue number.
@@ -27,7 +33,7 @@ LOGSEQ_TAG = re.compile(r"(?<![\w/#&])#\[\[([^\[\]\n]+)\]\]")
 # Where a `#` is part of an address, not a tag: URLs, Markdown link destinations, autolinks.
 ADDRESS = re.compile(r"[A-Za-z][\w+.-]*://[^\s<>()\[\]]*|\]\([^)\n]*\)|<[^<>\s]+>")
 EMBED_MACRO = re.compile(r"\{\{\s*embed\s*$")
-BLOCK_REF = re.compile(r"\(\(([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\)\)")
+BLOCK_REF = re.compile(rf"\(\(({BLOCK_UUID})\)\)")
 PROPERTY = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$", re.M)
 OBSIDIAN_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 # `[label]: path.md "Title"`, the definitions Foam writes at a note's foot, one per wikilink.
@@ -411,7 +417,7 @@ def _opening_heading(prose: str) -> str:
 # How notes are read: raised whenever a change to the reading gives a stored note another title, other link
 # names, properties, links or passages, so that notes stored under the older reading are read again
 # (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
-READING_VERSION = 3
+READING_VERSION = 4
 
 
 def parse_note(path: str, text: str) -> ParsedNote:
@@ -566,16 +572,20 @@ def properties_text(frontmatter: dict[str, Any]) -> str:
     )
 
 
-def chunk_note(title: str, body_with_frontmatter: str, *, max_chars: int) -> list[ChunkDraft]:
+def chunk_note(
+    title: str, body_with_frontmatter: str, *, max_chars: int, shown_blocks: Mapping[str, str] | None = None
+) -> list[ChunkDraft]:
     """Cut a note into chunks of at most `max_chars` (embedding input included) at heading and block bounds.
 
     A fenced block, table, callout or list item that fits in a chunk is never cut; one that does not is split
     into pieces that are each a chunk of their own, say so in their heading and stay valid Markdown. Only a piece
-    of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut."""
+    of a table can be longer than `max_chars`: it repeats the table's header, and a row is never cut. Block
+    references read as the text `shown_blocks` gives their blocks (by lowercased id)."""
     frontmatter, body = split_frontmatter(body_with_frontmatter)
-    # Comments and link definitions are hidden on the page: a passage cited as a source must be one the reader can
-    # find there.
-    lines = without_link_definitions(without_comments(body)).split("\n")
+    # Comments and link definitions are hidden on the page, and a block reference shows its block's text: a passage
+    # cited as a source must be one the reader can find there.
+    shown = with_block_references_shown(body, shown_blocks or {})
+    lines = without_link_definitions(without_comments(shown)).split("\n")
     budget = max(200, max_chars - min(len(title), 150) - 64)  # the header: title, " — ", heading, newline
     chunks: list[tuple[str, str]] = []
     headings: list[_Heading] = []

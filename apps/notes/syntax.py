@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -21,6 +22,13 @@ _KINDS = {"$$": "math", "$": "math", "<!--": "comment", "%%": "comment"}
 # Pandoc's rule, which Obsidian follows: `$5 and $10` is money, `$x$` is math.
 _INLINE_MATH_END = re.compile(r"(?<=[^\s\\])\$(?![\d$])")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+BLOCK_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# Logseq's references to a block as written: `{{embed ((uuid))}}`, `[label](((uuid)))` and `((uuid))`.
+BLOCK_REFERENCE = re.compile(
+    rf"\{{\{{[ \t]*embed[ \t]+\(\((?P<embedded>{BLOCK_UUID})\)\)[ \t]*\}}\}}"
+    rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
+    rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
+)
 
 
 @dataclass(frozen=True)
@@ -178,3 +186,35 @@ def without_link_definitions(body: str) -> str:
         previous_blank_or_definition = is_definition or not line.strip()
         pos += len(line) + 1
     return "\n".join(kept)
+
+
+def referenced_block_ids(body: str) -> set[str]:
+    """The blocks `body` refers to by id (lowercased), in its prose."""
+    if "((" not in body:
+        return set()
+    prose = prose_only(body)
+    return {
+        (m.group("embedded") or m.group("labelled") or m.group("referenced")).lower()
+        for m in BLOCK_REFERENCE.finditer(prose)
+    }
+
+
+def with_block_references_shown(body: str, shown: Mapping[str, str]) -> str:
+    """`body` with each Logseq block reference outside code as the page shows it: a labelled one by its label, the
+    others by the referenced block's text (`shown`, by lowercased id; an embed by its block's first line, since a
+    passage is the text of one place and the embedded block's own lines are searched where they are written). A
+    reference to a block no readable note holds stays as written, as on the page."""
+    if "((" not in body:
+        return body
+    verbatim = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]
+    starts = [start for start, _ in verbatim]
+
+    def shown_as(found: re.Match[str]) -> str:
+        at = bisect.bisect_right(starts, found.start()) - 1
+        if at >= 0 and found.start() < verbatim[at][1]:
+            return found.group(0)
+        if found.group("labelled"):
+            return found.group("label")
+        return shown.get((found.group("embedded") or found.group("referenced")).lower(), found.group(0))
+
+    return BLOCK_REFERENCE.sub(shown_as, body)

@@ -23,16 +23,15 @@ from apps.notes.markdown import WIKILINK
 from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of
 from apps.notes.rendering.files import VaultFiles, embed_html, label_and_size
 from apps.notes.selectors import attachment_url
-from apps.notes.syntax import hidden_spans
+from apps.notes.syntax import BLOCK_UUID, hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # Logseq's `{{embed [[Page]]}}`, `{{embed ((uuid))}}`, `[label](((uuid)))` and `((uuid))`, or a wikilink.
 _LOGSEQ_REFERENCE = re.compile(
-    rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{_UUID})\)\))[ \t]*\}}\}}"
-    rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{_UUID})\)\)\)"
-    rf"|\(\((?P<referenced>{_UUID})\)\)"
+    rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{BLOCK_UUID})\)\))[ \t]*\}}\}}"
+    rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
+    rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
     rf"|(?P<wikilink>{WIKILINK.pattern})"
 )
 _VERBATIM = frozenset({"fence", "code_block", "code_inline", "math_inline", "math_inline_double", "math_block"})

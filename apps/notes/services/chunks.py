@@ -6,15 +6,42 @@ from collections.abc import Collection, Sequence
 
 from django.conf import settings
 from django.db import connection
+from django.db.models.functions import Lower
 
 from apps.llm.embeddings import current_model, embed_texts
 from apps.notes.markdown import ChunkDraft, chunk_note, embed_input
-from apps.notes.models import Chunk, ChunkVector, Correction, CorrectionStatus, Note, Tier
+from apps.notes.models import Chunk, ChunkVector, Correction, CorrectionStatus, LinkKind, Note, NoteLink, Tier
+from apps.notes.rendering.embeds import note_body
+from apps.notes.rendering.logseq import block_of, block_text
+from apps.notes.syntax import referenced_block_ids
 from apps.notes.vectors import chunks_without_vector, vector_index_ensure
 
 
 def drafts_for(note: Note) -> list[ChunkDraft]:
-    return chunk_note(note.title, note.body, max_chars=int(settings.CHUNK_MAX_CHARS))
+    shown = shown_blocks(note)
+    return chunk_note(note.title, note.body, max_chars=int(settings.CHUNK_MAX_CHARS), shown_blocks=shown)
+
+
+def shown_blocks(note: Note) -> dict[str, str]:
+    """What each Logseq block `note` refers to shows (by id): the block's first line, from the note itself or the
+    live note of its vault that declares it (the one its reference links to)."""
+    wanted = referenced_block_ids(note.body)
+    if not wanted:
+        return {}
+    holders = [note] if set(note.block_ids) & wanted else []
+    holders += (
+        Note.objects.filter(vault_id=note.vault_id, tier=Tier.HOT, block_ids__overlap=sorted(wanted))
+        .exclude(pk=note.pk)
+        .order_by("pk")
+        .only("body", "block_ids")
+    )
+    shown: dict[str, str] = {}
+    for holder in holders:
+        body = note_body(holder.body)
+        for block_id in wanted & set(holder.block_ids) - shown.keys():
+            if (block := block_of(body, block_id)) is not None:
+                shown[block_id] = block_text(block)
+    return shown
 
 
 def chunks_replace(*, vault_id: int, notes: Sequence[tuple[Note, list[ChunkDraft]]], embed: bool) -> int:
@@ -182,6 +209,19 @@ def links_resolve(*, vault_id: int, names: Collection[str] | None = None, source
             cursor.execute(
                 _RESOLVE.format(scope=_SCOPE), {"vault": vault_id, "names": names, "sources": list(source_ids)}
             )
+
+
+def block_referrers_read_again(*, vault_id: int, block_ids: Collection[str], written: Collection[int] = ()) -> int:
+    """Mark for the re-reading sweep the notes of the vault that refer to one of these blocks (but `written`, read
+    just now): their passages show the blocks' text, which a write of the note declaring them may have changed."""
+    if not block_ids:
+        return 0
+    referring = (
+        NoteLink.objects.annotate(key=Lower("target_text"))
+        .filter(vault_id=vault_id, kind=LinkKind.BLOCK, key__in=sorted(block_ids))
+        .values("source_id")
+    )
+    return Note.objects.filter(pk__in=referring).exclude(pk__in=list(written)).update(read_with=0)
 
 
 def names_of(note: Note) -> set[str]:

@@ -49,8 +49,15 @@ from apps.notes.services.attachments import (
     attachments_locked,
     attachments_save,
 )
-from apps.notes.services.chunks import chunks_replace, chunks_store_vectors, drafts_for, links_resolve
+from apps.notes.services.chunks import (
+    block_referrers_read_again,
+    chunks_replace,
+    chunks_store_vectors,
+    drafts_for,
+    links_resolve,
+)
 from apps.notes.services.notes import apply_parsed, links_replace
+from apps.notes.services.rereading import vault_notes_reread
 from apps.notes.vectors import chunks_without_vector
 from apps.vaults.models import Vault
 from apps.vaults.permissions import require_unarchived, user_may
@@ -431,11 +438,14 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
     for decision in pending:
         _classify(job, decision, current.get(decision.path))
     writes: list[tuple[Note, ParsedNote]] = []
+    blocks: set[str] = set()  # the blocks the batch's notes declared or declare now
     for decision in decisions:
         if decision.parsed is None:
             continue
         note = decision.note or Note(vault_id=job.vault_id, created_by=job.created_by, source=job.source)
+        blocks |= set(note.block_ids)
         apply_parsed(note, decision.parsed)
+        blocks |= set(note.block_ids)
         note.tier, note.cold_reason = Tier.HOT, ""
         note.save()
         decision.note = note
@@ -443,6 +453,7 @@ def _write_batch(job: ImportJob, decisions: list[_Decision]) -> list[int]:
     chunks_replace(vault_id=job.vault_id, notes=[(n, drafts_for(n)) for n, _ in writes], embed=False)
     for note, parsed in writes:
         links_replace(note, parsed)
+    block_referrers_read_again(vault_id=job.vault_id, block_ids=blocks)
     _write_attachments(job, decisions)
     ImportFileResult.objects.bulk_create(_file_result(job, d.path, d.outcome, d.reason) for d in decisions)
     AuditEvent.objects.bulk_create(
@@ -527,6 +538,8 @@ def _move_missing_to_cold(job: ImportJob, seen: set[str]) -> None:
         for row in gone:
             row.tier, row.cold_reason = Tier.COLD, MISSING_FROM_SOURCE
             row.save(update_fields=["tier", "cold_reason", "updated_at"])
+            if isinstance(row, Note):
+                block_referrers_read_again(vault_id=job.vault_id, block_ids=row.block_ids)
             results.append(_file_result(job, row.path, FileOutcome.MOVED_TO_COLD, "gone from the source"))
             audit_record(
                 actor=job.created_by,
@@ -605,6 +618,9 @@ def _run(job: ImportJob, progress: Progress | None) -> None:
             remaining.append(file)
     for batch in _batches(remaining, seen, budget, read=lambda: tracker.moved(processed=job.processed + 1)):
         written += _write_batch(job, batch)
+    # A note written before the block it shows was read with the reference as written: read again now, so the
+    # import's embedding covers what it shows.
+    written += sorted(set(vault_notes_reread(vault_id=job.vault_id)) - set(written))
     tracker.moved(force=True)
     embedded = _embed_written(job, written, tracker)
     job.counts = {**job.counts, "chunks_embedded": job.counts.get("chunks_embedded", 0) + embedded}

@@ -16,7 +16,13 @@ from apps.audit.services import audit_record
 from apps.core.queue import queue_after_commit
 from apps.notes.markdown import READING_VERSION, NoteFormatError, ParsedNote, parse_note, storable_text
 from apps.notes.models import Note, NoteLink, Provenance, Tier
-from apps.notes.services.chunks import chunks_replace, drafts_for, links_resolve, names_of
+from apps.notes.services.chunks import (
+    block_referrers_read_again,
+    chunks_replace,
+    drafts_for,
+    links_resolve,
+    names_of,
+)
 from apps.vaults.models import Vault
 from apps.vaults.permissions import require_unarchived, user_may
 
@@ -125,6 +131,7 @@ def note_create(
     chunks_replace(vault_id=vault.pk, notes=[(note, drafts_for(note))], embed=False)
     links_replace(note, parsed)
     links_resolve(vault_id=vault.pk, names=names_of(note), source_ids=[note.pk])
+    block_referrers_read_again(vault_id=vault.pk, block_ids=note.block_ids, written=[note.pk])
     audit_record(
         actor=actor,
         action="note.create",
@@ -184,7 +191,7 @@ def note_update(
     parsed = parse_or_400(clean, note.body if body is None else body)
     before = {"path": note.path, "hash": note.content_hash, "source": note.source}
     changed = parsed.content_hash != note.content_hash or clean != note.path
-    names_before = names_of(note)
+    names_before, blocks_before = names_of(note), set(note.block_ids)
     apply_parsed(note, parsed)
     note.source = ""
     note.save()
@@ -194,6 +201,8 @@ def note_update(
         # A link naming the note by a name it kept resolves as before: only names gained or lost can move links.
         moved = names_before ^ names_of(note)
         links_resolve(vault_id=note.vault_id, names=moved, source_ids=[note.pk])
+        blocks = blocks_before | set(note.block_ids)
+        block_referrers_read_again(vault_id=note.vault_id, block_ids=blocks, written=[note.pk])
         embed_later(note.vault_id)
     audit_record(
         actor=actor,
@@ -211,6 +220,7 @@ def note_set_tier(*, note: Note, tier: str, reason: str) -> None:
     note.tier = tier
     note.cold_reason = reason if tier == Tier.COLD else ""
     note.save(update_fields=["tier", "cold_reason", "updated_at"])
+    block_referrers_read_again(vault_id=note.vault_id, block_ids=note.block_ids)
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from apps.notes.markdown import READING_VERSION, ChunkDraft, NoteFormatError, ParsedNote, parse_note
 from apps.notes.models import Chunk, Note, NoteLink
@@ -26,27 +27,38 @@ READ_FIELDS = ["title", "frontmatter", "tags", "aliases", "link_keys", "block_id
 
 
 def notes_reread(*, limit: int = REREAD_BATCH) -> int:
-    """Read again up to `limit` notes stored under an older reading; returns how many were read."""
-    read = 0
+    """Read again up to `limit` notes stored under an older reading (or marked to be read again); returns how many
+    were read. Their changed passages wait for the embedding sweep."""
     with transaction.atomic():
-        stale = list(
-            Note.objects.select_for_update(skip_locked=True)
-            .filter(read_with__lt=READING_VERSION)
-            .order_by("pk")[:limit]
-        )
-        vaults_to_embed: set[int] = set()
-        for note in stale:
-            try:
-                with transaction.atomic():
-                    if _reread(note):
-                        vaults_to_embed.add(note.vault_id)
-            except Exception:  # one note's failure never stops the others; it keeps what it was read as before
-                logger.exception("note %s could not be read again", note.pk)
-                Note.objects.filter(pk=note.pk).update(read_with=READING_VERSION)
-            read += 1
-        for vault_id in sorted(vaults_to_embed):
+        read, changed = _reread_each(Note.objects.filter(read_with__lt=READING_VERSION), limit=limit)
+        for vault_id in sorted({vault_id for _, vault_id in changed}):
             embed_later(vault_id)
     return read
+
+
+def vault_notes_reread(*, vault_id: int) -> list[int]:
+    """Read again every note of a vault stored under an older reading; the notes whose passages changed (they
+    wait for vectors, which the caller sees to)."""
+    with transaction.atomic():
+        _, changed = _reread_each(Note.objects.filter(vault_id=vault_id, read_with__lt=READING_VERSION))
+    return [note_id for note_id, _ in changed]
+
+
+def _reread_each(stale: QuerySet[Note], *, limit: int | None = None) -> tuple[int, list[tuple[int, int]]]:
+    """Read each stale note again under a lock taken without waiting; how many were read, and the (note, vault)
+    whose passages changed."""
+    rows = stale.select_for_update(skip_locked=True).order_by("pk")
+    read, changed = 0, []
+    for note in rows[:limit] if limit is not None else rows:
+        try:
+            with transaction.atomic():
+                if _reread(note):
+                    changed.append((note.pk, note.vault_id))
+        except Exception:  # one note's failure never stops the others; it keeps what it was read as before
+            logger.exception("note %s could not be read again", note.pk)
+            Note.objects.filter(pk=note.pk).update(read_with=READING_VERSION)
+        read += 1
+    return read, changed
 
 
 def _reread(note: Note) -> bool:
