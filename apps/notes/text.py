@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from apps.notes.blocks import Block, block_tree
+from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
 from apps.notes.syntax import code_block_lines
 
 
@@ -75,3 +76,26 @@ def prose_lines(text: str) -> list[str]:
 
     paragraphs(block_tree(lines))
     return out
+
+
+# Links, tags and addresses name a page or a place; the marks, symbols and little words that list them say nothing.
+_NAMES = (INLINE_LINK, LOGSEQ_TAG, WIKILINK, ADDRESS, INLINE_TAG)
+_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?[^:\[\]()]{1,40}?::?\s")
+_LISTED = re.compile(r"^(?:\W|\b(?:and|or|except)\b)*$", re.IGNORECASE)
+# A sentence has words in lower case: a property's value with fewer is a name, a title, a date or a number
+# (`alias:: Reload`, `title:: Publishing (Desktop App Only)`, `rating: 7`).
+_SENTENCE_WORDS = 3
+
+
+def names_only(line: str) -> bool:
+    """Whether a Markdown line names pages rather than says something of them: a property whose value is no
+    sentence (`type:: [[Command]]`, `categories: [[Places]]`, `alias:: Reload`), or links listed under a label or
+    none (`- [[Foo]], [[Bar]]`, `Related: [[A]] · [[B]]`). A property whose value is prose (`description:: Draw in
+    blocks using an embedded Excalidraw canvas`) says something."""
+    words = line
+    for name in _NAMES:
+        words = name.sub(" ", words)
+    if _PROPERTY.match(line):
+        value = _PROPERTY.sub("", words, count=1).split()
+        return sum(word[0].islower() for word in value) < _SENTENCE_WORDS
+    return words != line and bool(_LISTED.match(_LABEL.sub("", words, count=1)))

@@ -61,3 +61,19 @@ def test_an_abbreviation_does_not_cut_a_sentence_in_two():
     answer = "".join(extractive("Which template is used when creating daily notes?", [note]))
     assert "**The daily note template is used when creating daily notes (e.g. the one for today).** [1]" in answer
     assert "(e.g. [1]" not in answer
+
+
+def test_a_property_or_a_line_of_links_is_the_answer_only_when_no_sentence_is():
+    page = source(
+        "type:: [[Command]]\nplatforms:: [[All Platforms]] except [[Publish Web]]\n\n"
+        "- Related: [[Slash commands]] · [[Shortcuts]]\n- [[Command palette]], [[Commands]]\n"
+        "- Type a slash to open the command menu anywhere in a block.\n"
+    )
+    place = source("categories: Places\ntype: Cities\n", 2)  # a note made only of properties, as its chunk reads
+    answer = "".join(extractive("What type of command is it, and on which platforms?", [page, place]))
+    assert answer.startswith("**Type a slash to open the command menu anywhere in a block.** [1]"), answer
+    for named in ("type::", "platforms::", "Related:", "Command palette", "categories", "Cities"):
+        assert named not in answer
+    described = source("alias:: Reload\ntype:: [[Tool]]\ndescription:: Reloads the embedded content\n")
+    assert lead("What does reload do?", [described]).text == "description:: Reloads the embedded content"  # prose
+    assert lead("What rating did I give it?", [source("categories: [[Places]]\nrating: 7\n")]).text == "rating: 7"

@@ -88,3 +88,24 @@ def test_a_note_that_only_embeds_another_is_pointed_to_not_quoted():
     assert "Meetings.base" not in answer and "**" not in answer
     assert answer.startswith("The passages found say it in code, tables or links rather than in a sentence"), answer
     assert answer.rstrip().endswith("see [1].")
+
+
+def test_a_property_or_a_line_of_links_is_never_the_lead_when_a_sentence_is_there():
+    whiteboard = _vault(
+        "logseq-docs",
+        [
+            "pages/Whiteboard___Action Bar___Reload.md",  # `alias:: Reload`, then `description:: Reloads the …`
+            "pages/Left sidebar.md",  # nothing but `type:: [[UI Element]]`
+            "pages/Android.md",
+            "pages/Namespaces.md",
+        ],
+    )
+    answer = _answer(whiteboard, "What does reload do on a whiteboard?")
+    assert answer.startswith("**description:: Reloads the embedded content** [1]"), answer  # what the page says
+    assert "alias::" not in answer and "type::" not in answer, answer  # nor `type:: Platform` below it
+    zotero = _vault("logseq-docs", ["pages/Zotero.md"])
+    lead = _lead(_answer(zotero, "What does the Zotero integration do?"))
+    assert lead == "description:: Built in integration that helps import your Zotero items as pages seamlessly.", lead
+    publishing = _vault("foam-docs", ["user/index.md"])  # `Examples: [[publish-to-github-pages]], [[…]], [[…]]`
+    lead = _lead(_answer(publishing, "What are examples of publishing?"))
+    assert lead == "You can publish your Foam notes for consumption in different formats.", lead

@@ -89,12 +89,14 @@ def passages_of(sources: Sequence[Source]) -> list[Passage]:
 
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
     """The best sentence of each source for the question (at most MAX_SENTENCES sources), keyed by its label and
-    text, with the sources that say it: the same note in several vaults is one sentence citing them all."""
+    text, with the sources that say it: the same note in several vaults is one sentence citing them all. A source
+    without a sentence gives its best property or list of links only when no source has a sentence."""
     wanted = set(terms(question))
+    read = [(source, *statements(source.text)) for source in sources[:MAX_SENTENCES]]
+    any_prose = any(prose for _, _, prose in read)
     cited: dict[tuple[str, str], list[int]] = {}
-    for source in sources[:MAX_SENTENCES]:
-        lines = statements(source.text)
-        if not lines:
+    for source, lines, prose in read:
+        if not lines or (any_prose and not prose):
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
         cited.setdefault((LABELS.get(source.provenance, ""), best), []).append(source.number)

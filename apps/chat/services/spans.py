@@ -1,7 +1,8 @@
 """The answer a reader wants, read off the passages without a model: for "when" a date (resolved against the
 passage's own date), for "who" a person, for "where" a place, for "how many" a number, for "how do I" the key to
 press or the command to type, otherwise the best sentence itself. Only prose is read: headings, code blocks, HTML,
-table rows, callout markers and empty list items are never an answer."""
+table rows, callout markers and empty list items are never an answer, and a property or a list of links only when
+the passages have no sentence."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import date
 
 from apps.chat.services.dates import said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
-from apps.notes.text import plain_line, prose_lines, split_sentences
+from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
 TURN = re.compile(r"^\s*(?:[^\n]{0,40}?\d{4}:\s+)?([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+(.*)$", re.S)
@@ -73,8 +74,9 @@ class Span:
     sentence: str
 
 
-def _lines(text: str) -> tuple[str | None, date | None, list[str]]:
-    """The passage's speaker (for a conversation turn), the date it carries, and its readable sentences."""
+def _lines(text: str) -> tuple[str | None, date | None, list[str], bool]:
+    """The passage's speaker (for a conversation turn), the date it carries, its readable sentences, and whether they
+    are prose: a passage without a sentence offers its properties and lists of links instead (`names_only`)."""
     said = written_on(text[:60])
     speaker = None
     match = TURN.match(text)
@@ -82,15 +84,16 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str]]:
         speaker, text = match.group(1), match.group(2)
     elif said:
         text = DATE_PREFIX.sub("", text, count=1)
-    out = []
+    prose: list[str] = []
+    named: list[str] = []
     for raw in prose_lines(text):
         if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
             continue
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
-        out += split_sentences(plain)
-    return speaker, said, out
+        (named if names_only(raw) else prose).extend(split_sentences(plain))
+    return speaker, said, prose or named, bool(prose)
 
 
 def _mostly_tags(line: str) -> bool:
@@ -98,9 +101,10 @@ def _mostly_tags(line: str) -> bool:
     return sum(len(tag) for tag in HTML_TAG.findall(line)) * 2 > len(line)
 
 
-def statements(text: str) -> list[str]:
-    """A passage's sentences a reader can take as statements (no headings, table rows, markers or empty items)."""
-    return _lines(text)[2]
+def statements(text: str) -> tuple[list[str], bool]:
+    """A passage's sentences a reader can take as statements (no headings, table rows, markers or empty items), and
+    whether they are prose rather than the properties and lists of links of a passage without a sentence."""
+    return _lines(text)[2:]
 
 
 def _specific(sentence: str, question: str) -> int:
@@ -170,16 +174,16 @@ def answer_span(
     kind = "when" if asks_when(question) else asked_for(question)
     candidates = []
     for place, passage in enumerate(passages[:first]):
-        speaker, said, lines = _lines(passage.text)
+        speaker, said, lines, prose = _lines(passage.text)
         for line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             score = closeness(line) if closeness else _overlap(line, wanted)
-            candidates.append((score, _specific(line, question), -place, passage, speaker, said, line))
+            candidates.append((prose, score, _specific(line, question), -place, passage, speaker, said, line))
     if not candidates:
         return None
-    candidates.sort(key=lambda c: (c[0], c[1], c[2]), reverse=True)
-    _, _, _, passage, speaker, said, sentence = candidates[0]
+    candidates.sort(key=lambda c: c[:4], reverse=True)
+    *_, passage, speaker, said, sentence = candidates[0]
     if ASKS_WHAT_TO_TYPE.search(question) and (typed := _what_to_type(question, sentence, passage.text)):
         return Span(typed, passage.number, sentence)
     typed = _span(kind, question, sentence, speaker, said)
