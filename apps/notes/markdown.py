@@ -475,26 +475,29 @@ def logseq_page_name(stem: str) -> str:
 
 
 def _split_long(text: str, limit: int) -> list[str]:
+    """`text` in pieces of at most `limit` characters, cut between sentences: a piece keeps its lines as written
+    (an outline's property lines, a list's items), and only a sentence longer than a piece is cut anywhere."""
     if len(text) <= limit:
         return [text]
     pieces: list[str] = []
-    sentences = re.split(r"(?<=[.!?])\s+|\n", text)
     buffer = ""
-    for sentence in sentences:
-        while len(sentence) > limit:  # a single enormous "sentence": cut hard
-            if buffer:
-                pieces.append(buffer)
+    for line in text.split("\n"):
+        for number, sentence in enumerate(re.split(r"(?<=[.!?])\s+", line.rstrip())):
+            while len(sentence) > limit:  # a single enormous "sentence": cut hard
+                if buffer.strip():
+                    pieces.append(buffer)
                 buffer = ""
-            pieces.append(sentence[:limit])
-            sentence = sentence[limit:]
-        if buffer and len(buffer) + 1 + len(sentence) > limit:
-            pieces.append(buffer)
-            buffer = sentence
-        else:
-            buffer = f"{buffer} {sentence}".strip()
-    if buffer:
+                pieces.append(sentence[:limit])
+                sentence = sentence[limit:]
+            joiner = " " if number else "\n"
+            if buffer and len(buffer) + len(joiner) + len(sentence) > limit:
+                pieces.append(buffer)
+                buffer = sentence
+            else:
+                buffer = f"{buffer}{joiner}{sentence}" if buffer else sentence
+    if buffer.strip():
         pieces.append(buffer)
-    return pieces
+    return [piece.strip("\n") for piece in pieces if piece.strip()]
 
 
 def embed_input(title: str, heading: str, text: str) -> str:

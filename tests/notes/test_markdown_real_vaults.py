@@ -353,6 +353,20 @@ def test_a_long_callout_repeats_its_title_line_in_every_piece():
     assert chunks[-1].text == "After the callout."
 
 
+def test_a_block_too_long_for_a_chunk_keeps_its_lines_when_it_is_cut():
+    # logseq-docs/pages/Markdown.md: a list item longer than a chunk, its block properties each on a line
+    body = (CORPORA / "logseq-docs/pages/Markdown.md").read_text(encoding="utf-8")
+    cut = [c.text for c in chunk_note("Markdown", body, max_chars=1000) if "done:: 1621594005775" in c.text]
+    assert len(cut) == 1
+    assert "- How can I get a _block-uuid_ ?\n\t\t  done:: 1621594005775\n\t\t  now:: 1621585437721\n" in cut[0]
+    # nowhere in the three vaults are two property lines run together into one
+    run_together = re.compile(r"\b[a-z-]+:: \S+ +[a-z-]+:: ")
+    for path in (p for vault in VAULTS for p in sorted((CORPORA / vault).rglob("*.md"))):
+        text = path.read_text(encoding="utf-8-sig")
+        for chunk in chunk_note(path.stem, text, max_chars=1000):
+            assert not run_together.search(chunk.text), (str(path), chunk.text[:200])
+
+
 def test_a_logseq_code_block_in_a_list_item_stays_whole_with_its_section():
     # logseq-docs/pages/Calculator.md: each example is a ```calc block inside an outline item
     body = (CORPORA / "logseq-docs/pages/Calculator.md").read_text(encoding="utf-8")
