@@ -7,7 +7,6 @@ address), and carrying the collision's vault in `drawn_from` so it is withheld f
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from typing import Any
 
@@ -22,14 +21,13 @@ from apps.llm.prompts import quote, quote_attribute
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Note, Provenance
 from apps.notes.references import note_reference
-from apps.notes.services.notes import note_create
+from apps.notes.services.notes import free_path, note_create
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may
 
 FOLDER = "Blends"
 LOCAL_BLENDER = "local/model-free-blender"
-UNSAFE = re.compile(r"[\\/:*?\"<>|#^\[\]]+")  # not in a path nor inside a [[wikilink]]
 PROMPT = (
     "You blend two notes of a team knowledge base that are far apart in meaning but share a broad field. Write "
     "an idea neither note states, that only putting them together suggests. Reply with JSON only: "
@@ -97,16 +95,6 @@ def _parsed(data: dict[str, Any] | None) -> dict[str, str] | None:
     return {"title": title, "idea": idea} if title and idea else None
 
 
-def _free_path(vault: Vault, title: str) -> str:
-    name = re.sub(r"\s+", " ", UNSAFE.sub(" ", title)).strip()[:80] or "Blend"
-    base = f"{FOLDER}/{name}"
-    path, n = f"{base}.md", 1
-    while Note.objects.filter(vault=vault, path=path).exists():
-        n += 1
-        path = f"{base} ({n}).md"
-    return path
-
-
 def blend_write(*, blend_id: int) -> Note | None:
     """Write the blend's note; None when it is written already or its person no longer reads the collision's
     vault (nothing is written for them then)."""
@@ -150,7 +138,7 @@ def blend_write(*, blend_id: int) -> Note | None:
         note = note_create(
             actor=blend.user,
             vault=personal,
-            path=_free_path(personal, idea["title"]),
+            path=free_path(personal, idea["title"], folder=FOLDER, untitled="Blend"),
             body=body,
             provenance=Provenance.PROPOSAL,
             source="desirepath",

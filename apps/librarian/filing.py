@@ -22,7 +22,7 @@ from apps.llm.prompts import quote
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
 from apps.notes.references import note_reference, plain_markdown
-from apps.notes.services.notes import note_create, note_update
+from apps.notes.services.notes import free_path, note_create, note_update
 from apps.notes.text import sentences
 from apps.vaults.chat_settings import parse, strictest
 from apps.vaults.models import Vault
@@ -92,19 +92,9 @@ def _prompt(question: str, answer: str) -> list[Prompt]:
     return [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}]
 
 
-def safe_name(text: str) -> str:
-    """Text usable in a path and inside a [[wikilink]] (no link syntax, no path separators)."""
-    return re.sub(r"\s+", " ", re.sub(r"[\\/:*?\"<>|#^\[\]]+", " ", text)).strip()[:80]
-
-
 def unique_path(vault: Vault, title: str, *, folder: str = FOLDER, untitled: str = "Exchange") -> str:
     """A free path for a note the Librarian writes: `folder/title.md`, numbered when taken."""
-    base = f"{folder}/{safe_name(title) or untitled}"
-    path, n = f"{base}.md", 1
-    while Note.objects.filter(vault=vault, path=path).exists():
-        n += 1
-        path = f"{base} ({n}).md"
-    return path
+    return free_path(vault, title, folder=folder, untitled=untitled)
 
 
 def _drew_on(items: Iterable[ContextItem], home: Vault) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from apps.notes.models import Chunk, Correction, Note, NoteLink
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.services.corrections import correction_submit
 from apps.notes.services.notes import note_update
-from tests.factories import api, make_note, make_user, share
+from tests.factories import api, import_folder, make_note, make_user, share
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +148,16 @@ def test_a_declined_proposal_changes_nothing(owner, vault):
     assert declined.status_code == 200 and declined.json()["status"] == "declined"
     assert Note.objects.filter(vault=vault).count() == 1
     assert Chunk.objects.filter(vault=vault, tier="cold").count() == 0
+
+
+def test_a_note_imported_under_a_name_no_writer_may_give_it_can_still_be_corrected(owner, vault, tmp_path):
+    (tmp_path / "Who issues the PTW?.md").write_text(BODY, encoding="utf-8")
+    import_folder(vault, tmp_path, follow_up=False)
+    chunks_embed_pending(vault_id=vault.pk)
+
+    correction = _correct(owner, _shown(owner, vault), "Facilities issue every permit to work for the lab.")
+
+    assert correction["status"] == "applied"
+    successor = Note.objects.get(pk=correction["successor"])
+    assert successor.path == f"corrections/Who issues the PTW (correction {correction['id']}).md"
+    assert "Facilities issue" in _served(owner, vault)

@@ -10,11 +10,11 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
-from apps.librarian.filing import safe_name, unique_path
+from apps.librarian.filing import unique_path
 from apps.librarian.sources import note_sources_set
 from apps.notes.markdown import frontmatter_block, parse_note
 from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance, Tier
-from apps.notes.services.notes import note_create, note_update
+from apps.notes.services.notes import note_create, note_update, safe_name
 from apps.vaults.models import Vault
 
 FOLDER = "Librarian/Summaries"

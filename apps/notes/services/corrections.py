@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.audit.services import audit_record
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Chunk, Correction, CorrectionStatus, Note, Tier
-from apps.notes.services.notes import note_create, require
+from apps.notes.services.notes import note_create, require, safe_name
 from apps.vaults.permissions import user_may
 
 
@@ -53,7 +53,7 @@ def correction_submit(
 
 
 def _successor_path(note: Note, correction: Correction) -> str:
-    stem = PurePosixPath(note.path).stem[:120]
+    stem = safe_name(PurePosixPath(note.path).stem) or "note"
     return f"corrections/{stem} (correction {correction.pk}).md"
 
 

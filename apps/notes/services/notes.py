@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from hashlib import sha256
 from pathlib import PurePosixPath
@@ -26,19 +27,46 @@ from apps.notes.services.chunks import (
 from apps.vaults.models import Vault
 from apps.vaults.permissions import require_unarchived, user_may
 
+# What no file name may hold where vaults are synced and opened: Windows refuses these, and so Obsidian does
+# everywhere (a note so named could not be exported, synced or opened there). Control characters likewise.
+NOT_IN_FILE_NAMES = re.compile(r'[<>:"|?*\x00-\x1f]')
+# Also what would end or split a [[wikilink]] to the note: what the project names notes by never holds them.
+_NOT_IN_NAMES_WRITTEN = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+
 
 def normalize_path(raw: str) -> str:
-    """A vault-relative POSIX path ending in .md; refuses absolute paths and '..'."""
+    """A vault-relative POSIX path ending in .md; refuses absolute paths, '..' and characters no file name may
+    hold."""
     path = raw.strip().replace("\\", "/")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or path.startswith("/") or any(p == ".." for p in parts):
         raise ValidationError({"path": ["give a relative path inside the vault, such as 'ideas/Note.md'"]})
+    if found := sorted(set(NOT_IN_FILE_NAMES.findall(path))):
+        shown = " ".join(c if c.isprintable() else repr(c) for c in found)
+        raise ValidationError(
+            {"path": [f"a file name may not hold {shown}: Windows, and Obsidian anywhere, refuse it"]}
+        )
     clean = "/".join(parts)
     if PurePosixPath(clean).suffix.lower() != ".md":
         clean += ".md"
     if len(clean) > 500:
         raise ValidationError({"path": ["a path may have at most 500 characters"]})
     return clean
+
+
+def safe_name(text: str) -> str:
+    """Text usable as a file name and inside a [[wikilink]]: what neither may hold becomes a space."""
+    return re.sub(r"\s+", " ", _NOT_IN_NAMES_WRITTEN.sub(" ", text)).strip()[:80]
+
+
+def free_path(vault: Vault, title: str, *, folder: str, untitled: str) -> str:
+    """A free path for a note the project writes: `folder/title.md`, numbered when taken."""
+    base = f"{folder}/{safe_name(title) or untitled}"
+    path, n = f"{base}.md", 1
+    while Note.objects.filter(vault=vault, path=path).exists():
+        n += 1
+        path = f"{base} ({n}).md"
+    return path
 
 
 def parse_or_400(path: str, body: str) -> ParsedNote:
