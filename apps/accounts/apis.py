@@ -134,13 +134,18 @@ class TeamMembersApi(APIView):
     @extend_schema(
         request=MemberAddIn,
         responses={201: TeamOut, **errors(400, 403, 404)},
-        summary="Add a member or change a role (team managers)",
+        summary="Add a member (by id, username or e-mail) or change a role (team managers)",
     )
     def post(self, request: Request, team_id: int) -> Response:
-        team = selectors.team_get(user=actor(request), team_id=team_id)
+        # Only a manager learns whether a name or id is an account: everyone else is refused before the look-up.
+        team = selectors.team_get(user=actor(request), team_id=team_id, manage=True)
         data = MemberAddIn(data=request.data)
         data.is_valid(raise_exception=True)
-        member = selectors.user_get(user_id=data.validated_data["user"])
+        given = data.validated_data
+        if "username" in given:
+            member = selectors.user_find(text=given["username"])
+        else:
+            member = selectors.user_get(user_id=given["user"])
         services.team_member_add(actor=actor(request), team=team, user=member, role=data.validated_data["role"])
         return Response(TeamOut(team).data, status=status.HTTP_201_CREATED)
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
-from apps.accounts.models import Team, TeamMembership
+from apps.accounts.models import Team, TeamMembership, TeamRole
 
 
 def team_list(*, user: User) -> QuerySet[Team]:
@@ -14,12 +14,21 @@ def team_list(*, user: User) -> QuerySet[Team]:
     return Team.objects.filter(memberships__user=user).order_by("name").distinct()
 
 
-def team_get(*, user: User, team_id: object) -> Team:
-    """A team the user belongs to; 404 otherwise."""
+def team_get(*, user: User, team_id: object, manage: bool = False) -> Team:
+    """A team the user belongs to (404 otherwise, exactly like a missing one); with `manage`, 403 unless they are
+    one of its managers."""
     try:
-        return team_list(user=user).get(pk=int(str(team_id)))
+        team = team_list(user=user).get(pk=int(str(team_id)))
     except (Team.DoesNotExist, ValueError) as exc:
         raise Http404("No team matches the given query.") from exc
+    if manage and not team_manages(user=user, team=team):
+        raise PermissionDenied("only a manager of this team may change its members")
+    return team
+
+
+def team_manages(*, user: User, team: Team) -> bool:
+    """Whether the user is one of the team's managers."""
+    return TeamMembership.objects.filter(team=team, user=user, role=TeamRole.MANAGER).exists()
 
 
 def team_members(*, team: Team) -> QuerySet[TeamMembership]:

@@ -30,8 +30,14 @@ class TeamOut(serializers.Serializer):
 
 
 class MemberAddIn(serializers.Serializer):
-    user = serializers.IntegerField()
+    user = serializers.IntegerField(required=False, help_text="a person's id")
+    username = serializers.CharField(required=False, max_length=254, help_text="a person's username or e-mail address")
     role = serializers.ChoiceField(choices=TeamRole.values, default=TeamRole.MEMBER)
+
+    def validate(self, attrs: dict) -> dict:
+        if ("user" in attrs) == ("username" in attrs):
+            raise serializers.ValidationError("give exactly one of 'user' or 'username'")
+        return attrs
 
 
 class TokenIn(serializers.Serializer):

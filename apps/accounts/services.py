@@ -7,6 +7,7 @@ from django.db import transaction
 
 from apps.accounts.hooks import team_membership_ended
 from apps.accounts.models import Team, TeamMembership, TeamRole
+from apps.accounts.selectors import team_manages
 from apps.accounts.usernames import validate_username
 from apps.audit.services import audit_record
 
@@ -58,16 +59,12 @@ def team_create(*, actor: User, name: str) -> Team:
     return team
 
 
-def _is_manager(user: User, team: Team) -> bool:
-    return TeamMembership.objects.filter(team=team, user=user, role=TeamRole.MANAGER).exists()
-
-
 @transaction.atomic
 def team_member_add(*, actor: User, team: Team, user: User, role: str = TeamRole.MEMBER) -> None:
     """Add a person to a team or change their team role. Only team managers; never oneself."""
     if role not in TeamRole.values:
         raise ValidationError({"role": [f"role must be one of {', '.join(TeamRole.values)}"]})
-    if not _is_manager(actor, team):
+    if not team_manages(user=actor, team=team):
         raise PermissionDenied("only a manager of this team may change its members")
     if user.pk == actor.pk:
         raise ValidationError({"user": ["nobody can add themselves to a team or change their own role"]})
@@ -91,7 +88,7 @@ def team_member_add(*, actor: User, team: Team, user: User, role: str = TeamRole
 @transaction.atomic
 def team_member_remove(*, actor: User, team: Team, user: User) -> None:
     """Remove a member (team managers), or leave a team oneself; a team always keeps one manager."""
-    if user.pk != actor.pk and not _is_manager(actor, team):
+    if user.pk != actor.pk and not team_manages(user=actor, team=team):
         raise PermissionDenied("only a manager of this team may remove its members")
     membership = TeamMembership.objects.filter(team=team, user=user).first()
     if membership is None:

@@ -252,6 +252,8 @@ AXES_CLIENT_IP_CALLABLE = "apps.core.http.client_ip"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 # A locked attempt does not extend the lock: the cool-off ends when it said it would.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A failure keeps the form's fields beside it (AccessAttempt.post_data): the password change page's are masked too.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "old_password", "new_password1", "new_password2"]
 
 # Content-Security-Policy (django-csp) on every page: scripts only from this site and never inline, nothing
 # loaded from elsewhere. Styles may be inline because KaTeX sizes each glyph and mermaid styles each diagram in

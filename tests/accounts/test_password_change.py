@@ -4,6 +4,7 @@ configured rules, every API token of theirs stops working, and they stay signed 
 from __future__ import annotations
 
 import pytest
+from axes.models import AccessAttempt
 from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
@@ -102,3 +103,37 @@ def test_an_account_without_a_password_is_told_so():
     page = browser.get("/password/").content.decode()
     assert "has no password here to change" in page and 'name="old_password"' not in page
     assert 'href="/password/"' not in browser.get("/tokens/").content.decode()
+
+
+def test_wrong_current_passwords_lock_the_page_and_the_accounts_sign_in_from_that_address(settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    user = make_user()
+    browser = signed_in_browser(user.username)
+    guesses = [change(browser, f"guess-number-{n}", NEW_PASSWORD) for n in range(3)]
+    assert [answer.status_code for answer in guesses] == [200, 200, 429]  # the failure that reaches the limit locks
+    assert "Your old password was entered incorrectly" in guesses[0].content.decode()
+    locked_page = guesses[2].content.decode()
+    assert "Too many wrong passwords for this account from this address" in locked_page
+    assert 'name="old_password"' in locked_page and int(guesses[2]["Retry-After"]) > 0
+
+    # Locked, even the right password is not taken here, nor at sign-in from this address.
+    refused = change(browser, PASSWORD, NEW_PASSWORD)
+    assert refused.status_code == 429 and "Too many wrong passwords" in refused.content.decode()
+    assert Client().post("/login/", {"username": user.username, "password": PASSWORD}).status_code == 429
+    elsewhere = Client(REMOTE_ADDR="192.0.2.99")
+    assert elsewhere.post("/login/", {"username": user.username, "password": PASSWORD}).status_code == 302
+    assert not signs_in(user.username, NEW_PASSWORD)
+
+    # What was typed is not kept beside the failures.
+    kept = " ".join(AccessAttempt.objects.values_list("post_data", flat=True))
+    assert "guess-number" not in kept and NEW_PASSWORD not in kept
+
+
+def test_the_right_current_password_before_the_limit_still_changes_it(settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    user = make_user()
+    browser = signed_in_browser(user.username)
+    assert [change(browser, f"guess-{n}", NEW_PASSWORD).status_code for n in range(2)] == [200, 200]
+    answer = change(browser, PASSWORD, NEW_PASSWORD)
+    assert answer.status_code == 302 and answer["Location"] == "/password/changed/"
+    assert signs_in(user.username, NEW_PASSWORD)
