@@ -14,6 +14,7 @@ from django.http import Http404
 from apps.audit.services import audit_record
 from apps.librarian.filing import unique_path
 from apps.notes.models import LIBRARIAN_SOURCE, Note, Provenance
+from apps.notes.references import links_within_its_vault_as_text
 from apps.notes.services.notes import note_create
 from apps.vaults.models import Vault
 from apps.vaults.permissions import user_may, vault_ids_for
@@ -37,7 +38,7 @@ def note_publish(*, actor: User, note: Note, vault: Vault) -> Note:
         actor=actor,
         vault=vault,
         path=unique_path(vault, title),
-        body=note.body,
+        body=links_within_its_vault_as_text(note),  # the personal vault's notes are not where the copy goes
         provenance=note.provenance,  # a published blend is still a proposal
         source=LIBRARIAN_SOURCE,
         drawn_from=note.drawn_from,

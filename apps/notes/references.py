@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-from apps.notes.models import Note, Tier
+from apps.notes.markdown import WIKILINK
+from apps.notes.models import Note, NoteLink, Tier
+from apps.notes.syntax import hidden_spans
 
 # What a wikilink's target (a path) or label (a title) cannot hold, and the marks that would make a plain name a
 # link or markup.
@@ -43,3 +45,23 @@ def note_wikilink(note: Note, title: str) -> str | None:
 def plain_markdown(text: str) -> str:
     """`text` as Markdown shows it, never as a link or markup."""
     return MARKUP.sub(r"\\\1", text)
+
+
+def links_within_its_vault_as_text(note: Note) -> str:
+    """`note`'s text with each wikilink (or embed) that leads to a note of its own vault written as the words it
+    shows: what a copy of it written into another vault says, where those links would lead nowhere or to another
+    note of the same name."""
+    resolved = NoteLink.objects.filter(source=note, target__vault_id=note.vault_id, target__tier=Tier.HOT)
+    within = {target.lower() for target in resolved.values_list("target_text", flat=True)}
+    if not within:
+        return note.body
+    verbatim = [(span.start, span.end) for span in hidden_spans(note.body) if span.kind != "comment"]
+
+    def shown(found: re.Match[str]) -> str:
+        target, heading, alias = (found.group(n) or "" for n in (1, 2, 3))
+        if target.strip().lower() not in within or any(start <= found.start() < end for start, end in verbatim):
+            return found.group(0)
+        name = target.strip().rsplit("/", 1)[-1]
+        return plain_markdown(alias.strip() or (f"{name} > {heading.strip()}" if heading.strip() else name))
+
+    return WIKILINK.sub(shown, note.body)

@@ -196,6 +196,23 @@ def test_the_notes_it_drew_on_are_wikilinks_in_its_own_vault_and_named_with_thei
     assert f"{templates.title} (in Foam docs)" in page and f"/notes/{templates.pk}/" not in page
 
 
+def test_a_published_copy_names_the_personal_vaults_notes_instead_of_linking_where_they_are_not():
+    user = make_user()
+    home = personal(user)
+    daily = _foam_note(home, "user/features/daily-notes.md")
+    team = make_vault(user, "Foam docs")
+    _foam_note(team, "user/features/templates.md")
+    note = file_exchange(answered_in(user, [home, team], "How do I create a daily note from a template?").pk)
+    assert f"[[daily-notes|{daily.title}]]" in note.body
+
+    published = api(user).post(f"/api/notes/{note.pk}/publish/", {"vault": team.pk}, format="json")
+
+    copy = Note.objects.get(pk=published.json()["id"])
+    drew_on = copy.body.split("## Drew on\n", 1)[1]
+    assert f"- {daily.title}\n" in drew_on and "[[daily-notes" not in copy.body
+    assert not copy.outgoing_links.filter(target__isnull=True).exists()  # nothing in the team's vault dangles
+
+
 def test_a_source_whose_file_name_another_note_shares_is_linked_by_its_path_or_named():
     user = make_user()
     home = personal(user)

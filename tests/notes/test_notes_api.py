@@ -108,7 +108,9 @@ def test_paths_outside_the_vault_are_refused(vault, path):
     assert response.status_code == 400
 
 
-@pytest.mark.parametrize("path", ["What is it?.md", "notes/10:30 standup.md", "a*b.md", "x<y>.md", 'say "hi".md', "a|b"])
+@pytest.mark.parametrize(
+    "path", ["What is it?.md", "notes/10:30 standup.md", "a*b.md", "x<y>.md", 'say "hi".md', "a|b"]
+)
 def test_names_no_file_may_have_are_refused_with_the_reason(vault, path):
     response = api(vault.owner).post(f"/api/vaults/{vault.pk}/notes/", {"path": path, "body": "x"}, format="json")
     assert response.status_code == 400
