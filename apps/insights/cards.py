@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from django.db import transaction
@@ -32,6 +33,7 @@ from apps.insights.models import Card, CardKind
 from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Note, Provenance, Tier
+from apps.notes.text import plain_text, prose_lines, split_sentences
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
@@ -42,7 +44,7 @@ LOCAL_WRITER = "local/model-free-card-writer"
 ACTION_HALF_LIFE_DAYS = 30.0
 MIN_SHARED = 2  # content terms a tension must share with another note's claim
 COMMON = 200  # a term more claims share than this tells nothing
-OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s+(.+)$", re.M)
+OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \][ \t]+(\S.*)$", re.M)  # an empty task takes no next line
 ACTION = re.compile(
     r"\b(TODO|FIXME|next steps?|action items?|follow[- ]up|we (?:should|need to|must)|to decide)\b", re.I
 )
@@ -86,6 +88,14 @@ def _ago(when: datetime | None, now: datetime) -> float:
     return max((now - when).total_seconds(), 0.0) / 86400 if when else 365.0
 
 
+def _open_item(tasks: list[str], body: str) -> str:
+    """The note's first open task, else the first sentence of its prose with an action phrase, as a reader reads it
+    (links by their labels, no Markdown marks); empty when only code or a table holds one."""
+    said = (plain_text(task) for task in tasks)
+    written = (s for line in prose_lines(body) for s in split_sentences(plain_text(line)) if ACTION.search(s))
+    return next((item for item in chain(said, written) if item), "")[:200]
+
+
 def actionable(vault_id: int, now: datetime) -> list[Draft]:
     """Notes with open work, the most (and freshest) first."""
     drafts = []
@@ -102,8 +112,8 @@ def actionable(vault_id: int, now: datetime) -> list[Draft]:
         age = _ago(at, now)
         score = (2 * len(tasks) + len(phrases)) * 0.5 ** (age / ACTION_HALF_LIFE_DAYS)
         ref = _ref(pk, path, title, h)
-        first = tasks[0] if tasks else next((s for s in re.split(r"(?<=[.!?])\s+|\n", body) if ACTION.search(s)), "")
-        first = first.strip()[:200]
+        first = _open_item(tasks, body)
+        example = f", such as “{first}”" if first else ""
         drafts.append(
             Draft(
                 kind=CardKind.ACTIONABILITY,
@@ -113,7 +123,7 @@ def actionable(vault_id: int, now: datetime) -> list[Draft]:
                 title=f"Open work in “{ref['title']}”",
                 why=f"{len(tasks)} unchecked tasks and {len(phrases)} action phrases; its text last changed "
                 f"{age:.0f} days ago (fresher open work ranks higher).",
-                template=f"“{ref['title']}” holds {len(tasks) + len(phrases)} open items, such as “{first}”. "
+                template=f"“{ref['title']}” holds {len(tasks) + len(phrases)} open items{example}. "
                 "It may need an owner or a decision.",
             )
         )
@@ -154,8 +164,8 @@ def contradictions(vault_id: int) -> list[Draft]:
                 score=float(shared),
                 title=f"“{p['title']}” and “{o['title']}” disagree",
                 why=f"A tension of “{p['title']}” shares {shared} terms with what “{o['title']}” claims.",
-                template=f"“{p['title']}” pushes against “{tension[:200]}”, while “{o['title']}” claims "
-                f"“{claims[other][:200]}”. Which one holds here?",
+                template=f"“{p['title']}” pushes against “{plain_text(tension)[:200]}”, while “{o['title']}” claims "
+                f"“{plain_text(claims[other])[:200]}”. Which one holds here?",
             )
         )
     return sorted(drafts, key=lambda d: (-d.score, d.key))[:DEPTH]
@@ -207,7 +217,7 @@ def recent(vault_id: int, now: datetime) -> list[Draft]:
                 title=f"“{ref['title']}” changed",
                 why=f"Its text changed on {when}, among the latest in this vault (metadata updates do not count).",
                 template=f"“{ref['title']}” was rewritten on {when}."
-                + (f" Its core claim now: {claim[:300]}" if claim else ""),
+                + (f" Its core claim now: {plain_text(claim)[:300]}" if claim else ""),
             )
         )
     return drafts
@@ -250,7 +260,7 @@ def _parsed(data: dict[str, Any] | None, count: int) -> dict[int, str]:
     for item in items if isinstance(items, list) else []:
         number, text = (item.get("card"), item.get("narrative")) if isinstance(item, dict) else (None, None)
         if isinstance(number, int) and 1 <= number <= count and isinstance(text, str) and text.strip():
-            out[number] = text.strip()[:1500]
+            out[number] = plain_text(text)[:1500]  # the page shows it as text: no Markdown marks
     return out
 
 

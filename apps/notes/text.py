@@ -16,6 +16,12 @@ def plain_line(line: str) -> str:
     return re.sub(r"(\*\*|__|`)", "", line).strip(" -*>#\t")
 
 
+def plain_text(text: str) -> str:
+    """A Markdown passage as readable text on one line: links by their labels, emphasis and code marks dropped."""
+    labelled = INLINE_LINK.sub(lambda link: link["label"], text)
+    return " ".join(line for line in (plain_line(raw) for raw in labelled.splitlines()) if line)
+
+
 # A full stop after these is no sentence's end ("e.g. the daily note").
 ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|vs|cf|approx|Dr|Mr|Mrs|Ms|Fig)\.$", re.IGNORECASE)
 

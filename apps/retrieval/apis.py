@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 
 from apps.core.auth import actor
 from apps.core.serializers import errors
+from apps.retrieval.filed import filed_notes_last
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
@@ -17,7 +18,7 @@ class SearchApi(APIView):
     @extend_schema(
         parameters=[SearchQuery],
         responses={200: SearchOut, **errors(400, 404)},
-        summary="Hybrid search (meaning + keywords) over the vaults you may read",
+        summary="Hybrid search (meaning + keywords) over the vaults you may read; the Librarian's filed notes last",
     )
     def get(self, request: Request) -> Response:
         query = SearchQuery(data={**request.query_params.dict(), "vault": request.query_params.getlist("vault")})
@@ -30,4 +31,5 @@ class SearchApi(APIView):
             include_cold=data["include_cold"],
         )
         searched(user_id=actor(request).pk, query=data["q"])
-        return Response(SearchOut({"results": result.hits}).data)
+        ordered = filed_notes_last(user=actor(request), query=data["q"], hits=result.hits)
+        return Response(SearchOut({"results": [{**hit.__dict__, "filed": filed} for hit, filed in ordered]}).data)

@@ -1,15 +1,19 @@
 """The Librarian's own notes (filed exchanges, daily logs, summaries: provenance `summary`) record conversations,
 not the team's knowledge: an ordinary question is answered from what people wrote, and a filed note is a
 candidate only when the question asks about past conversations, names the note, or reached it through the
-temporal walk over the summaries ("what changed about X")."""
+temporal walk over the summaries ("what changed about X"). Where a person searches, a filed note is still found,
+after what people wrote: it quotes the passages it was filed from, and those are what a reader is after."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from apps.notes.models import Provenance
+from apps.core.auth import Requester
+from apps.notes.models import Note, Provenance
+from apps.notes.selectors import readable_notes
 from apps.retrieval.candidates import Candidate
+from apps.retrieval.search import SearchHit
 
 PAST_CONVERSATIONS = re.compile(
     r"\b(what|which|when)\b.{0,40}\b(we|i|you)\s+(discuss(ed)?|talk(ed)?|chat(ted)?|sa(id|y)|decide[d]?|ask(ed)?)\b"
@@ -48,3 +52,14 @@ def without_filed_notes(question: str, candidates: Sequence[Candidate]) -> list[
         for c in candidates
         if c.provenance != Provenance.SUMMARY or _named(c, question) or (c.trace and c.trace.summary is not None)
     ]
+
+
+def filed_notes_last(*, user: Requester, query: str, hits: Sequence[SearchHit]) -> list[tuple[SearchHit, bool]]:
+    """Each hit and whether the Librarian filed its note: the people's notes first, the Librarian's after them,
+    each in the search's order; a query about past conversations keeps the search's order."""
+    notes = Note.objects.filter(readable_notes(user), pk__in=[hit.note for hit in hits])
+    filed = set(notes.filter(provenance=Provenance.SUMMARY).values_list("pk", flat=True))
+    marked = [(hit, hit.note in filed) for hit in hits]
+    if asks_about_conversations(query):
+        return marked
+    return sorted(marked, key=lambda pair: pair[1])

@@ -22,6 +22,10 @@ class SearchHitOut(serializers.Serializer):
     snippet = serializers.CharField()
     score = serializers.FloatField()
     sources = serializers.ListField(child=serializers.ChoiceField(choices=["vector", "keyword"]))
+    filed = serializers.BooleanField(
+        help_text="the Librarian filed this note from a conversation; such notes come after the others unless the "
+        "query asks about past conversations"
+    )
 
 
 class SearchOut(serializers.Serializer):

@@ -9,14 +9,13 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from apps.core.auth import Requester
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
-from apps.notes.models import Note, Provenance
-from apps.notes.selectors import readable_note_count, readable_notes
+from apps.notes.selectors import readable_note_count
 from apps.notes.text import plain_line
+from apps.retrieval.filed import filed_notes_last
 from apps.retrieval.hooks import searched
-from apps.retrieval.search import SearchHit, hybrid_search
+from apps.retrieval.search import hybrid_search
 from apps.retrieval.snippets import CUT_AFTER, CUT_BEFORE
 from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_list
@@ -30,14 +29,6 @@ def _highlight(snippet: str) -> str:
     passage = snippet.removeprefix(before).removesuffix(after)
     readable = before + " ".join(line for line in (plain_line(raw) for raw in passage.splitlines()) if line) + after
     return mark_safe(escape(readable).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
-
-
-def _filed_last(user: Requester, hits: list[SearchHit]) -> list[tuple[SearchHit, bool]]:
-    """Each hit and whether the Librarian filed its note; the people's notes first, the Librarian's records of
-    conversations after them, each in the search's order."""
-    notes = Note.objects.filter(readable_notes(user), pk__in=[hit.note for hit in hits])
-    filed = set(notes.filter(provenance=Provenance.SUMMARY).values_list("pk", flat=True))
-    return sorted(((hit, hit.note in filed) for hit in hits), key=lambda pair: pair[1])
 
 
 @login_required
@@ -57,7 +48,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
                     "snippet_html": _highlight(hit.snippet),
                     "filed": filed,
                 }
-                for hit, filed in _filed_last(request.user, result.hits)
+                for hit, filed in filed_notes_last(user=request.user, query=query, hits=result.hits)
             ]
             searched(user_id=request.user.pk, query=query)
         except ValidationError as exc:

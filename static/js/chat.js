@@ -251,7 +251,8 @@ function openPicker(turn, payload) {
     results.replaceChildren(...hits.map((hit) => {
       const choose = el("button", { type: "button", class: "chip answers-pick" }, "This answers it");
       choose.addEventListener("click", () => pick(turn, payload, hit, choose, dialog, status));
-      return el("li", {}, el("strong", {}, hit.title || hit.path), el("span", { class: "muted small" }, ` ${hit.path}`),
+      const where = ` ${hit.path}` + (hit.filed ? " · filed by the Librarian from a conversation" : "");
+      return el("li", {}, el("strong", {}, hit.title || hit.path), el("span", { class: "muted small" }, where),
         el("p", { class: "small" }, ...highlighted(hit.snippet)), choose);
     }));
   };

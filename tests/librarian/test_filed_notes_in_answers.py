@@ -13,7 +13,8 @@ from apps.librarian.filing import file_exchange
 from apps.librarian.summaries.write import summarise_conversation
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.vaults.models import Vault
-from tests.factories import make_note, make_user, make_vault
+from tests.corpora import CORPORA
+from tests.factories import api, import_folder, make_note, make_user, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +80,22 @@ def test_the_search_page_shows_a_filed_note_after_the_notes_and_says_the_librari
     paths = [re.search(r"· ([^<·]+?\.md)", hit).group(1) for hit in hits]
     assert paths[:2] == ["Kiln.md", filed.path]  # the filed note is still found, after what people wrote
     assert "filed by the Librarian" in hits[1] and "filed by the Librarian" not in hits[0]
+
+
+def test_the_answer_picker_lists_the_passage_a_filed_note_quotes_before_the_filed_note():
+    user = make_user()
+    foam = make_vault(user, "Foam docs")
+    import_folder(foam, CORPORA / "foam-docs" / "user" / "features")
+    question = "How do I create a daily note from a template?"
+    filed = file_exchange(asked(user, [foam], question).pk)
+    chunks_embed_pending(vault_id=filed.vault_id)
+
+    def picker(query):  # what the chat's "Point to the answer" dialog asks for as the asker types
+        return api(user).get("/api/search/", {"q": query, "k": 8}).json()["results"]
+
+    hits = picker(question)
+    paths = [hit["path"] for hit in hits]
+    assert filed.path in paths  # the filed exchange is found: it quotes the docs word for word
+    assert paths.index("daily-notes.md") < paths.index(filed.path)
+    assert [hit["filed"] for hit in hits] == [False] * (len(hits) - 1) + [True]
+    assert picker("what did we discuss about daily note templates")[0]["path"] == filed.path

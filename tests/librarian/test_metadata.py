@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
 from apps.librarian.domains import BROAD_FIELDS
 from apps.librarian.enrich import LOCAL_LIBRARIAN, claim_hash, enrich_note, stale_notes
@@ -16,6 +19,7 @@ from apps.llm.models import ModelUsage
 from apps.notes.models import Note
 from apps.notes.services.notes import note_update
 from apps.vaults.models import Vault
+from tests.corpora import CORPORA
 from tests.factories import api, make_note
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +92,25 @@ def test_a_reasoning_model_writes_it_and_the_vocabulary_grows_slowly(reasoner, o
     reasoner.replies.append({"content": json.dumps({**reply, "bridging_domains": ["knitting"]})})
     enrich_note(make_note(vault, "Other.md", "# Other\nA different note about wool and patterns entirely.\n"))
     assert "knitting" in reasoner.requests[1]["body"]["messages"][1]["content"]
+
+
+def test_a_models_markdown_is_shown_on_the_note_page_as_text(reasoner, owner, vault):
+    path = "user/features/spell-checking.md"
+    note = make_note(vault, path, (CORPORA / "foam-docs" / path).read_text(encoding="utf-8-sig"))
+    reply = {  # a model quoting the note as it is written
+        "core_claim": "- The most popular spell checker is **[Code Spell Checker](https://example.org/cspell)**",
+        "bridging_domains": ["developer tooling"],
+        "tensions": ["`LTeX` is heavier than [[Spell Checking|the usual checker]]"],
+    }
+    reasoner.replies.append({"content": json.dumps(reply)})
+    enrich_note(note)
+    browser = Client()
+    browser.force_login(owner)
+
+    page = html.unescape(browser.get(f"/notes/{note.pk}/").content.decode())
+    shown = re.search(r'<dl class="props metadata">(.*?)</dl>', page, re.S).group(1)
+    assert "The most popular spell checker is Code Spell Checker</dd>" in shown
+    assert "<li>LTeX is heavier than the usual checker</li>" in shown
 
 
 @pytest.mark.parametrize("content", ["Here are my thoughts!", '{"core_claim": "", "bridging_domains": []}'])
