@@ -33,7 +33,7 @@ from apps.insights.models import Card, CardKind
 from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Note, Provenance, Tier
-from apps.notes.text import plain_text, prose_lines, split_sentences
+from apps.notes.text import prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
 
@@ -91,8 +91,8 @@ def _ago(when: datetime | None, now: datetime) -> float:
 def _open_item(tasks: list[str], body: str) -> str:
     """The note's first open task, else the first sentence of its prose with an action phrase, as a reader reads it
     (links by their labels, no Markdown marks); empty when only code or a table holds one."""
-    said = (plain_text(task) for task in tasks)
-    written = (s for line in prose_lines(body) for s in split_sentences(plain_text(line)) if ACTION.search(s))
+    said = (readable_text(task) for task in tasks)
+    written = (s for line in prose_lines(body) for s in split_sentences(readable_text(line)) if ACTION.search(s))
     return next((item for item in chain(said, written) if item), "")[:200]
 
 
@@ -164,8 +164,8 @@ def contradictions(vault_id: int) -> list[Draft]:
                 score=float(shared),
                 title=f"“{p['title']}” and “{o['title']}” disagree",
                 why=f"A tension of “{p['title']}” shares {shared} terms with what “{o['title']}” claims.",
-                template=f"“{p['title']}” pushes against “{plain_text(tension)[:200]}”, while “{o['title']}” claims "
-                f"“{plain_text(claims[other])[:200]}”. Which one holds here?",
+                template=f"“{p['title']}” pushes against “{readable_text(tension)[:200]}”, while “{o['title']}” claims "
+                f"“{readable_text(claims[other])[:200]}”. Which one holds here?",
             )
         )
     return sorted(drafts, key=lambda d: (-d.score, d.key))[:DEPTH]
@@ -217,7 +217,7 @@ def recent(vault_id: int, now: datetime) -> list[Draft]:
                 title=f"“{ref['title']}” changed",
                 why=f"Its text changed on {when}, among the latest in this vault (metadata updates do not count).",
                 template=f"“{ref['title']}” was rewritten on {when}."
-                + (f" Its core claim now: {plain_text(claim)[:300]}" if claim else ""),
+                + (f" Its core claim now: {readable_text(claim)[:300]}" if claim else ""),
             )
         )
     return drafts
@@ -260,7 +260,7 @@ def _parsed(data: dict[str, Any] | None, count: int) -> dict[int, str]:
     for item in items if isinstance(items, list) else []:
         number, text = (item.get("card"), item.get("narrative")) if isinstance(item, dict) else (None, None)
         if isinstance(number, int) and 1 <= number <= count and isinstance(text, str) and text.strip():
-            out[number] = plain_text(text)[:1500]  # the page shows it as text: no Markdown marks
+            out[number] = readable_text(text)[:1500]  # the page shows it as text: no Markdown marks
     return out
 
 

@@ -22,7 +22,7 @@ from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json, is_local
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Tier
-from apps.notes.text import plain_text, prose_lines, split_sentences
+from apps.notes.text import prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 
 LOCAL_LIBRARIAN = "local/model-free-librarian"
@@ -61,7 +61,7 @@ def _note_vector(note: Note, lines: list[str]) -> np.ndarray:
 def prose(body: str) -> list[str]:
     """The note's sentences as a reader meets them (links by their labels, no Markdown marks), from its prose alone:
     no frontmatter, headings, code or tables, and no fragments of a few words."""
-    lines = [s for line in prose_lines(FRONTMATTER.sub("", body)) for s in split_sentences(plain_text(line))]
+    lines = [s for line in prose_lines(FRONTMATTER.sub("", body)) for s in split_sentences(readable_text(line))]
     return [s for s in lines if len(s.split()) >= MIN_WORDS] or lines
 
 
@@ -89,7 +89,7 @@ def parse_metadata(data: dict[str, Any] | None, known: list[str]) -> Metadata | 
     if data is None:
         return None
     claim, domains, tensions = data.get("core_claim"), data.get("bridging_domains"), data.get("tensions", [])
-    if not isinstance(claim, str) or not plain_text(claim) or not isinstance(domains, list) or not domains:
+    if not isinstance(claim, str) or not readable_text(claim) or not isinstance(domains, list) or not domains:
         return None
     if not isinstance(tensions, list) or not all(isinstance(x, str) for x in [*domains, *tensions]):
         return None
@@ -104,8 +104,8 @@ def parse_metadata(data: dict[str, Any] | None, known: list[str]) -> Metadata | 
         kept.append(domain)
     if not kept:
         return None
-    readable = [t[:300] for t in map(plain_text, tensions[:3]) if t]  # shown as text: no Markdown marks
-    return Metadata(plain_text(claim)[:500], kept[:MAX_DOMAINS], readable)
+    readable = [t[:300] for t in map(readable_text, tensions[:3]) if t]  # shown as text: no Markdown marks
+    return Metadata(readable_text(claim)[:500], kept[:MAX_DOMAINS], readable)
 
 
 def prompt(note: Note, known: list[str]) -> list[Message]:

@@ -16,7 +16,7 @@ def plain_line(line: str) -> str:
     return re.sub(r"(\*\*|__|`)", "", line).strip(" -*>#\t")
 
 
-def plain_text(text: str) -> str:
+def readable_text(text: str) -> str:
     """A Markdown passage as readable text on one line: links by their labels, emphasis and code marks dropped."""
     labelled = INLINE_LINK.sub(lambda link: link["label"], text)
     return " ".join(line for line in (plain_line(raw) for raw in labelled.splitlines()) if line)
