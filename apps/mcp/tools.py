@@ -19,7 +19,7 @@ from apps.feedback.services.votes import correction_of, feedback_record
 from apps.notes.selectors import note_get
 from apps.notes.serializers import NoteCreateIn
 from apps.notes.services.notes import note_create
-from apps.retrieval.filed import filed_notes_last
+from apps.retrieval.filed import search_results
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchHitOut, SearchQuery
@@ -56,9 +56,8 @@ def search(caller: Caller, *, query: str, vaults: list[int] | None, k: int) -> d
     data = _valid(SearchQuery(data={"q": query, "vault": vaults or [], "k": k}))
     result = hybrid_search(scope=scope_for(caller.user, data.get("vault")), query=data["q"], k=data["k"])
     searched(user_id=caller.user.pk, query=data["q"])
-    ordered = filed_notes_last(user=caller.user, query=data["q"], hits=result.hits)
     # One list serializer, as the REST search's: a serializer per hit would copy its fields once for each hit.
-    rows = SearchHitOut([{**hit.__dict__, "filed": filed} for hit, filed in ordered], many=True).data
+    rows = SearchHitOut(search_results(user=caller.user, query=data["q"], hits=result.hits), many=True).data
     return {"results": [{**hit, "url": caller.url("note-page", hit["note"])} for hit in rows]}
 
 

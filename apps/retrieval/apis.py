@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from apps.core.auth import actor
 from apps.core.serializers import errors
-from apps.retrieval.filed import filed_notes_last
+from apps.retrieval.filed import search_results
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.serializers import SearchOut, SearchQuery
@@ -31,5 +31,6 @@ class SearchApi(APIView):
             include_cold=data["include_cold"],
         )
         searched(user_id=actor(request).pk, query=data["q"])
-        ordered = filed_notes_last(user=actor(request), query=data["q"], hits=result.hits)
-        return Response(SearchOut({"results": [{**hit.__dict__, "filed": filed} for hit, filed in ordered]}).data)
+        return Response(
+            SearchOut({"results": search_results(user=actor(request), query=data["q"], hits=result.hits)}).data
+        )

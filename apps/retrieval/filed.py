@@ -14,6 +14,7 @@ from apps.notes.models import Note, Provenance
 from apps.notes.selectors import readable_notes
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.search import SearchHit
+from apps.retrieval.snippets import readable_snippet
 
 PAST_CONVERSATIONS = re.compile(
     r"\b(what|which|when)\b.{0,40}\b(we|i|you)\s+(discuss(ed)?|talk(ed)?|chat(ted)?|sa(id|y)|decide[d]?|ask(ed)?)\b"
@@ -63,3 +64,12 @@ def filed_notes_last(*, user: Requester, query: str, hits: Sequence[SearchHit]) 
     if asks_about_conversations(query):
         return marked
     return sorted(marked, key=lambda pair: pair[1])
+
+
+def search_results(*, user: Requester, query: str, hits: Sequence[SearchHit]) -> list[dict[str, object]]:
+    """The hits as the search API and the MCP search give them: the Librarian's filed notes last and marked, each
+    snippet also as a reader meets it."""
+    return [
+        {**hit.__dict__, "filed": filed, "snippet_text": readable_snippet(hit.snippet)}
+        for hit, filed in filed_notes_last(user=user, query=query, hits=hits)
+    ]

@@ -20,6 +20,9 @@ class SearchHitOut(serializers.Serializer):
     title = serializers.CharField()
     chunk = serializers.IntegerField()
     snippet = serializers.CharField()
+    snippet_text = serializers.CharField(
+        help_text="the snippet as a reader meets it: Markdown marks dropped, wikilinks as their labels, «matches» kept"
+    )
     score = serializers.FloatField()
     sources = serializers.ListField(child=serializers.ChoiceField(choices=["vector", "keyword"]))
     filed = serializers.BooleanField(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from apps.notes.text import ABBREVIATIONS
+from apps.notes.text import ABBREVIATIONS, plain_line
 
 SNIPPET_CHARS = 300
 CUT_BEFORE = "… "
@@ -96,3 +96,12 @@ def _words_within(text: str, piece: _Span, limit: int) -> _Span:
     while last + 1 < len(words) and words[last + 1].end - words[first].start <= limit:
         last += 1
     return _Span(words[first].start, words[last].end)
+
+
+def readable_snippet(snippet: str) -> str:
+    """The snippet as a reader meets it: Markdown marks dropped (wikilinks as their labels), its «matches» kept. The
+    "…" of a cut stays outside the line it stands on, which then loses its list or heading mark too."""
+    before = CUT_BEFORE if snippet.startswith(CUT_BEFORE) else ""
+    after = CUT_AFTER if snippet.endswith(CUT_AFTER) else ""
+    passage = snippet.removeprefix(before).removesuffix(after)
+    return before + " ".join(line for line in (plain_line(raw) for raw in passage.splitlines()) if line) + after

@@ -12,22 +12,17 @@ from django.utils.safestring import mark_safe
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.notes.selectors import readable_note_count
-from apps.notes.text import plain_line
 from apps.retrieval.filed import filed_notes_last
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
-from apps.retrieval.snippets import CUT_AFTER, CUT_BEFORE
+from apps.retrieval.snippets import readable_snippet
 from apps.vaults.scope import scope_for
 from apps.vaults.selectors import vault_list
 
 
 def _highlight(snippet: str) -> str:
-    """The snippet as a reader meets it: Markdown marks dropped (wikilinks as their labels), the matches marked.
-    The "…" of a cut stays outside the line it stands on, which then loses its list or heading mark too."""
-    before = CUT_BEFORE if snippet.startswith(CUT_BEFORE) else ""
-    after = CUT_AFTER if snippet.endswith(CUT_AFTER) else ""
-    passage = snippet.removeprefix(before).removesuffix(after)
-    readable = before + " ".join(line for line in (plain_line(raw) for raw in passage.splitlines()) if line) + after
+    """The snippet as a reader meets it, its matches marked."""
+    readable = readable_snippet(snippet)
     return mark_safe(escape(readable).replace("«", "<mark>").replace("»", "</mark>"))  # noqa: S308 - escaped first
 
 

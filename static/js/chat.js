@@ -253,7 +253,7 @@ function openPicker(turn, payload) {
       choose.addEventListener("click", () => pick(turn, payload, hit, choose, dialog, status));
       const where = ` ${hit.path}` + (hit.filed ? " · filed by the Librarian from a conversation" : "");
       return el("li", {}, el("strong", {}, hit.title || hit.path), el("span", { class: "muted small" }, where),
-        el("p", { class: "small" }, ...highlighted(hit.snippet)), choose);
+        el("p", { class: "small" }, ...highlighted(hit.snippet_text)), choose);
     }));
   };
   input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 250); });

@@ -25,6 +25,7 @@ NOTES = (
 )
 QUERIES = ("customize daily note location template", "tags", "graph view", "organise information", "database version")
 CUT = "…"
+MARKED = re.compile(r"«[^«»]*»")
 PAGE_HIT = re.compile(r'<span class="muted small">([^<]*)</span>\s*<p class="snippet">(.*?)</p>')
 
 
@@ -56,6 +57,18 @@ def test_api_snippets_are_whole_sentences_of_the_passage_with_a_cut_marked_by_an
             assert end == len(text) or text[end].isspace(), f"ends inside a word: {shown}"
             if "keyword" in hit["sources"] and set(query.split()) & set(passage.lower().split()):
                 assert "«" in snippet, shown
+
+
+def test_api_snippets_also_come_as_a_reader_meets_them_as_the_answer_picker_shows_them(reader):
+    client = api(reader)
+    seen_marks = 0
+    for query in QUERIES:
+        for hit in client.get("/api/search/", {"q": query, "k": 5}).json()["results"]:
+            snippet, text = hit["snippet"], hit["snippet_text"]
+            seen_marks += bool(re.search(r"\[\[[^\]]+\]\]|\*\*|`|\n- ", snippet))
+            assert not re.search(r"\[\[[^\]]+\]\]|\*\*|`|\n", text), (query, snippet, text)
+            assert MARKED.findall(text) == MARKED.findall(snippet), (query, snippet, text)  # the same matches
+    assert seen_marks  # the real notes' snippets hold Markdown for the readable form to leave out
 
 
 def test_the_search_page_shows_the_sentence_holding_the_match_marked(reader):
