@@ -17,8 +17,9 @@ from django.contrib.auth.models import User
 from apps.chat.services.answering import Source, answer_lines, lead, misattribution, sources_prompt
 from apps.chat.services.attribution import Witness
 from apps.chat.services.witnesses import found_turns
+from apps.core.local_models import is_local
 from apps.evaluation.answer_scores import declines_to_answer
-from apps.llm.gateway import ModelUnavailable, complete, complete_json, is_local, slot_model
+from apps.llm.gateway import ModelUnavailable, complete, complete_json, slot_model
 from apps.vaults.scope import Scope
 
 JUDGE_PROMPT = (

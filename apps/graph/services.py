@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
 
+from apps.core.local_models import is_local
 from apps.core.text import STOP
 from apps.graph.conversation import folder_of, replies_refresh, speakers_of
 from apps.graph.doors import term_counts_refresh
@@ -24,7 +25,6 @@ from apps.graph.models import (
     Reason,
     TermCount,
 )
-from apps.llm.gateway import is_local
 from apps.notes.models import Chunk, LinkKind, Note, NoteStep, Tier
 from apps.notes.services.failures import step_held, step_run
 from apps.retrieval.significance import significance

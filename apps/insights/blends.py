@@ -14,9 +14,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.core.local_models import is_local
 from apps.core.queue import queue_after_commit
 from apps.insights.models import Blend, Collision
-from apps.llm.gateway import Message, complete_json, is_local
+from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.markdown import frontmatter_block
 from apps.notes.models import Note, Provenance

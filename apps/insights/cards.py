@@ -26,11 +26,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from apps.core.local_models import is_local
 from apps.insights.budgets import calls_left
 from apps.insights.collisions import collisions_current
 from apps.insights.discover import terms_of
 from apps.insights.models import Card, CardKind
-from apps.llm.gateway import Message, complete_json, is_local
+from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Note, Provenance, Tier
 from apps.notes.text import prose_lines, readable_text, split_sentences

@@ -22,11 +22,12 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from apps.core.local_models import is_local
 from apps.insights.budgets import calls_left
 from apps.insights.discover import terms_of
 from apps.insights.models import Collision
 from apps.llm.embeddings import current_model
-from apps.llm.gateway import Message, complete_json, is_local
+from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Provenance, Tier
 from apps.vaults.chat_settings import parse

@@ -16,10 +16,11 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from apps.core.local_models import is_local
 from apps.librarian.domains import BROAD_FIELDS, MAX_DOMAINS, nearest_fields
 from apps.librarian.models import NoteMetadata, NoteMetadataVersion
 from apps.llm.embeddings import current_model, embed_texts
-from apps.llm.gateway import Message, complete_json, is_local
+from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Tier
 from apps.notes.text import prose_lines, readable_text, split_sentences

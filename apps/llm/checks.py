@@ -8,7 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error
 
-from apps.llm.local_models import ModelConfigurationError, is_local, local_model
+from apps.core.local_models import is_local
+from apps.llm.local_models import ModelConfigurationError, local_model
 
 
 def check_embedding_model(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:

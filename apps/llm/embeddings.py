@@ -16,8 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.core.local_models import is_local
 from apps.llm.connections import connection
-from apps.llm.local_models import is_local, local_model, verify_weights
+from apps.llm.local_models import local_model, verify_weights
 
 
 def current_model() -> str:

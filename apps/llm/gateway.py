@@ -17,11 +17,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from apps.core.local_models import is_local
 from apps.llm.connections import MissingKey, connection, slot_default_model
 from apps.llm.metrics import model_call_count
 from apps.llm.models import ModelUsage, Outcome, Slot
 
-LOCAL_PREFIX = "local/"
 # Recorded when a streamed answer's reader goes away: not the provider's failure.
 READER_LEFT = "the reader left before the stream ended"
 Message = dict[str, str]
@@ -39,11 +39,6 @@ class Completion:
     tokens_out: int
     cost_usd: Decimal
     local: bool
-
-
-def is_local(model: str) -> bool:
-    """A `local/…` model: the caller's model-free implementation answers, at cost 0."""
-    return model.startswith(LOCAL_PREFIX)
 
 
 def json_object_in(text: str) -> dict[str, Any] | None:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-LOCAL_PREFIX = "local/"
+from apps.core.local_models import LOCAL_PREFIX
+
 WEIGHTS_FILE = "model.safetensors"
 # Unpacked models live beside the shared virtualenv (every work tree's `make install` finds them there).
 MODELS_DIR_ENV = "DESIREPATH_MODELS_DIR"
@@ -87,10 +88,6 @@ REGISTRY: dict[str, LocalModel] = {
         ),
     )
 }
-
-
-def is_local(name: str) -> bool:
-    return name.startswith(LOCAL_PREFIX)
 
 
 def local_model(name: str) -> LocalModel:

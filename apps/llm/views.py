@@ -13,9 +13,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.core.auth import actor
+from apps.core.local_models import is_local
 from apps.llm.connections import SLOTS, Connection, connections
 from apps.llm.embeddings import current_model
-from apps.llm.gateway import is_local
 from apps.llm.models import ModelUsage
 from apps.llm.selectors import latest_calls, latest_purpose
 from apps.llm.services import TEST_PURPOSE

@@ -10,6 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from apps.core.local_models import is_local
+
 FALLBACKS = ("explicit", "silent", "refuse")  # from least to most reserved
 SWITCHES = ("discovery", "deep_research", "librarian")
 SLOTS = ("chat", "reasoning", "scoring")
@@ -89,7 +91,7 @@ def model_options(slot: str, current: ChatSettings) -> list[str]:
     """The models a vault may pick for `slot`: the models the deployment configured for any slot (each is called
     with its slot's server and key), the slot's own model-free implementation (a model-free one of another slot does
     different work), and the model the vault already has."""
-    configured = {str(model) for model in settings.LLM_SLOTS.values() if not str(model).startswith("local/")}
+    configured = {str(model) for model in settings.LLM_SLOTS.values() if not is_local(str(model))}
     options = [*sorted(configured), settings.LLM_LOCAL[slot]]
     chosen = current.models.get(slot, "")
     return options + ([chosen] if chosen and chosen not in options else [])

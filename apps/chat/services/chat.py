@@ -26,10 +26,11 @@ from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
 from apps.chat.services.followups import needs_context, opens_as_a_follow_up, resolve
 from apps.chat.services.witnesses import found_turns
+from apps.core.local_models import is_local
 from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
-from apps.llm.gateway import ModelUnavailable, complete, complete_stream, is_local
+from apps.llm.gateway import ModelUnavailable, complete, complete_stream
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER, Significance, significance

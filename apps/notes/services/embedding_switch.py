@@ -19,9 +19,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.core import row_security
+from apps.core.local_models import is_local
 from apps.core.queue import queue_after_commit
 from apps.llm.embeddings import current_model
-from apps.llm.local_models import is_local, local_model, verify_weights
+from apps.llm.local_models import local_model, verify_weights
 from apps.llm.models import EmbeddingModel, EmbeddingState
 from apps.notes.models import Chunk, ChunkVector
 from apps.notes.services.chunks import chunks_embed_pending

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from apps.core.local_models import is_local
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answerer import JudgeUnavailable
 from apps.evaluation.calibration import calibrate, collect
@@ -28,7 +29,7 @@ from apps.evaluation.runner import eval_user, read_jsonl, run_locomo, run_vault
 from apps.evaluation.significance_fit import calibrate_significance, groups, write_classifier
 from apps.graph.relevance import GRAPH_FEATURES
 from apps.llm.embeddings import current_model
-from apps.llm.local_models import ModelConfigurationError, is_local, local_model
+from apps.llm.local_models import ModelConfigurationError, local_model
 from apps.notes.models import Note
 from apps.retrieval.relevance import FEATURES
 from apps.retrieval.significance import CLASSIFIERS
