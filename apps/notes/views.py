@@ -3,6 +3,7 @@ a vault's attachments."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from apps.notes.services.export import export_job_create, export_size
 from apps.notes.services.ingest import import_job_from_upload, import_source_available
 from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
+from apps.notes.text import readable_text
 from apps.notes.tree import folder_tree
 from apps.vaults.permissions import role_of, user_may
 from apps.vaults.selectors import vault_get
@@ -87,13 +89,24 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "links": _listed_links(links),
             "backlinks": note_selectors.note_backlinks(user=actor(request), note=note),
             "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
-            "metadata": note_selectors.note_metadata(note=note),
+            "metadata": _as_shown(note_selectors.note_metadata(note=note)),
             "superseded": note_selectors.note_superseded(note=note),
             # An archived vault is read-only for every role: its pages offer no change until it is brought back.
             "may_contribute": role in ("contributor", "manager") and note.vault.archived_at is None,
             "may_manage": role == "manager" and note.vault.archived_at is None,
         },
     )
+
+
+def _as_shown(metadata: Any) -> Any:
+    """The Librarian's metadata as the page shows it: its claim and tensions as text. What a model wrote, or an
+    earlier Librarian stored, can hold Markdown the page would show as marks."""
+    if metadata is None:
+        return None
+    shown = copy.copy(metadata)
+    shown.core_claim = readable_text(metadata.core_claim)
+    shown.tensions = [text for text in map(readable_text, metadata.tensions) if text]
+    return shown
 
 
 def _names_a_file(link: NoteLink, rendered: RenderedNote) -> bool:

@@ -113,6 +113,24 @@ def test_a_models_markdown_is_shown_on_the_note_page_as_text(reasoner, owner, va
     assert "<li>LTeX is heavier than the usual checker</li>" in shown
 
 
+def test_metadata_stored_with_markdown_before_is_shown_as_text(owner, vault):
+    path = "user/features/spell-checking.md"
+    note = make_note(vault, path, (CORPORA / "foam-docs" / path).read_text(encoding="utf-8-sig"))
+    enrich_note(note)
+    NoteMetadata.objects.filter(note=note).update(  # as an earlier Librarian stored it
+        core_claim="- **Code Spell Checker** is the [[Spell Checking|usual checker]]",
+        tensions=["`LTeX` is heavier", "- "],
+    )
+    browser = Client()
+    browser.force_login(owner)
+
+    page = html.unescape(browser.get(f"/notes/{note.pk}/").content.decode())
+    shown = re.search(r'<dl class="props metadata">(.*?)</dl>', page, re.S).group(1)
+    assert '<dd class="core-claim">Code Spell Checker is the usual checker</dd>' in shown
+    assert '<ul class="tensions"><li>LTeX is heavier</li></ul>' in shown
+    assert NoteMetadata.objects.get(note=note).core_claim.startswith("- **")  # the page reads it; nothing is rewritten
+
+
 @pytest.mark.parametrize("content", ["Here are my thoughts!", '{"core_claim": "", "bridging_domains": []}'])
 def test_malformed_metadata_falls_back_to_the_model_free_librarian(reasoner, owner, vault, content):
     reasoner.replies.append({"content": content})
