@@ -91,17 +91,23 @@ _LISTED = re.compile(r"^(?:\W|\b(?:and|or|except)\b)*$", re.IGNORECASE)
 # A sentence has words in lower case: a property's value with fewer is a name, a title, a date or a number
 # (`alias:: Reload`, `title:: Publishing (Desktop App Only)`, `rating: 7`).
 _SENTENCE_WORDS = 3
+# A comma-separated value whose every item is this short lists names, whatever their case.
+_LISTED_ITEM_WORDS = 4
 
 
 def names_only(line: str) -> bool:
     """Whether a Markdown line names pages rather than says something of them: a property whose value is no
     sentence (`type:: [[Command]]`, `categories: [[Places]]`, `alias:: Reload`), or links listed under a label or
-    none (`- [[Foo]], [[Bar]]`, `Related: [[A]] · [[B]]`). A property whose value is prose (`description:: Draw in
+    none (`- [[Foo]], [[Bar]]`, `Related: [[A]] · [[B]]`), or a property listing short items (`supports:: Reload,
+    Url, Open`). A property whose value is prose (`description:: Draw in
     blocks using an embedded Excalidraw canvas`) says something."""
     words = line
     for name in _NAMES:
         words = name.sub(" ", words)
     if _PROPERTY.match(line):
-        value = _PROPERTY.sub("", words, count=1).split()
-        return sum(word[0].islower() for word in value) < _SENTENCE_WORDS
+        value = _PROPERTY.sub("", words, count=1)
+        items = [item.split() for item in value.split(",")]
+        if len(items) > 1 and all(0 < len(item) <= _LISTED_ITEM_WORDS for item in items):
+            return True  # `supports:: Reload, Url, Open, Link to page/block, Mobile context menu` lists names
+        return sum(word[0].islower() for word in value.split()) < _SENTENCE_WORDS
     return words != line and bool(_LISTED.match(_LABEL.sub("", words, count=1)))

@@ -98,11 +98,13 @@ def test_a_property_or_a_line_of_links_is_never_the_lead_when_a_sentence_is_ther
             "pages/Left sidebar.md",  # nothing but `type:: [[UI Element]]`
             "pages/Android.md",
             "pages/Namespaces.md",
+            "pages/Whiteboard___Object___iFrame.md",  # `supports:: Reload, Url, Open, Link to page/block, …`
         ],
     )
     answer = _answer(whiteboard, "What does reload do on a whiteboard?")
     assert answer.startswith("**description:: Reloads the embedded content** [1]"), answer  # what the page says
     assert "alias::" not in answer and "type::" not in answer, answer  # nor `type:: Platform` below it
+    assert "supports::" not in answer, answer
     zotero = _vault("logseq-docs", ["pages/Zotero.md"])
     lead = _lead(_answer(zotero, "What does the Zotero integration do?"))
     assert lead == "description:: Built in integration that helps import your Zotero items as pages seamlessly.", lead
