@@ -91,7 +91,8 @@ _LISTED = re.compile(r"^(?:\W|\b(?:and|or|except)\b)*$", re.IGNORECASE)
 # A sentence has words in lower case: a property's value with fewer is a name, a title, a date or a number
 # (`alias:: Reload`, `title:: Publishing (Desktop App Only)`, `rating: 7`).
 _SENTENCE_WORDS = 3
-# A comma-separated value whose every item is this short lists names, whatever their case.
+# A comma-separated value whose every item is this short and capitalised lists names ("Tip: use it, then save"
+# is a sentence).
 _LISTED_ITEM_WORDS = 4
 
 
@@ -107,7 +108,7 @@ def names_only(line: str) -> bool:
     if _PROPERTY.match(line):
         value = _PROPERTY.sub("", words, count=1)
         items = [item.split() for item in value.split(",")]
-        if len(items) > 1 and all(0 < len(item) <= _LISTED_ITEM_WORDS for item in items):
+        if len(items) > 1 and all(0 < len(item) <= _LISTED_ITEM_WORDS and item[0][0].isupper() for item in items):
             return True  # `supports:: Reload, Url, Open, Link to page/block, Mobile context menu` lists names
         return sum(word[0].islower() for word in value.split()) < _SENTENCE_WORDS
     return words != line and bool(_LISTED.match(_LABEL.sub("", words, count=1)))

@@ -77,3 +77,12 @@ def test_a_property_or_a_line_of_links_is_the_answer_only_when_no_sentence_is():
     described = source("alias:: Reload\ntype:: [[Tool]]\ndescription:: Reloads the embedded content\n")
     assert lead("What does reload do?", [described]).text == "description:: Reloads the embedded content"  # prose
     assert lead("What rating did I give it?", [source("categories: [[Places]]\nrating: 7\n")]).text == "rating: 7"
+
+
+def test_a_labelled_sentence_with_commas_is_a_sentence_and_a_list_of_names_is_not():
+    labelled = source("Note: open the file, then save it\n")
+    elsewhere = source("Files are kept in the vault folder.\n", 2)
+    assert lead("What do I do with the file?", [labelled, elsewhere]).text == "Note: open the file, then save it"
+    listed = source("supports:: Reload, Url, Open, Link to page/block, Mobile context menu\n")
+    described = source("An iFrame embeds a website; reload it from the action bar.\n", 2)
+    assert lead("What does an iFrame support?", [listed, described]).text == described.text.strip()
