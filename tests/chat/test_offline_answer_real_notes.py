@@ -102,12 +102,12 @@ def test_a_property_or_a_line_of_links_is_never_the_lead_when_a_sentence_is_ther
         ],
     )
     answer = _answer(whiteboard, "What does reload do on a whiteboard?")
-    assert answer.startswith("**description:: Reloads the embedded content** [1]"), answer  # what the page says
+    assert answer.startswith("**Reloads the embedded content** [1]"), answer  # what the page says, as a sentence
     assert "alias::" not in answer and "type::" not in answer, answer  # nor `type:: Platform` below it
     assert "supports::" not in answer, answer
     zotero = _vault("logseq-docs", ["pages/Zotero.md"])
     lead = _lead(_answer(zotero, "What does the Zotero integration do?"))
-    assert lead == "description:: Built in integration that helps import your Zotero items as pages seamlessly.", lead
+    assert lead == "Built in integration that helps import your Zotero items as pages seamlessly.", lead
     publishing = _vault("foam-docs", ["user/index.md"])  # `Examples: [[publish-to-github-pages]], [[…]], [[…]]`
     lead = _lead(_answer(publishing, "What are examples of publishing?"))
     assert lead == "You can publish your Foam notes for consumption in different formats.", lead

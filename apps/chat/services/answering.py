@@ -15,6 +15,7 @@ from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import Provenance
+from apps.notes.text import names_only
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER
 
 MAX_SENTENCES = 4
@@ -62,7 +63,7 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
         if found.text == found.sentence:
             for key in [key for key in said if key == ("", found.text)]:  # a labelled one stays: it says what it is
                 numbers += [n for n in said.pop(key) if n not in numbers]
-        first = [f"**{found.text}** {_cited(numbers)}\n\n"]
+        first = [f"**{_as_said(found.text)}** {_cited(numbers)}\n\n"]
     lines = _bullets(said)
     if not first and not lines and sources:
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
@@ -109,7 +110,17 @@ def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:
 
 
 def _bullets(said: dict[tuple[str, str], list[int]]) -> list[str]:
-    return [f"- {label}{sentence} {_cited(numbers)}\n" for (label, sentence), numbers in said.items()]
+    return [f"- {label}{_as_said(sentence)} {_cited(numbers)}\n" for (label, sentence), numbers in said.items()]
+
+
+# A Logseq block property as written: `description:: …`.
+_LOGSEQ_PROPERTY_KEY = re.compile(r"^[\w-]+::[ \t]+")
+
+
+def _as_said(sentence: str) -> str:
+    """A Logseq property whose value is a sentence is quoted as that sentence (`description:: Draw in blocks…`
+    says "Draw in blocks…"); a property naming things keeps its key, which says what they are."""
+    return sentence if names_only(sentence) else _LOGSEQ_PROPERTY_KEY.sub("", sentence, count=1)
 
 
 def _cited(numbers: Sequence[int]) -> str:
