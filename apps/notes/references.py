@@ -8,7 +8,7 @@ import re
 
 from apps.notes.markdown import WIKILINK
 from apps.notes.models import Note, NoteLink, Tier
-from apps.notes.syntax import hidden_spans
+from apps.notes.syntax import verbatim_test
 
 # What a wikilink's target (a path) or label (a title) cannot hold, and the marks that would make a plain name a
 # link or markup.
@@ -55,11 +55,11 @@ def links_within_its_vault_as_text(note: Note) -> str:
     within = {target.lower() for target in resolved.values_list("target_text", flat=True)}
     if not within:
         return note.body
-    verbatim = [(span.start, span.end) for span in hidden_spans(note.body) if span.kind != "comment"]
+    in_verbatim = verbatim_test(note.body)
 
     def shown(found: re.Match[str]) -> str:
         target, heading, alias = (found.group(n) or "" for n in (1, 2, 3))
-        if target.strip().lower() not in within or any(start <= found.start() < end for start, end in verbatim):
+        if target.strip().lower() not in within or in_verbatim(found.start()):
             return found.group(0)
         name = target.strip().rsplit("/", 1)[-1]
         return plain_markdown(alias.strip() or (f"{name} > {heading.strip()}" if heading.strip() else name))

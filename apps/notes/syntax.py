@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -188,6 +188,18 @@ def without_link_definitions(body: str) -> str:
     return "\n".join(kept)
 
 
+def verbatim_test(body: str) -> Callable[[int], bool]:
+    """Whether an offset of `body` lies in code or math, where Markdown is shown as written."""
+    verbatim = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]
+    starts = [start for start, _ in verbatim]
+
+    def inside(offset: int) -> bool:
+        at = bisect.bisect_right(starts, offset) - 1
+        return at >= 0 and offset < verbatim[at][1]
+
+    return inside
+
+
 def referenced_block_ids(body: str) -> set[str]:
     """The blocks `body` refers to by id (lowercased), in its prose."""
     if "((" not in body:
@@ -206,12 +218,10 @@ def with_block_references_shown(body: str, shown: Mapping[str, str]) -> str:
     reference to a block no readable note holds stays as written, as on the page."""
     if "((" not in body:
         return body
-    verbatim = [(span.start, span.end) for span in hidden_spans(body) if span.kind != "comment"]
-    starts = [start for start, _ in verbatim]
+    in_verbatim = verbatim_test(body)
 
     def shown_as(found: re.Match[str]) -> str:
-        at = bisect.bisect_right(starts, found.start()) - 1
-        if at >= 0 and found.start() < verbatim[at][1]:
+        if in_verbatim(found.start()):
             return found.group(0)
         if found.group("labelled"):
             return found.group("label")

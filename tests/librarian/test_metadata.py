@@ -94,6 +94,14 @@ def test_a_reasoning_model_writes_it_and_the_vocabulary_grows_slowly(reasoner, o
     assert "knitting" in reasoner.requests[1]["body"]["messages"][1]["content"]
 
 
+def _metadata_shown(owner, note) -> str:
+    """The Librarian's part of the note page, as the browser shows it."""
+    browser = Client()
+    browser.force_login(owner)
+    page = html.unescape(browser.get(f"/notes/{note.pk}/").content.decode())
+    return re.search(r'<dl class="props metadata">(.*?)</dl>', page, re.S).group(1)
+
+
 def test_a_models_markdown_is_shown_on_the_note_page_as_text(reasoner, owner, vault):
     path = "user/features/spell-checking.md"
     note = make_note(vault, path, (CORPORA / "foam-docs" / path).read_text(encoding="utf-8-sig"))
@@ -104,11 +112,8 @@ def test_a_models_markdown_is_shown_on_the_note_page_as_text(reasoner, owner, va
     }
     reasoner.replies.append({"content": json.dumps(reply)})
     enrich_note(note)
-    browser = Client()
-    browser.force_login(owner)
 
-    page = html.unescape(browser.get(f"/notes/{note.pk}/").content.decode())
-    shown = re.search(r'<dl class="props metadata">(.*?)</dl>', page, re.S).group(1)
+    shown = _metadata_shown(owner, note)
     assert "The most popular spell checker is Code Spell Checker</dd>" in shown
     assert "<li>LTeX is heavier than the usual checker</li>" in shown
 
@@ -121,11 +126,8 @@ def test_metadata_stored_with_markdown_before_is_shown_as_text(owner, vault):
         core_claim="- **Code Spell Checker** is the [[Spell Checking|usual checker]]",
         tensions=["`LTeX` is heavier", "- "],
     )
-    browser = Client()
-    browser.force_login(owner)
 
-    page = html.unescape(browser.get(f"/notes/{note.pk}/").content.decode())
-    shown = re.search(r'<dl class="props metadata">(.*?)</dl>', page, re.S).group(1)
+    shown = _metadata_shown(owner, note)
     assert '<dd class="core-claim">Code Spell Checker is the usual checker</dd>' in shown
     assert '<ul class="tensions"><li>LTeX is heavier</li></ul>' in shown
     assert NoteMetadata.objects.get(note=note).core_claim.startswith("- **")  # the page reads it; nothing is rewritten
