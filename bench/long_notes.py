@@ -30,7 +30,7 @@ from django.db.models import Count
 from django.test import override_settings
 
 from apps.evaluation import corpus
-from apps.evaluation.fusion_fit import DATA, DevVault, Half, _fusion_value, figures, fuse, measure
+from apps.evaluation.fusion_fit import DATA, DevVault, Half, _fusion_value, current_fusion, figures, fuse, measure
 from apps.evaluation.runner import eval_user
 from apps.notes.models import Chunk
 from tests.corpora import CORPORA
@@ -67,7 +67,7 @@ def main() -> None:
     }
     for name in ("kepano-obsidian", "logseq-docs", "foam-docs"):
         sources[name] = (options.corpora / name, DATA / f"{name}.jsonl", readers / name / "queries.jsonl")
-    fusion = (str(settings.SEARCH_FUSION), float(settings.SEARCH_FUSION_VECTOR_WEIGHT))
+    fusion = current_fusion()
     bm25 = (float(settings.SEARCH_BM25_K1), float(settings.SEARCH_BM25_B), float(settings.SEARCH_NOTE_MORE_CHUNKS))
     fresh_database()
     table: dict[tuple[float, float], dict[str, Any]] = {p: {} for p in GRID}

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import override_settings
 
@@ -34,7 +35,7 @@ from apps.evaluation.metrics import Item, recall_at, reciprocal_rank
 from apps.evaluation.runner import read_jsonl
 from apps.llm.embeddings import current_model, embed_query
 from apps.notes.models import Note
-from apps.retrieval.search import RRF_K, hybrid_statement, run_statement, vector_strategy
+from apps.retrieval.search import RRF_K, fusion_weight, hybrid_statement, run_statement, vector_strategy
 from apps.vaults.scope import system_scope
 
 DATA = Path(__file__).resolve().parent / "data" / "vaults"
@@ -177,10 +178,21 @@ def top_gap(half: Half) -> float | None:
     return (scores[0] - scores[1]) / (scores[0] - scores[-1])
 
 
+def current_fusion() -> tuple[str, float]:
+    """The product's fusion as a point of the replay: "lead" when the statement moves the weight per question (its
+    base weight, the shift and scale as set), else the fixed-weight fusion."""
+    family = str(settings.SEARCH_FUSION)
+    if family == "score" and float(settings.SEARCH_FUSION_LEAD_SHIFT) > 0:
+        family = "lead"
+    return family, float(settings.SEARCH_FUSION_VECTOR_WEIGHT)
+
+
 def vector_weight(vector: Half, keyword: Half, fusion: tuple[str, float]) -> float:
     """The meaning half's weight for this question; the fixed weight when a half's signal is undefined."""
     family, parameter = fusion
     fixed = 0.5
+    if family == "lead":  # the statement's own per-question weight, its base weight `parameter`
+        return fusion_weight([s for _, _, s in vector.notes], [s for _, _, s in keyword.notes], base=parameter)
     if family.startswith("separation"):
         top = ADAPTIVE_TOP if family.endswith("@10") else None
         v, k = separation(vector, top), separation(keyword, top)
@@ -198,7 +210,7 @@ def vector_weight(vector: Half, keyword: Half, fusion: tuple[str, float]) -> flo
 def fuse(vector: Half, keyword: Half, fusion: tuple[str, float]) -> list[str]:
     """A fused note ranking: each half's scaled scores, weighted and summed (ties by note id, as the statement)."""
     family, _ = fusion
-    scaling = "score" if family in ADAPTIVE_FAMILIES else family
+    scaling = "score" if family in ADAPTIVE_FAMILIES or family == "lead" else family
     weight = vector_weight(vector, keyword, fusion)
     paths = {note: path for half in (vector, keyword) for path, note, _ in half.notes}
     total: dict[int, float] = dict.fromkeys(paths, 0.0)

@@ -49,10 +49,13 @@ SELECT count(*) FROM (
 #
 # Fusion is score-aware: each half's note scores (cosine, BM25) are scaled to 0–1 over its own candidates and summed
 # with weights (a note one half did not return counts 0 there); `SEARCH_FUSION = "rrf"` sums weighted reciprocal
-# ranks instead. A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others'), and a
-# note of more than `SEARCH_LONG_NOTE_CHUNKS` chunks has it multiplied by (that / its chunks) ^
-# `SEARCH_LONG_NOTE_DISCOUNT`: each chunk is one more chance to share a question's words, so a changelog of 240
-# chunks would otherwise have a passage close enough to most questions.
+# ranks instead. Scaling gives each half's best note 1 however little it stands out, so the weight follows the
+# question: the half whose best note leads its second by more (relative to the best score) weighs more
+# (`fusion_weight`, which the statement's `leads` and `weighting` compute alike).
+# A note's keyword score is its best chunk's (plus `SEARCH_NOTE_MORE_CHUNKS` of its others'), and a note of more than
+# `SEARCH_LONG_NOTE_CHUNKS` chunks has it multiplied by (that / its chunks) ^ `SEARCH_LONG_NOTE_DISCOUNT`: each chunk
+# is one more chance to share a question's words, so a changelog of 240 chunks would otherwise have a passage close
+# enough to most questions.
 _OR_EN = "replace(websearch_to_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery"
 # float8 parameters: a literal such as 0.75 is numeric to PostgreSQL, and numeric arithmetic per posting is slow.
 _BM25 = (
@@ -167,13 +170,28 @@ SELECT 'keyword', note_id, score, rnk FROM kw
 """
 _HALVES = _HALVES_CTES + _HALVES_SELECT
 
+_LEAD = """coalesce((SELECT CASE WHEN max(score) FILTER (WHERE rnk = 1) > 0
+                THEN greatest(0, 1 - coalesce(max(score) FILTER (WHERE rnk = 2), 0) / max(score) FILTER (WHERE rnk = 1))
+           END
+         FROM {half} WHERE rnk <= 2), 0)"""
+
 _FUSION = f""",
+leads AS (
+    SELECT {_LEAD.format(half="vec")} * %(vector_lead_scale)s::float8 AS vector_lead,
+           {_LEAD.format(half="kw")} AS keyword_lead
+),
+weighting AS (
+    SELECT CASE WHEN %(rrf)s OR vector_lead + keyword_lead <= 0 THEN %(vector_weight)s::float8
+                ELSE least(0.95, greatest(0.05, %(vector_weight)s::float8
+                     + %(lead_shift)s::float8 * (vector_lead / (vector_lead + keyword_lead) - 0.5))) END AS vector
+    FROM leads
+),
 halves AS (
-    SELECT note_id, chunk_id, rnk, 'vector' AS src, %(vector_weight)s AS weight,
+    SELECT note_id, chunk_id, rnk, 'vector' AS src, (SELECT vector FROM weighting) AS weight,
            (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0) AS norm
     FROM vec
     UNION ALL
-    SELECT note_id, chunk_id, rnk, 'keyword', 1 - %(vector_weight)s,
+    SELECT note_id, chunk_id, rnk, 'keyword', 1 - (SELECT vector FROM weighting),
            (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0)
     FROM kw
 ),
@@ -198,6 +216,27 @@ JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(scope)s)
 ORDER BY f.score DESC, f.note_id
 """  # noqa: S608 - built from the constants above; user input travels only as parameters
 _HYBRID = _HALVES_CTES + _FUSION
+
+
+def fusion_weight(vector_scores: list[float], keyword_scores: list[float], base: float | None = None) -> float:
+    """The meaning half's weight for one question, as the fused statement sets it from each half's note scores (best
+    first): the base weight (`SEARCH_FUSION_VECTOR_WEIGHT` unless given) moved towards the half whose best note
+    leads its second by more."""
+    base = float(settings.SEARCH_FUSION_VECTOR_WEIGHT) if base is None else base
+    if settings.SEARCH_FUSION == "rrf":
+        return base
+
+    def lead(scores: list[float]) -> float:  # a half's only note leads by its whole score
+        if not scores or scores[0] <= 0:
+            return 0.0
+        return max(0.0, 1 - (scores[1] if len(scores) > 1 else 0.0) / scores[0])
+
+    vector_lead = lead(vector_scores) * float(settings.SEARCH_FUSION_VECTOR_LEAD_SCALE)
+    keyword_lead = lead(keyword_scores)
+    if vector_lead + keyword_lead <= 0:
+        return base
+    shift = float(settings.SEARCH_FUSION_LEAD_SHIFT) * (vector_lead / (vector_lead + keyword_lead) - 0.5)
+    return min(0.95, max(0.05, base + shift))
 
 
 @dataclass(frozen=True)
@@ -337,6 +376,8 @@ def hybrid_statement(
         "long_note_chunks": float(settings.SEARCH_LONG_NOTE_CHUNKS),
         "long_note_discount": float(settings.SEARCH_LONG_NOTE_DISCOUNT),
         "vector_weight": float(settings.SEARCH_FUSION_VECTOR_WEIGHT),
+        "lead_shift": float(settings.SEARCH_FUSION_LEAD_SHIFT),
+        "vector_lead_scale": float(settings.SEARCH_FUSION_VECTOR_LEAD_SCALE),
         "rrf": settings.SEARCH_FUSION == "rrf",
         "rrf_k": RRF_K,
         "k": k,

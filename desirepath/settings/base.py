@@ -464,7 +464,12 @@ SEARCH_LONG_NOTE_DISCOUNT = float(os.environ.get("DESIREPATH_SEARCH_LONG_NOTE_DI
 # Fusion: "score" (each half's scores scaled to 0–1 over its candidates, weighted) or "rrf" (reciprocal ranks,
 # weighted). Both, the weight and the aggregation were chosen on the dev query sets (docs/evaluation.md).
 SEARCH_FUSION = os.environ.get("DESIREPATH_SEARCH_FUSION", "score")
-SEARCH_FUSION_VECTOR_WEIGHT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_WEIGHT", "0.5"))
+SEARCH_FUSION_VECTOR_WEIGHT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_WEIGHT", "0.4"))
+# With "score", the half whose best note stands further above its second weighs more for that question: the meaning
+# half's weight moves by up to ±SEARCH_FUSION_LEAD_SHIFT / 2 (0: a fixed weight), its drop counted
+# SEARCH_FUSION_VECTOR_LEAD_SCALE times (cosines of a question's notes lie closer together than BM25 scores).
+SEARCH_FUSION_LEAD_SHIFT = float(os.environ.get("DESIREPATH_SEARCH_FUSION_LEAD_SHIFT", "0.4"))
+SEARCH_FUSION_VECTOR_LEAD_SCALE = float(os.environ.get("DESIREPATH_SEARCH_FUSION_VECTOR_LEAD_SCALE", "3"))
 
 # Logs: JSON lines (DESIREPATH_LOG_JSON=1, production's default) or readable text, each line with the request id of
 # the request it belongs to, also in the Celery tasks that request queued.

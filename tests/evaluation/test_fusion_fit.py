@@ -7,7 +7,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from apps.evaluation import corpus
-from apps.evaluation.fusion_fit import DevVault, Half, calibrate_fusion, fuse, measure
+from apps.evaluation.fusion_fit import DevVault, Half, calibrate_fusion, current_fusion, fuse, measure
 from apps.evaluation.runner import eval_user, read_jsonl
 from apps.retrieval.search import hybrid_search
 from apps.vaults.scope import scope_for
@@ -27,8 +27,13 @@ def test_the_replayed_fusion_ranks_notes_as_the_search_does_and_every_vault_is_h
         rows = [row for row in read_jsonl(SAMPLE_QUERIES) if row["relevant"]]
         assert len(measured.vector) == len(rows) == len(measured.keyword[CURRENT_BM25])
         vault_id = measured.vault_id
-        for fusion in (("score", 0.5), ("score", 0.3), ("rrf", 0.5)):
-            with override_settings(SEARCH_FUSION=fusion[0], SEARCH_FUSION_VECTOR_WEIGHT=fusion[1]):
+        for fusion in (("lead", 0.4), ("lead", 0.6), ("score", 0.5), ("score", 0.3), ("rrf", 0.5)):
+            family, weight = fusion
+            shift = float(settings.SEARCH_FUSION_LEAD_SHIFT) if family == "lead" else 0.0
+            statement = "score" if family == "lead" else family
+            with override_settings(
+                SEARCH_FUSION=statement, SEARCH_FUSION_VECTOR_WEIGHT=weight, SEARCH_FUSION_LEAD_SHIFT=shift
+            ):
                 for row, vector, keyword in zip(rows, measured.vector, measured.keyword[CURRENT_BM25], strict=True):
                     hits = hybrid_search(query=row["q"], scope=scope_for(user, [vault_id]), k=20).hits
                     searched = [hit.path for hit in hits]
@@ -36,7 +41,7 @@ def test_the_replayed_fusion_ranks_notes_as_the_search_does_and_every_vault_is_h
 
         other = DevVault("sample again", SAMPLE_VAULT, SAMPLE_QUERIES)
         both = [measured, measure(user, other, points=(CURRENT_BM25,))]
-        report = calibrate_fusion(both, (CURRENT_BM25, ("score", 0.5)))
+        report = calibrate_fusion(both, (CURRENT_BM25, current_fusion()))
         assert [fold["measured_on"] for fold in report["folds"]] == ["sample", "sample again"]
         hybrid = report["folds"][0]["current_figures"]["hybrid"]
         assert 0.9 <= hybrid["recall@5"] <= 1.0  # the sample vault's own questions find their notes

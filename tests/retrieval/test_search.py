@@ -7,7 +7,7 @@ import pytest
 from apps.notes.models import Chunk, ChunkVector
 from apps.retrieval.search import hybrid_search
 from apps.vaults.scope import scope_for
-from tests.factories import api, make_note, make_user, make_vault, share
+from tests.factories import api, import_folder, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -163,3 +163,27 @@ def test_the_search_page_shows_snippets_without_markdown_marks():
         shown = snippet.split("</p>", 1)[0]
         assert "<mark>" in shown
         assert not [mark for mark in ("**", "`", "[[", "]]") if mark in shown], shown
+
+
+STANDING_OUT = {  # a logseq-docs question and the page that answers it, which the keyword half ranks clearly first
+    "how do I place an existing page or block onto a whiteboard as a portal?": "pages/Whiteboard___Tool___Portal.md",
+    "how do I hide some blocks at the bottom of a page that mention a certain tag, with the funnel button?": (
+        "pages/How to filter linked references.md"
+    ),
+}
+
+
+def test_the_half_whose_best_note_stands_out_leads_the_fused_ranking():
+    """On a real documentation graph, the keyword half puts the page clearly first while the meaning half finds many
+    pages about as close (whiteboards, references): the page leads the fused ranking, as it leads the keyword half."""
+    from tests.corpora import CORPORA
+
+    vault = make_vault(make_user(), "Logseq docs")
+    assert import_folder(vault, CORPORA / "logseq-docs", source="logseq", follow_up=False).status == "succeeded"
+    scope = scope_for(vault.owner)
+    for question, page in STANDING_OUT.items():
+        keyword = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10, mode="keyword").hits]
+        meaning = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10, mode="vector").hits]
+        assert keyword[0] == page != meaning[0], (keyword, meaning)
+        fused = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10).hits]
+        assert fused[0] == page, (question, fused)

@@ -21,7 +21,7 @@ from apps.evaluation.folds import (
     conversation_measure,
     folds_report,
 )
-from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, dev_vaults, measure
+from apps.evaluation.fusion_fit import BM25_POINTS, calibrate_fusion, current_fusion, dev_vaults, measure
 from apps.evaluation.learning import run_learning
 from apps.evaluation.pipelines import PIPELINES
 from apps.evaluation.replay import WINDOW, conversation_replay, curve_svg, replay_record, replay_report
@@ -201,7 +201,7 @@ class Command(BaseCommand):
             raise CommandError(f"not found: {', '.join(missing)}")
         current = (
             (float(settings.SEARCH_BM25_K1), float(settings.SEARCH_BM25_B), float(settings.SEARCH_NOTE_MORE_CHUNKS)),
-            (str(settings.SEARCH_FUSION), float(settings.SEARCH_FUSION_VECTOR_WEIGHT)),
+            current_fusion(),
         )
         user = eval_user()
         try:
