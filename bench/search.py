@@ -40,6 +40,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.test import override_settings  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import apps.notes.services.chunks as chunk_service  # noqa: E402
@@ -214,7 +215,7 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
             )
         with connection.cursor() as cursor:
             cursor.execute(TS_RANK_KEYWORD, {"text": text, "vaults": scope})
-    m: dict[str, list[float]] = {"product": [], "exact": [], "perms": [], "recall": [], "hits": []}
+    m: dict[str, list[float]] = {"product": [], "exact": [], "fixed_weight": [], "perms": [], "recall": [], "hits": []}
     m |= {"bm25_keyword": [], "ts_rank_keyword": [], "vector_only": [], "walled": [], "unwalled": []}
     strategies: Counter[str] = Counter()
     for index, (text, vector) in enumerate(tqdm(queries[WARMUP:], desc=f"{len(scope)} vault(s)", leave=False)):
@@ -223,14 +224,19 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         m["perms"].append(seconds(started) * 1000)
         assert set(scope) <= readable
         results: dict[str | None, SearchResult] = {}
-        # Alternate which strategy runs first so neither always profits from the other's warm cache.
-        for strategy in (None, "exact") if index % 2 == 0 else ("exact", None):
-            started = time.perf_counter()
-            result = hybrid_search_vector(
-                text=text, query_vector=vector, scope=system_scope(scope, reason="benchmark"), k=K, strategy=strategy
-            )
-            m["exact" if strategy else "product"].append(seconds(started) * 1000)
-            results[strategy] = result
+        # The product's statement, the same forced to an exact scan, and the same with a fixed fusion weight (the
+        # statement before the weight followed each half's lead), in rotating order so none always profits from
+        # another's warm cache.
+        variants = [("product", None, None), ("exact", "exact", None), ("fixed_weight", None, 0.0)]
+        for name, strategy, shift in variants[index % 3 :] + variants[: index % 3]:
+            fixed = nullcontext() if shift is None else override_settings(SEARCH_FUSION_LEAD_SHIFT=shift)
+            bench_scope = system_scope(scope, reason="benchmark")
+            with fixed:
+                started = time.perf_counter()
+                result = hybrid_search_vector(text=text, query_vector=vector, scope=bench_scope, k=K, strategy=strategy)
+            m[name].append(seconds(started) * 1000)
+            if name != "fixed_weight":
+                results[strategy] = result
         # The keyword half alone, BM25 (the product's) and ts_rank_cd (before), in alternating order.
         for half in ("bm25", "ts_rank") if index % 2 == 0 else ("ts_rank", "bm25"):
             started = time.perf_counter()
@@ -273,6 +279,7 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         "strategies": dict(strategies),
         "product_ms": p,
         "exact_ms": e,
+        "fixed_weight_ms": summary(m["fixed_weight"]),
         "bm25_keyword_ms": summary(m["bm25_keyword"]),
         "ts_rank_keyword_ms": summary(m["ts_rank_keyword"]),
         "vector_only_ms": summary(m["vector_only"]),
@@ -345,6 +352,8 @@ def print_report(report: dict[str, Any]) -> None:
             )
             v = r["vector_only_ms"]
             print(f"{'':>8} {name:>9} vector-only mode: {v['p50']:.1f} / {v['p95']:.1f} ms (p50 / p95)")
+            f = r["fixed_weight_ms"]
+            print(f"{'':>8} {name:>9} hybrid, fixed fusion weight: {f['p50']:.1f} / {f['p95']:.1f} ms (p50 / p95)")
             on, off = r["row_security_on_ms"], r["row_security_off_ms"]
             print(
                 f"{'':>8} {name:>9} bound to the reader: row-level security on {on['p50']:.1f} / {on['p95']:.1f} ms,"
