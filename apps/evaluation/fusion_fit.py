@@ -6,9 +6,11 @@ reported on them.
 
 Each vault is ingested once and every question embedded once. The meaning half is searched once per question; the
 keyword half once per (k1, b, note aggregation) point. Fusion is then replayed on the two halves' note scores: the
-fixed-weight fusions exactly as the statement fuses them (each half's scores scaled to 0–1 over its candidates,
-weighted and summed; or weighted reciprocal ranks), the query-adaptive ones (which the statement does not run) on
-the same scores, so the whole grid costs a few thousand keyword searches.
+fusions the statement runs exactly as it fuses them (each half's scores scaled to 0–1 over its candidates, weighted
+and summed, the weight fixed (`score`, the statement with `SEARCH_FUSION_LEAD_SHIFT` 0) or following each half's lead
+over its second (`lead`, `fusion_weight`, at the shift and scale set); or weighted reciprocal ranks), the other
+query-adaptive ones (which the statement does not run) on the same scores, so the whole grid costs a few thousand
+keyword searches.
 
 Choice, leaving one vault out: the BM25 point with the best mean (recall@5 + MRR) of `keyword` over the other vaults,
 then the fusion point with the best mean (recall@5 + MRR) of the fused ranking over them, counting a fused ranking
@@ -58,7 +60,8 @@ ADAPTIVE_FUSION = (
     + tuple((mnz, w) for mnz in ("mnz@10", "mnz") for w in (0.4, 0.5, 0.6))
 )
 ADAPTIVE_FAMILIES = frozenset(family for family, _ in ADAPTIVE_FUSION)
-GRID_FUSION = FIXED_FUSION + ADAPTIVE_FUSION
+LEAD_FUSION = tuple(("lead", w) for w in (0.3, 0.4, 0.5, 0.6, 0.7))
+GRID_FUSION = FIXED_FUSION + LEAD_FUSION + ADAPTIVE_FUSION
 ADAPTIVE_TOP = 10
 LOSS_TOLERANCE = 0.01
 
@@ -182,7 +185,7 @@ def current_fusion() -> tuple[str, float]:
     """The product's fusion as a point of the replay: "lead" when the statement moves the weight per question (its
     base weight, the shift and scale as set), else the fixed-weight fusion."""
     family = str(settings.SEARCH_FUSION)
-    if family == "score" and float(settings.SEARCH_FUSION_LEAD_SHIFT) > 0:
+    if family == "score" and float(settings.SEARCH_FUSION_LEAD_SHIFT) != 0:
         family = "lead"
     return family, float(settings.SEARCH_FUSION_VECTOR_WEIGHT)
 
@@ -271,7 +274,13 @@ def _point(bm25: tuple[float, float, float], fusion: tuple[str, float]) -> dict[
     k1, b, more = bm25
     family, parameter = fusion
     key = "parameter" if family in ADAPTIVE_FAMILIES else "vector_weight"
-    return {"k1": k1, "b": b, "more_chunks": more, "fusion": family, key: parameter}
+    point = {"k1": k1, "b": b, "more_chunks": more, "fusion": family, key: parameter}
+    if family in ("score", "lead"):  # the statement's settings that give this fusion
+        shift = float(settings.SEARCH_FUSION_LEAD_SHIFT) if family == "lead" else 0.0
+        point |= {"fusion": "score", "lead_shift": shift}
+        if family == "lead":
+            point["vector_lead_scale"] = float(settings.SEARCH_FUSION_VECTOR_LEAD_SCALE)
+    return point
 
 
 def calibrate_fusion(

@@ -175,17 +175,22 @@ _LEAD = """coalesce((SELECT CASE WHEN max(score) FILTER (WHERE rnk = 1) > 0
            END
          FROM {half} WHERE rnk <= 2), 0)"""
 
-_FUSION = f""",
-leads AS (
+# The meaning half's weight for this question (`fusion_weight`); with no shift (or reciprocal ranks) the fixed weight,
+# and the halves are then read once, as before the weight followed the leads.
+_WEIGHTING_BY_LEADS = f"""leads AS (
     SELECT {_LEAD.format(half="vec")} * %(vector_lead_scale)s::float8 AS vector_lead,
            {_LEAD.format(half="kw")} AS keyword_lead
 ),
 weighting AS (
-    SELECT CASE WHEN %(rrf)s OR vector_lead + keyword_lead <= 0 THEN %(vector_weight)s::float8
+    SELECT CASE WHEN vector_lead + keyword_lead <= 0 THEN %(vector_weight)s::float8
                 ELSE least(0.95, greatest(0.05, %(vector_weight)s::float8
                      + %(lead_shift)s::float8 * (vector_lead / (vector_lead + keyword_lead) - 0.5))) END AS vector
     FROM leads
-),
+)"""  # noqa: S608 - built from the constants above; user input travels only as parameters
+_WEIGHTING_FIXED = "weighting AS (SELECT %(vector_weight)s::float8 AS vector)"
+
+_FUSION = f""",
+{{weighting}},
 halves AS (
     SELECT note_id, chunk_id, rnk, 'vector' AS src, (SELECT vector FROM weighting) AS weight,
            (score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0) AS norm
@@ -383,7 +388,9 @@ def hybrid_statement(
         "k": k,
     }
     template = _HALVES if halves else _HYBRID
-    return template.format(vector_order=order, vector_filter=vector_filter, cast=cast), params
+    by_leads = params["lead_shift"] != 0 and not params["rrf"]
+    weighting = _WEIGHTING_BY_LEADS if by_leads else _WEIGHTING_FIXED
+    return template.format(vector_order=order, vector_filter=vector_filter, cast=cast, weighting=weighting), params
 
 
 def run_statement(sql: str, params: dict[str, Any], strategy: str) -> list[tuple[Any, ...]]:

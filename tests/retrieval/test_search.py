@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
+from django.test import override_settings
 
 from apps.notes.models import Chunk, ChunkVector
 from apps.retrieval.search import hybrid_search
@@ -178,6 +180,7 @@ def test_the_half_whose_best_note_stands_out_leads_the_fused_ranking():
     pages about as close (whiteboards, references): the page leads the fused ranking, as it leads the keyword half."""
     from tests.corpora import CORPORA
 
+    assert (CORPORA / "logseq-docs").is_dir(), f"the real vaults are not at {CORPORA} (set DESIREPATH_CORPORA)"
     vault = make_vault(make_user(), "Logseq docs")
     assert import_folder(vault, CORPORA / "logseq-docs", source="logseq", follow_up=False).status == "succeeded"
     scope = scope_for(vault.owner)
@@ -187,3 +190,9 @@ def test_the_half_whose_best_note_stands_out_leads_the_fused_ranking():
         assert keyword[0] == page != meaning[0], (keyword, meaning)
         fused = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10).hits]
         assert fused[0] == page, (question, fused)
+    # a fixed weight, the one the leads move from or an even one, puts the funnel question's page second
+    question = next(q for q in STANDING_OUT if "funnel" in q)
+    for weight in (float(settings.SEARCH_FUSION_VECTOR_WEIGHT), 0.5):
+        with override_settings(SEARCH_FUSION_LEAD_SHIFT=0, SEARCH_FUSION_VECTOR_WEIGHT=weight):
+            fixed = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10).hits]
+        assert fixed[1] == STANDING_OUT[question], (weight, fixed)
