@@ -175,8 +175,8 @@ _LEAD = """coalesce((SELECT CASE WHEN max(score) FILTER (WHERE rnk = 1) > 0
            END
          FROM {half} WHERE rnk <= 2), 0)"""
 
-# The meaning half's weight for this question (`fusion_weight`); with no shift (or reciprocal ranks) the fixed weight,
-# and the halves are then read once, as before the weight followed the leads.
+# The meaning half's weight for this question (`fusion_weight`); with no shift (or reciprocal ranks) it is the fixed
+# weight, and each half is then read once.
 _WEIGHTING_BY_LEADS = f"""leads AS (
     SELECT {_LEAD.format(half="vec")} * %(vector_lead_scale)s::float8 AS vector_lead,
            {_LEAD.format(half="kw")} AS keyword_lead
