@@ -225,7 +225,7 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         assert set(scope) <= readable
         results: dict[str | None, SearchResult] = {}
         # The product's statement, the same forced to an exact scan, and the same with a fixed fusion weight (the
-        # statement before the weight followed each half's lead), in rotating order so none always profits from
+        # reference for what following each half's lead costs), in rotating order so none always profits from
         # another's warm cache.
         variants = [("product", None, None), ("exact", "exact", None), ("fixed_weight", None, 0.0)]
         for name, strategy, shift in variants[index % 3 :] + variants[: index % 3]:
