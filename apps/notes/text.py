@@ -7,7 +7,7 @@ import re
 
 from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
-from apps.notes.syntax import code_block_lines
+from apps.notes.syntax import code_block_lines, verbatim_test
 
 
 def plain_line(line: str) -> str:
@@ -17,8 +17,10 @@ def plain_line(line: str) -> str:
 
 
 def readable_text(text: str) -> str:
-    """A Markdown passage as readable text on one line: links by their labels, emphasis and code marks dropped."""
-    labelled = INLINE_LINK.sub(lambda link: link["label"], text)
+    """A Markdown passage as readable text on one line: links by their labels (inside code as written), emphasis and
+    code marks dropped."""
+    in_code = verbatim_test(text)
+    labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) else link["label"], text)
     return " ".join(line for line in (plain_line(raw) for raw in labelled.splitlines()) if line)
 
 
