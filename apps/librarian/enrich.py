@@ -26,7 +26,9 @@ from apps.notes.models import ChunkVector, Note, Tier
 from apps.notes.text import prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 
-LOCAL_LIBRARIAN = "local/model-free-librarian"
+# The model-free Librarian's name carries the version of its rules: metadata written under older rules is by another
+# writer, so the stale sweep rewrites it once (what it quotes now reads as text, where it once kept Markdown marks).
+LOCAL_LIBRARIAN = "local/model-free-librarian-v2"
 MAX_SENTENCES = 40
 MIN_WORDS = 6
 FRONTMATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)

@@ -184,3 +184,16 @@ def test_the_command_reenriches_with_a_progress_bar(owner, vault):
     call_command("reenrich", "--vault", str(vault.pk), stdout=out, stderr=err)
     assert "re-enriched 1 notes" in out.getvalue()
     assert NoteMetadata.objects.get().model == LOCAL_LIBRARIAN
+
+
+def test_metadata_the_model_free_librarian_wrote_under_older_rules_is_rewritten_by_the_stale_sweep(owner, vault):
+    note = make_note(vault, "ADR.md", ADR.replace("Celery on Redis", "**Celery** on [Redis](https://redis.io)"))
+    enrich_note(note)
+    NoteMetadata.objects.filter(note=note).update(
+        model="local/model-free-librarian", core_claim="We keep **Celery** on [Redis](https://redis.io) for jobs."
+    )
+    assert list(stale_notes(vault.pk, LOCAL_LIBRARIAN)) == [note]
+    assert reenrich(vaults=[vault])["enriched"] == 1
+    row = NoteMetadata.objects.get(note=note)
+    assert row.model == LOCAL_LIBRARIAN
+    assert "Celery on Redis" in row.core_claim and "**" not in row.core_claim and "](" not in row.core_claim
