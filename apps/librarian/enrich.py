@@ -26,8 +26,8 @@ from apps.notes.models import ChunkVector, Note, Tier
 from apps.notes.text import prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 
-# The model-free Librarian's name carries the version of its rules: metadata written under older rules is by another
-# writer, so the stale sweep rewrites it once (what it quotes now reads as text, where it once kept Markdown marks).
+# The model-free Librarian's name carries the version of its rules: metadata written under older rules counts as by
+# another writer, so the stale sweep rewrites it once under the current ones.
 LOCAL_LIBRARIAN = "local/model-free-librarian-v2"
 MAX_SENTENCES = 40
 MIN_WORDS = 6
