@@ -228,9 +228,9 @@ def bench_requester(reader: User, scope: list[int], queries: list[tuple[str, lis
         # reference for what following each half's lead costs), in rotating order so none always profits from
         # another's warm cache.
         variants = [("product", None, None), ("exact", "exact", None), ("fixed_weight", None, 0.0)]
+        bench_scope = system_scope(scope, reason="benchmark")
         for name, strategy, shift in variants[index % 3 :] + variants[: index % 3]:
             fixed = nullcontext() if shift is None else override_settings(SEARCH_FUSION_LEAD_SHIFT=shift)
-            bench_scope = system_scope(scope, reason="benchmark")
             with fixed:
                 started = time.perf_counter()
                 result = hybrid_search_vector(text=text, query_vector=vector, scope=bench_scope, k=K, strategy=strategy)

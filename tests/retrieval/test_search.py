@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
+from django.conf import settings as django_settings
 from django.test import override_settings
 
 from apps.notes.models import Chunk, ChunkVector
@@ -192,7 +192,7 @@ def test_the_half_whose_best_note_stands_out_leads_the_fused_ranking():
         assert fused[0] == page, (question, fused)
     # a fixed weight, the one the leads move from or an even one, puts the funnel question's page second
     question = next(q for q in STANDING_OUT if "funnel" in q)
-    for weight in (float(settings.SEARCH_FUSION_VECTOR_WEIGHT), 0.5):
+    for weight in (float(django_settings.SEARCH_FUSION_VECTOR_WEIGHT), 0.5):
         with override_settings(SEARCH_FUSION_LEAD_SHIFT=0, SEARCH_FUSION_VECTOR_WEIGHT=weight):
             fixed = [hit.path for hit in hybrid_search(scope=scope, query=question, k=10).hits]
         assert fixed[1] == STANDING_OUT[question], (weight, fixed)
