@@ -115,3 +115,31 @@ def test_a_question_asked_of_the_other_is_about_them():
     assert misattribution("What is Nate's favorite movie genre?", [asked], people) is None
     wrong = misattribution("What is Joanna's favorite movie genre?", [asked], people)
     assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
+
+
+def test_a_sentence_opening_with_a_word_and_a_comma_stays_with_its_speaker():
+    trip = _turn(
+        "session_04/D4-2.md",
+        "6:55 pm on 20 October, 2023: Melanie: Yeah, you're right, Caroline. Luckily, the kids loved the lake trip!",
+    )
+    people = ["Caroline", "Melanie"]
+    assert misattribution("How did Melanie's kids like the lake trip?", [trip], people) is None
+
+
+def test_a_call_out_by_the_start_of_a_name_gives_the_sentence_to_the_one_called():
+    cheer = _turn("session_04/D4-3.md", "7:01 pm on 20 October, 2023: Caroline: That charity race sounds great, Mel!")
+    people = ["Caroline", "Melanie"]
+    wrong = misattribution("When did Caroline run the charity race?", [cheer], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Caroline did that; Melanie did [1]."
+    assert misattribution("When did Melanie run the charity race?", [cheer], people) is None
+
+
+def test_a_question_asking_for_a_judgement_is_answered_whoever_the_passages_speak_of():
+    praise = _turn(
+        "session_05/D5-1.md",
+        "1:10 pm on 3 November, 2023: Melanie: Caroline, you're such a supportive friend to the whole community!",
+    )
+    people = ["Caroline", "Melanie"]
+    deed = misattribution("How is Melanie a supportive friend to the community?", [praise], people)
+    assert deed is not None and deed.reason == "Nothing in your notes says Melanie did that; Caroline did [1]."
+    assert misattribution("Would Melanie be considered a supportive friend to the community?", [praise], people) is None

@@ -1,15 +1,15 @@
-"""Who the passages say did something. A question that names one person who speaks in the notes is answered only
-when the passages that carry its claim (its content words less the name) say it of that person. A conversation
-turn's statements speak of the person asked about when they tell of them by name ("Caroline told me she…"), else of
-its speaker when they say I or we, of the one it addresses when they say you; a question it asks the other about
-themselves ("what got you into running?") is about the one addressed. When the turn that carries most of the claim
-says it of someone else, and nothing carries as much of it of the person asked about, the answer abstains and says
-who did. Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's words
-finds (`apps.chat.services.witnesses`) are read too: the search ranks the named person's own turns first.
+"""Who the passages say did something. A question that names one person who speaks in the notes is answered only when
+the passages that carry its claim (its content words less the name) say it of that person; a question that asks what
+they would, might or could do, or are likely to, asks for a judgement, not a deed, and is answered as any other. A
+conversation turn's statements speak of the person asked about when they tell of them by name ("Caroline told me she…"),
+else of its speaker when they say I or we, of the one it addresses when they say you; a question it asks the other about
+themselves ("what got you into running?") is about the one addressed. When the turn that carries most of the claim says
+it of someone else, and nothing carries as much of it of the person asked about, the answer abstains and says who did.
+Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's words finds
+(`apps.chat.services.witnesses`) are read too: the search ranks the named person's own turns first.
 
-The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage;
-the one a turn addresses is the person it calls by name ("Thanks, Caroline!"), else the other person of the
-conversation."""
+The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage; the
+one a turn addresses is the person it calls by name ("Thanks, Caroline!"), else the other person of the conversation."""
 
 from __future__ import annotations
 
@@ -23,8 +23,12 @@ from apps.graph.extract import SPEAKER
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)
 SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
-# A turn calling out to someone: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!", "Wow, …".
+# A turn calling out to someone: "Caroline, you …", "Thanks, Caroline!", "Hey Caroline!", "Thanks Mel!". The word
+# called may be no one ("Wow, …", "Thankfully, they…"): a sentence calls out only when it is a person's name or the
+# start of one (`_calls_out`).
 CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
+# A question asking what someone would, might or could do, or is likely to, asks for a judgement, not a deed.
+JUDGEMENT = re.compile(r"\b(would|might|could|likely|probably)\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # How many of the claim's words the turn that says it of someone else must carry, the share of that the best turn
 # saying it of the person asked about must reach to be answered, and how many of the other speakers' turns found by
@@ -77,10 +81,18 @@ def _stems(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in terms(text)}
 
 
-def _claims(body: str, speaker: str, addressee: str | None, asked: str) -> list[tuple[str, str | None]]:
+def _calls_out(sentence: str, people: Iterable[str]) -> bool:
+    """Whether the sentence calls out to one of `people` (first names), by name or by its start ("Mel")."""
+    called = CALLED.findall(sentence)
+    return any(first == name or (len(name) >= 3 and first.startswith(name)) for name in called for first in people)
+
+
+def _claims(
+    body: str, speaker: str, addressee: str | None, asked: str, people: Iterable[str]
+) -> list[tuple[str, str | None]]:
     """What a turn claims and of whom: a statement that speaks of the person asked about by name ("Caroline told me
-    she…"), of them; one that says I or we, of its speaker; one that says you or calls out to the other ("That
-    charity race sounds great, Mel!", "Wow, …"), of the one addressed; any other statement, of its speaker; a
+    she…"), of them; one that says I or we, of its speaker; one that says you or calls out to one of `people` ("That
+    charity race sounds great, Mel!"), of the one addressed; any other statement, of its speaker; a
     question it asks the other about themselves ("what got you into running?"), of the one addressed. Each person's
     part of the turn is read together."""
     parts: dict[str | None, list[str]] = {}
@@ -93,7 +105,7 @@ def _claims(body: str, speaker: str, addressee: str | None, asked: str) -> list[
             whom: str | None = asked
         elif FIRST_PERSON.search(sentence):
             whom = speaker
-        elif SECOND_PERSON.search(sentence) or CALLED.search(sentence):
+        elif SECOND_PERSON.search(sentence) or _calls_out(sentence, people):
             whom = addressee
         else:
             whom = speaker
@@ -121,7 +133,10 @@ class Claim:
 
 def claim_of(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Claim | None:
     """The claim a question makes of the one person it names among those who speak (in the passages, or among
-    `speakers`, the people who speak in the notes searched); None when it names no one, or two of them."""
+    `speakers`, the people who speak in the notes searched); None when it names no one, or two of them, or asks for
+    a judgement."""
+    if JUDGEMENT.search(question):
+        return None
     turns = [(speaker, body) for p in passages for speaker, body in _turns(p.text)]
     people = {name.split()[0]: name for name in speakers} | {speaker.split()[0]: speaker for speaker, _ in turns}
     for _, body in turns:  # one called by name is a person too, when the question names them ("Wow, …" is not)
@@ -162,7 +177,7 @@ def misattributed(
         first = speaker.split()[0]
         called = [name for name in CALLED.findall(body) if name != first and name in people]
         addressee = called[0] if called else person if first != person else others[0] if len(others) == 1 else None
-        for text, whom in _claims(body, first, addressee, person):
+        for text, whom in _claims(body, first, addressee, person, people):
             carried = len(claim.words & _stems(text))
             if whom == person:
                 best_asked = max(best_asked, carried)
