@@ -17,7 +17,6 @@ from typing import Any
 from django.conf import settings
 
 from apps.core.local_models import is_local
-from apps.llm.connections import connection
 from apps.llm.local_models import local_model, verify_weights
 
 
@@ -50,8 +49,10 @@ def _local_model(name: str) -> Any:
     return encoder
 
 
-def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
-    """Embed texts with the configured model; returns one vector per text (normalized for the local model)."""
+def embed_texts(texts: Sequence[str], *, model: str | None = None, purpose: str = "embedding") -> list[list[float]]:
+    """Embed texts with the configured model; returns one vector per text (normalized for the local model). A
+    provider's calls land on the usage ledger under `purpose`; the local model's do not: it runs in this process on
+    every search, and a row per query would tell nothing the latency figures do not."""
     if not texts:
         return []
     name = model or current_model()
@@ -65,18 +66,15 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[
             convert_to_numpy=True,
         )
         return [vector.tolist() for vector in encoded]
-    import litellm
+    from apps.llm.gateway import embed_with_provider  # the gateway loads the models, which load after this module
 
-    vectors: list[list[float]] = []
-    batch = int(settings.EMBEDDING_BATCH_SIZE)
-    arguments = connection("embedding", name).litellm_arguments()
-    for start in range(0, len(texts), batch):
-        response = litellm.embedding(model=name, input=list(texts[start : start + batch]), timeout=60, **arguments)
-        vectors.extend(list(item["embedding"]) for item in response.data)
-    dims = int(settings.EMBEDDING_DIMENSIONS)
-    if any(len(vector) != dims for vector in vectors):
-        raise ValueError(f"{name} returned vectors of another size than DESIREPATH_EMBEDDING_DIMENSIONS={dims}")
-    return vectors
+    return embed_with_provider(
+        model=name,
+        texts=texts,
+        batch=int(settings.EMBEDDING_BATCH_SIZE),
+        dimensions=int(settings.EMBEDDING_DIMENSIONS),
+        purpose=purpose,
+    )
 
 
 def embed_query(text: str, *, model: str | None = None) -> list[float]:

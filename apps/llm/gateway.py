@@ -231,3 +231,36 @@ def complete_stream(
         call.record(Outcome.OK)
         return
     call.finish(built)
+
+
+def embed_with_provider(
+    *, model: str, texts: Sequence[str], batch: int, dimensions: int, purpose: str, user: User | None = None
+) -> list[list[float]]:
+    """Embed `texts` with a provider model, `batch` texts a call. Each call leaves a usage row, a failed one or one
+    whose vectors are not `dimensions` long with the provider's words or the size it sent, so the Models page and the
+    failing-slot banner see the embedding slot as they see the others. The error is raised as it came."""
+    import litellm
+
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), batch):
+        call = _Call(slot=Slot.EMBEDDING, purpose=purpose, model=model, user=user, vault_id=None)
+        call.attempts = 1
+        try:
+            arguments = connection(Slot.EMBEDDING, model).litellm_arguments()
+            response = litellm.embedding(model=model, input=list(texts[start : start + batch]), timeout=60, **arguments)
+            got = [list(item["embedding"]) for item in response.data]
+            if any(len(vector) != dimensions for vector in got):
+                raise ValueError(
+                    f"{model} returned vectors of another size than DESIREPATH_EMBEDDING_DIMENSIONS={dimensions}"
+                )
+        except Exception as exc:
+            call.record(Outcome.ERROR, error=f"{type(exc).__name__}: {exc}"[:2000])
+            raise
+        usage = getattr(response, "usage", None)
+        try:
+            cost = Decimal(str(litellm.completion_cost(completion_response=response)))
+        except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
+            cost = Decimal(0)
+        call.record(Outcome.OK, tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0), cost_usd=cost)
+        vectors.extend(got)
+    return vectors

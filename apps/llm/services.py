@@ -6,10 +6,12 @@ import contextlib
 import time
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth.models import User
 
+from apps.core.local_models import is_local
 from apps.llm.embeddings import current_model, embed_texts
-from apps.llm.gateway import ModelUnavailable, complete
+from apps.llm.gateway import ModelUnavailable, complete, embed_with_provider
 from apps.llm.metrics import model_call_count
 from apps.llm.models import ModelUsage, Outcome, Slot
 from apps.llm.selectors import latest_purpose
@@ -31,11 +33,24 @@ def model_test(*, slot: str, user: User | None) -> ModelUsage:
 
 def _embedding_test(user: User | None) -> ModelUsage:
     model = current_model()  # the model search compares now, which a switch may have changed
+    if not is_local(model):
+        with contextlib.suppress(Exception):  # the gateway recorded the failure with the provider's words
+            embed_with_provider(
+                model=model,
+                texts=["a test sentence"],
+                batch=1,
+                dimensions=int(settings.EMBEDDING_DIMENSIONS),
+                purpose=TEST_PURPOSE,
+                user=user,
+            )
+        test = latest_purpose(Slot.EMBEDDING, TEST_PURPOSE)
+        assert test is not None  # the gateway records every provider call, failed ones too
+        return test
     started = time.perf_counter()
     error = ""
     try:
         embed_texts(["a test sentence"], model=model)
-    except Exception as exc:  # noqa: BLE001 - a missing key, a bad size, any provider failure: all shown as they are
+    except Exception as exc:  # noqa: BLE001 - missing or tampered weights: shown as they are
         error = f"{type(exc).__name__}: {exc}"[:2000]
     model_call_count(slot=Slot.EMBEDDING, outcome=Outcome.ERROR if error else Outcome.OK, cost_usd=Decimal(0))
     return ModelUsage.objects.create(

@@ -97,6 +97,42 @@ def test_the_embedding_slot_has_its_own_server_and_key(settings, monkeypatch):
         assert _seen(server) == [("house-embedder", "Bearer sk-gamma")]
 
 
+def test_a_providers_embedding_calls_land_on_the_ledger_and_a_failing_one_shows_the_banner(settings, monkeypatch):
+    monkeypatch.setenv("EMBEDDING_PROVIDER_KEY", "sk-gamma")
+    size = [384]
+    with scripted_server(Script(embed=lambda text: [1.0] + [0.0] * (size[0] - 1))) as server:
+        settings.EMBEDDING_MODEL = "openai/house-embedder"
+        settings.EMBEDDING_API_BASE = None
+        settings.LLM_SLOT_CONNECTIONS = {
+            **{slot: dict(NO_CONNECTION) for slot in ("chat", "reasoning", "scoring")},
+            "embedding": {"provider": None, "api_base": server.base_url, "api_key_env": "EMBEDDING_PROVIDER_KEY"},
+        }
+        member = _browser(make_user())
+        embed_texts(["alpha", "beta"])
+        row = ModelUsage.objects.get()
+        assert (row.slot, row.purpose, row.model, row.outcome, row.tokens_in) == (
+            "embedding",
+            "embedding",
+            "openai/house-embedder",
+            "ok",
+            3,
+        )
+
+        size[0] = 12  # the provider now sends vectors search cannot compare
+        with pytest.raises(ValueError, match="another size"):
+            embed_texts(["gamma"])
+        failed = ModelUsage.objects.latest("pk")
+        assert (failed.outcome, "another size" in failed.error) == ("error", True)
+        banner = "The embedding model (<code>openai/house-embedder</code>) is not answering"
+        assert banner in member.get("/").content.decode()
+
+        size[0] = 384
+        try_model("embedding")  # the Test button: the provider answers again
+        test = ModelUsage.objects.get(purpose=TEST_PURPOSE)
+        assert (test.slot, test.outcome) == ("embedding", "ok")
+        assert "is not answering" not in member.get("/").content.decode()
+
+
 def _browser(user) -> Client:  # type: ignore[no-untyped-def]
     browser = Client()
     browser.force_login(user)
