@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from apps.evaluation import corpus
-from apps.evaluation.learning import paired_bootstrap, replay_rated, scores_of
+from apps.evaluation.learning import paired_bootstrap, replay_moment, replay_rated, scores_of
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.graph.learning import Rates, rates_applied
 
@@ -117,23 +117,24 @@ def conversation_measure(
     vault_id = vault.vault.pk
     replayed, measured = conv.questions[0::2], [q for q in conv.questions[1::2] if q.category != 5 and q.evidence]
     seen = {turn for q in replayed for turn in q.evidence}
-    result = Measured(
-        sample_id=conv.sample_id,
-        before=scores_of(user, vault_id, measured, vault.items),
-        unshared=[not (set(q.evidence) & seen) for q in measured],
-    )
-    replays = list(dict.fromkeys((point.replay, point.pick) for point in grid))
-    for writes, pick in replays:
-        with transaction.atomic():
-            with rates_applied(writes):
-                votes = replay_rated(user, vault_id, replayed, vault.items, pick=pick)
-            result.votes.append({"pick": pick, **votes})
-            for point in (p for p in grid if (p.replay, p.pick) == (writes, pick)):
-                with rates_applied(point.rates):
-                    result.after[point] = scores_of(user, vault_id, measured, vault.items)
-                if tick:
-                    tick(1)
-            transaction.set_rollback(True)  # the next point learns from the same untouched vault
+    with replay_moment():
+        result = Measured(
+            sample_id=conv.sample_id,
+            before=scores_of(user, vault_id, measured, vault.items),
+            unshared=[not (set(q.evidence) & seen) for q in measured],
+        )
+        replays = list(dict.fromkeys((point.replay, point.pick) for point in grid))
+        for writes, pick in replays:
+            with transaction.atomic():
+                with rates_applied(writes):
+                    votes = replay_rated(user, vault_id, replayed, vault.items, pick=pick)
+                result.votes.append({"pick": pick, **votes})
+                for point in (p for p in grid if (p.replay, p.pick) == (writes, pick)):
+                    with rates_applied(point.rates):
+                        result.after[point] = scores_of(user, vault_id, measured, vault.items)
+                    if tick:
+                        tick(1)
+                transaction.set_rollback(True)  # the next point learns from the same untouched vault
     return result
 
 

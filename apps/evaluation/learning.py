@@ -13,10 +13,12 @@ from __future__ import annotations
 import functools
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from apps.chat.models import Conversation, Message, Role, Status
 from apps.chat.services.chat import context_items_store
@@ -28,6 +30,7 @@ from apps.feedback.services.votes import answer_pick, feedback_record
 from apps.graph.context import context_for
 from apps.graph.explore import explore_around
 from apps.graph.models import Dependency, DependencyKind
+from apps.graph.rhythm import scored_as_of, scoring_moment
 from apps.graph.traversal import MIN_CONFIDENCE
 from apps.retrieval.context import asked
 from apps.retrieval.gate import GateResult, Rated
@@ -42,6 +45,16 @@ def _embedded(user_id: int, vault_id: int, text: str) -> tuple[str, Scope, tuple
     """A question asked again (before, after, at every parameter tried) is validated, scoped and embedded once."""
     clean, scope, vector = asked(user=User.objects.get(pk=user_id), question=text, vault_ids=[vault_id])
     return clean, scope, tuple(vector)
+
+
+@contextmanager
+def replay_moment() -> Iterator[None]:
+    """A replayed conversation's questions carry no time of day: inside this block each is asked, rated and measured
+    at the moment the block opens. Otherwise a replay that runs across the hour would learn its first votes at one
+    hour and be measured at the next, where the rhythm values (`apps.graph.rhythm`) take back what those votes
+    taught, and the same run would give different figures by the clock."""
+    with scored_as_of(timezone.now()):
+        yield
 
 
 def ask_full(user: User, vault_id: int, text: str) -> GateResult | None:
@@ -81,6 +94,9 @@ def answer_rate(
         vault_ids=[vault_id],
         resolved_query=q.text,
     )
+    # asked at the moment walks score for: votes are counted at their answer's time (`replay_moment`)
+    Message.objects.filter(pk__in=[asked_message.pk, answer.pk]).update(created_at=scoring_moment())
+    answer.refresh_from_db(fields=["created_at"])
     votes: Counter[str] = Counter()
     for item in context_items_store(answer, shown, shown):
         turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()
@@ -169,10 +185,11 @@ def run_learning(
         replayed, measured = conv.questions[0::2], [q for q in conv.questions[1::2] if q.category != 5 and q.evidence]
         seen = {turn for q in replayed for turn in q.evidence}
         unshared += [not (set(q.evidence) & seen) for q in measured]
-        before += scores_of(user, vault.vault.pk, measured, vault.items)
-        votes.update(replay_rated(user, vault.vault.pk, replayed, vault.items, scout=scout, pick=pick))
         walked: set[int] = set()
-        after += scores_of(user, vault.vault.pk, measured, vault.items, walked)
+        with replay_moment():
+            before += scores_of(user, vault.vault.pk, measured, vault.items)
+            votes.update(replay_rated(user, vault.vault.pk, replayed, vault.items, scout=scout, pick=pick))
+            after += scores_of(user, vault.vault.pk, measured, vault.items, walked)
         promoted = set(
             Dependency.objects.filter(
                 vault_id=vault.vault.pk, kind=DependencyKind.BRIDGE, confidence__gte=MIN_CONFIDENCE

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from apps.chat.models import Conversation
 from apps.evaluation import corpus
-from apps.evaluation.learning import answer_rate, ask_full, paired_bootstrap, ranked
+from apps.evaluation.learning import answer_rate, ask_full, paired_bootstrap, ranked, replay_moment
 from apps.evaluation.locomo import Conversation as Dialogue
 from apps.evaluation.metrics import reciprocal_rank
 from apps.evaluation.models import LearningCurveRun
@@ -31,22 +31,23 @@ def conversation_replay(
     vault = corpus.ingest_conversation(user, conv, unit)
     vault_id = vault.vault.pk
     scored = [q.category != 5 and bool(q.evidence) for q in conv.questions]
-    off = [
-        reciprocal_rank(ranked(ask_full(user, vault_id, q.text), vault.items), set(q.evidence))
-        for q, s in zip(conv.questions, scored, strict=True)
-        if s
-    ]
-    on: list[float] = []
-    with transaction.atomic():
-        chat = Conversation.objects.create(owner=user, title="learning curve replay")
-        for q, s in zip(conv.questions, scored, strict=True):
-            result = ask_full(user, vault_id, q.text)
-            if s:
-                on.append(reciprocal_rank(ranked(result, vault.items), set(q.evidence)))
-            answer_rate(user, chat, vault_id, q, vault.items, list(result.survivors) if result else [])
-            if tick:
-                tick(1)
-        transaction.set_rollback(True)
+    with replay_moment():
+        off = [
+            reciprocal_rank(ranked(ask_full(user, vault_id, q.text), vault.items), set(q.evidence))
+            for q, s in zip(conv.questions, scored, strict=True)
+            if s
+        ]
+        on: list[float] = []
+        with transaction.atomic():
+            chat = Conversation.objects.create(owner=user, title="learning curve replay")
+            for q, s in zip(conv.questions, scored, strict=True):
+                result = ask_full(user, vault_id, q.text)
+                if s:
+                    on.append(reciprocal_rank(ranked(result, vault.items), set(q.evidence)))
+                answer_rate(user, chat, vault_id, q, vault.items, list(result.survivors) if result else [])
+                if tick:
+                    tick(1)
+            transaction.set_rollback(True)
     return {"off": off, "on": on}
 
 

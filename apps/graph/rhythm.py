@@ -25,9 +25,14 @@ ALL = "all"  # the slot that counts every outcome: what an hour's and a weekday'
 _AS_OF: ContextVar[datetime | None] = ContextVar("rhythm_as_of", default=None)
 
 
+def scoring_moment() -> datetime:
+    """The moment walks score for: the one `scored_as_of` set, else now."""
+    return _AS_OF.get() or timezone.now()
+
+
 def slots_at(at: datetime | None = None) -> list[str]:
     """The rhythm slots of a moment: its hour of the day and its ISO weekday, in local time."""
-    local = timezone.localtime(at or _AS_OF.get() or timezone.now())
+    local = timezone.localtime(at or scoring_moment())
     return [f"h{local.hour:02d}", f"d{local.isoweekday()}"]
 
 

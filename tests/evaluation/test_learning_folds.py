@@ -164,3 +164,36 @@ def test_the_learning_page_is_for_staff_and_counts_the_weeks_feedback(sample):
     again = browser.get("/admin/learning/").content.decode()
     row = re.search(r'<table id="feedback-weeks">.*?<tbody>\s*<tr>(.*?)</tr>', again, re.S)
     assert row is not None and re.findall(r"<td>([^<]*)</td>", row.group(1)) == cells
+
+
+def test_a_replay_that_runs_across_the_hour_counts_and_scores_everything_at_the_hour_it_began(sample, monkeypatch):
+    from datetime import UTC, datetime
+
+    from django.utils import timezone
+
+    from apps.chat.models import Conversation as Chat
+    from apps.evaluation.learning import answer_rate, ask_full, replay_moment
+    from apps.evaluation.locomo import Question
+    from apps.evaluation.metrics import Item
+    from apps.graph.models import RhythmValue
+    from apps.graph.rhythm import slots_at
+    from apps.graph.services import graph_extract_pending
+
+    graph_extract_pending(vault_id=sample.pk)
+    now = [datetime(2026, 11, 2, 9, 55, tzinfo=UTC)]  # a Monday, five minutes before ten
+    monkeypatch.setattr(timezone, "now", lambda: now[0])
+    question = Question("What happened in the Redis outage?", ("D1:1",), 4, "")
+    with replay_moment():
+        now[0] = datetime(2026, 11, 2, 10, 5, tzinfo=UTC)  # the replay has run past the hour
+        result = ask_full(sample.owner, sample.pk, question.text)
+        walked = [r for r in result.survivors if r.candidate.trace and r.candidate.trace.edges] if result else []
+        assert walked, "the sample vault's outage question is answered through the graph"
+        items = {r.candidate.chunk: Item(turns=("D1:1",), tokens=1) for r in walked}
+        chat = Chat.objects.create(owner=sample.owner, title="learning replay")
+        votes = answer_rate(sample.owner, chat, sample.pk, question, items, walked)
+        assert slots_at() == ["h09", "d1"]
+
+    assert votes["confirm"] == len(walked)
+    edges = {edge for r in walked for edge in r.candidate.trace.edges}
+    assert set(RhythmValue.objects.filter(edge_id__in=edges).values_list("slot", flat=True)) == {"h09", "d1", "all"}
+    assert slots_at() == ["h10", "d1"]  # outside the replay, walks score for the present again
