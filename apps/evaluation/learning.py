@@ -96,7 +96,6 @@ def answer_rate(
     )
     # asked at the moment walks score for: votes are counted at their answer's time (`replay_moment`)
     Message.objects.filter(pk__in=[asked_message.pk, answer.pk]).update(created_at=scoring_moment())
-    answer.refresh_from_db(fields=["created_at"])
     votes: Counter[str] = Counter()
     for item in context_items_store(answer, shown, shown):
         turns = set(items[item.chunk_id].turns) if item.chunk_id in items else set()

@@ -49,10 +49,10 @@ def _local_model(name: str) -> Any:
     return encoder
 
 
-def embed_texts(texts: Sequence[str], *, model: str | None = None, purpose: str = "embedding") -> list[list[float]]:
+def embed_texts(texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
     """Embed texts with the configured model; returns one vector per text (normalized for the local model). A
-    provider's calls land on the usage ledger under `purpose`; the local model's do not: it runs in this process on
-    every search, and a row per query would tell nothing the latency figures do not."""
+    provider's calls land on the usage ledger; the local model's do not: it runs in this process on every search, and
+    a row per query would tell nothing the latency figures do not."""
     if not texts:
         return []
     name = model or current_model()
@@ -73,7 +73,6 @@ def embed_texts(texts: Sequence[str], *, model: str | None = None, purpose: str 
         texts=texts,
         batch=int(settings.EMBEDDING_BATCH_SIZE),
         dimensions=int(settings.EMBEDDING_DIMENSIONS),
-        purpose=purpose,
     )
 
 

@@ -75,6 +75,16 @@ def _retryable() -> tuple[type[BaseException], ...]:
     )
 
 
+def _cost(response: Any) -> Decimal:
+    """What a provider's reply cost, by litellm's price list."""
+    import litellm
+
+    try:
+        return Decimal(str(litellm.completion_cost(completion_response=response)))
+    except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
+        return Decimal(0)
+
+
 class _Call:
     """One gateway call: opens the provider request with retries and backoff, and writes its usage row."""
 
@@ -136,15 +146,10 @@ class _Call:
                 raise self.fail(exc) from exc
 
     def finish(self, response: Any) -> Completion:
-        import litellm
-
         usage = getattr(response, "usage", None)
         tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
-        try:
-            cost = Decimal(str(litellm.completion_cost(completion_response=response)))
-        except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
-            cost = Decimal(0)
+        cost = _cost(response)
         text = str(response.choices[0].message.content or "")
         self.record(Outcome.OK, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
         return Completion(
@@ -234,7 +239,13 @@ def complete_stream(
 
 
 def embed_with_provider(
-    *, model: str, texts: Sequence[str], batch: int, dimensions: int, purpose: str, user: User | None = None
+    *,
+    model: str,
+    texts: Sequence[str],
+    batch: int,
+    dimensions: int,
+    purpose: str = "embedding",
+    user: User | None = None,
 ) -> list[list[float]]:
     """Embed `texts` with a provider model, `batch` texts a call. Each call leaves a usage row, a failed one or one
     whose vectors are not `dimensions` long with the provider's words or the size it sent, so the Models page and the
@@ -244,7 +255,6 @@ def embed_with_provider(
     vectors: list[list[float]] = []
     for start in range(0, len(texts), batch):
         call = _Call(slot=Slot.EMBEDDING, purpose=purpose, model=model, user=user, vault_id=None)
-        call.attempts = 1
         try:
             arguments = connection(Slot.EMBEDDING, model).litellm_arguments()
             response = litellm.embedding(model=model, input=list(texts[start : start + batch]), timeout=60, **arguments)
@@ -257,10 +267,6 @@ def embed_with_provider(
             call.record(Outcome.ERROR, error=f"{type(exc).__name__}: {exc}"[:2000])
             raise
         usage = getattr(response, "usage", None)
-        try:
-            cost = Decimal(str(litellm.completion_cost(completion_response=response)))
-        except Exception:  # noqa: BLE001 - unknown prices (local servers, new models) cost 0, recorded as such
-            cost = Decimal(0)
-        call.record(Outcome.OK, tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0), cost_usd=cost)
+        call.record(Outcome.OK, tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0), cost_usd=_cost(response))
         vectors.extend(got)
     return vectors
