@@ -35,6 +35,8 @@ READ = (
     "question_similarity",
     "question_prior",
     "question_doors",
+    "question_twin_doors",
+    "twin_prior",
     "door_prior",
     "door_candidates",
     "demote_before_cut",
@@ -72,17 +74,23 @@ GRID = DESIRE_PATHS + TRANSFER
 # Pointing (`--pick`): every replay learns under the product's values, the asker pointing to the answer whenever
 # nothing shown carried it; the points differ only in what is read when the other half is measured. A pick reaches
 # a fact the gate never showed, so what can carry it to a later question is what brings candidates and what joins
-# the estimate before the cut. The points: the product's; a near question's hits passed on only when it shares one,
-# or two, of the question's doors (near in meaning is mostly not near in evidence; sharing a specific term more
-# often is); facts that helped through the question's doors as candidates with the doors' lift before the cut;
-# and that with the near questions' hits scoped by one shared door.
+# the estimate before the cut. The points: the product's; none of the door reads (no door shared asked of a near
+# question, no twins, the doors' lift ordering what passed and bringing no candidate); a near question's hits passed
+# on only when it shares one, or two, of the question's doors (near in meaning is mostly not near in evidence;
+# sharing a specific term more often is); facts that helped through the question's doors as candidates with the
+# doors' lift before the cut; that with the near questions' hits scoped by one shared door; and twins (past
+# questions sharing three of the question's doors, whatever their nearness in meaning) passing on what they taught
+# as squared odds (a near one's count at their square root).
 PRODUCT = Rates()
+NO_DOOR_READS: dict[str, Any] = {"question_doors": 0, "question_twin_doors": 0, "door_prior": 0.0, "door_candidates": 0}
 PICK_READS: tuple[dict[str, Any], ...] = (
     {},
-    {"question_doors": 1},
-    {"question_doors": 2},
-    {"door_prior": 1.0, "door_candidates": 5},
-    {"door_prior": 1.0, "door_candidates": 5, "question_doors": 1},
+    NO_DOOR_READS,
+    NO_DOOR_READS | {"question_doors": 1},
+    NO_DOOR_READS | {"question_doors": 2},
+    NO_DOOR_READS | {"door_prior": 1.0, "door_candidates": 5},
+    NO_DOOR_READS | {"door_prior": 1.0, "door_candidates": 5, "question_doors": 1},
+    NO_DOOR_READS | {"question_twin_doors": 3, "twin_prior": 2.0},
 )
 PICK_GRID = tuple(Point(replace(PRODUCT, **read), PRODUCT, pick=True) for read in PICK_READS)
 

@@ -34,16 +34,21 @@ DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 QUESTION_SIMILARITY = 0.75
 QUESTION_PRIOR = 0.5
 # How many of the new question's doors a near question must share to pass on what helped it (its rejections demote
-# whatever it shares). Sharing a specific term says "same topic" more often than nearness in meaning does, but a
-# vault of a few dozen passages has few or no doors (no term is rare enough), so the product asks for none; an
-# evaluation can (docs/evaluation.md).
-QUESTION_DOORS = 0
-# What the desire paths from the question's doors learned orders what passed the gate; it does not decide what
-# passes (DOOR_PRIOR 0) and brings no candidate of its own (DOOR_CANDIDATES 0): a door is one specific term, and a
-# fact that helped through it once says "this helped a question with this word", not "this answers now"; held out on
-# LoCoMo dev, both cost the questions that share no evidence with the rated ones (docs/evaluation.md).
-DOOR_PRIOR = 0.0
-DOOR_CANDIDATES = 0
+# whatever it shares): sharing a specific term says "same topic" more often than nearness in meaning does. A question
+# with fewer doors asks for all it has, so in a vault of a few dozen passages, where no term is rare enough to be a
+# door, a paraphrase still inherits.
+QUESTION_DOORS = 1
+# A past rated question sharing at least QUESTION_TWIN_DOORS of the new question's doors asks about the same thing
+# however far apart the two are in meaning (a question about one person and its twin about another sit far apart
+# for the embedding model): what it taught counts whole, as odds within the lift cap raised to TWIN_PRIOR, for its
+# hits and its rejections alike. 0 turns twins off.
+QUESTION_TWIN_DOORS = 3
+TWIN_PRIOR = 2.0
+# What the desire paths from the question's doors learned joins the gate's estimate before the cut as odds raised
+# to DOOR_PRIOR (0: it only orders what passed), and up to DOOR_CANDIDATES facts that helped through the doors come
+# as candidates where search did not bring them: feedback reaches a passage the gate would not have shown.
+DOOR_PRIOR = 1.0
+DOOR_CANDIDATES = 5
 # A learned factor below 1 (a fact rejected for a near question, or through the same doors) joins the estimate
 # before the cut, so it can drop a fact the gate would have passed.
 DEMOTE_BEFORE_CUT = True
@@ -63,6 +68,8 @@ class Rates:
     question_similarity: float = QUESTION_SIMILARITY
     question_prior: float = QUESTION_PRIOR
     question_doors: int = QUESTION_DOORS
+    question_twin_doors: int = QUESTION_TWIN_DOORS
+    twin_prior: float = TWIN_PRIOR
     door_prior: float = DOOR_PRIOR
     door_candidates: int = DOOR_CANDIDATES
     demote_before_cut: bool = DEMOTE_BEFORE_CUT

@@ -135,7 +135,8 @@ def test_facts_that_helped_through_a_door_are_candidates_only_where_read_and_onl
     api(owner).post("/api/feedback/", {"context_item": missed.pk, "signal": "not_relevant"}, format="json")
     scope = scope_of([mine.pk])
 
-    assert door_helped(["grafana"], "what", set(), scope) == []  # the product brings none (`Rates.door_candidates`)
+    with rates_applied(Rates(door_candidates=0)):
+        assert door_helped(["grafana"], "what", set(), scope) == []  # none asked for (`Rates.door_candidates`)
     with rates_applied(Rates(door_candidates=5)):
         assert door_helped(["grafana"], "what", set(), scope) == [helped.chunk_id]  # not the one rejected
         assert door_helped(["grafana"], "what", {helped.chunk_id}, scope) == []  # already a candidate

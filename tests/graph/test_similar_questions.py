@@ -23,6 +23,7 @@ ASKED = "How do I get a permit to park my car at the office?"
 PARAPHRASE = "What is the way to obtain a car parking permit for the office?"  # cosine 0.88 with ASKED (MiniLM)
 WITH_FORM = "Which form gets me a permit to park my car at the office?"
 ELSEWHERE = "When are the fire drills held?"  # cosine 0.14 with ASKED
+TWIN = "Why was Priya's permit for her car refused by the office?"  # cosine 0.40 with ASKED: not near in meaning
 TOPICS = [
     "parking permits",
     "car park spaces",
@@ -132,3 +133,21 @@ def test_with_doors_asked_for_a_near_question_passes_on_its_hits_only_through_a_
         through = question_priors(vector=vector, scope=scope, doors=["permit", "drill"])
     assert form not in elsewhere and through[form] > 1.0  # "permit" is a term both questions ask with
     assert elsewhere[parking] < 1.0 and through[parking] < 1.0  # a rejection demotes for every near question
+
+
+def test_a_twin_sharing_three_doors_passes_on_what_it_taught_however_far_in_meaning(owner):
+    vault = _vault(owner)
+    asked = _ask(owner, [vault], ASKED)
+    _vote(owner, asked[FORM], "confirm")
+    _vote(owner, asked["office/00.md"], "reject")
+    form, parking = asked[FORM].chunk_id, asked["office/00.md"].chunk_id
+    scope, vector = scope_for(owner, [vault.pk]), embed_query(TWIN)
+    three = ["car", "offic", "permit"]  # the stems both questions ask with
+    with rates_applied(replace(Rates(), question_twin_doors=0)):
+        assert question_priors(vector=vector, scope=scope, doors=three) == {}  # too far in meaning to be near
+
+    twin = question_priors(vector=vector, scope=scope, doors=three)
+    two = question_priors(vector=vector, scope=scope, doors=["car", "permit", "drill"])
+    assert twin[form] == pytest.approx(4.0)  # one confirm: odds 2, squared
+    assert twin[parking] == pytest.approx((1 / 1.25) ** 2)  # a rejection counts a quarter of a hit, squared
+    assert two == {}  # sharing two of the question's doors is no twin
