@@ -128,7 +128,11 @@ def context_for(
     )
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     scope.filter(Dependency.objects.filter(pk__in=walked_edges)).update(last_walked_at=timezone.now())
-    priors, desire = before_cut(priors, door_lifts(doors, asks, [c.chunk for c in candidates], scope))
+    among_notes = not any(is_turn(c.text) for c in candidates)
+    # Among notes the gate passes the search's order and a prior puts a passage first, which one shared term does
+    # not earn: there the doors' lift only orders what passed.
+    lifts = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
+    priors, desire = before_cut(priors, lifts, door_prior=0.0 if among_notes else rates().door_prior)
     usage_vault = scope.vault_ids[0] if len(scope.vault_ids) == 1 else None
     result = gate(
         text,
@@ -139,7 +143,7 @@ def context_for(
         vault_id=usage_vault,
         boosts=desire,
         local_rater=graph_rater(scope),
-        among_notes=not any(is_turn(c.text) for c in candidates),
+        among_notes=among_notes,
         priors=priors,
         note_chunks=frozenset(c.chunk for c in candidates if not is_turn(c.text)),
     )
@@ -176,10 +180,12 @@ def walked_candidates(*, text: str, vector: list[float], scope: Scope) -> tuple[
     return found, candidates, doors, asks
 
 
-def before_cut(priors: dict[int, float], desire: dict[int, float]) -> tuple[dict[int, float], dict[int, float]]:
+def before_cut(
+    priors: dict[int, float], desire: dict[int, float], *, door_prior: float
+) -> tuple[dict[int, float], dict[int, float]]:
     """What joins the gate's estimate before the cut (`priors`) and what only orders what passed (`desire`): the
-    questions' priors, and the doors' lifts raised to `Rates.door_prior`; a factor below 1 only orders unless
-    `Rates.demote_before_cut`."""
+    questions' priors, and the doors' lifts raised to `door_prior` (0: they only order); a factor below 1 only
+    orders unless `Rates.demote_before_cut`."""
     chosen = rates()
     before, after = dict(priors), dict(desire)
     if not chosen.demote_before_cut:
@@ -187,11 +193,11 @@ def before_cut(priors: dict[int, float], desire: dict[int, float]) -> tuple[dict
             if factor < 1.0:
                 del before[chunk]
                 after[chunk] = after.get(chunk, 1.0) * factor
-    if chosen.door_prior > 0:
+    if door_prior > 0:
         for chunk, lift in desire.items():
             if lift < 1.0 and not chosen.demote_before_cut:
                 continue
-            factor = lift**chosen.door_prior
+            factor = lift**door_prior
             before[chunk] = before.get(chunk, 1.0) * factor
             after[chunk] = after[chunk] / factor
     return before, {chunk: f for chunk, f in after.items() if f != 1.0}
