@@ -36,6 +36,7 @@ from apps.evaluation.learning import replay_moment, replay_rated
 from apps.evaluation.runner import eval_user
 from apps.graph.context import context_for
 from apps.graph.models import RatedQuestion
+from apps.graph.questions import question_stems_record
 from apps.llm.embeddings import current_model, embed_texts
 from apps.retrieval.context import asked
 from apps.vaults.scope import Scope
@@ -61,7 +62,7 @@ def store_rated(vault_id: int, texts: list[str], count: int) -> None:
     model = current_model()
     chosen = [f"{texts[i % len(texts)]} ({i})" for i in range(count)]
     vectors = embed_texts(chosen)
-    RatedQuestion.objects.bulk_create(
+    stored = RatedQuestion.objects.bulk_create(
         RatedQuestion(
             vault_id=vault_id,
             model=model,
@@ -71,6 +72,7 @@ def store_rated(vault_id: int, texts: list[str], count: int) -> None:
         )
         for text, vector in zip(chosen, vectors, strict=True)
     )
+    question_stems_record(question_ids=[q.pk for q in stored])
 
 
 def bench_conversation(

@@ -6,6 +6,7 @@ Every row carries its own `vault_id`: the same name in two vaults is two entitie
 in SQL, and feedback in one vault never moves another vault's weights. Nothing here is edited by hand: weights
 change only through `apps.graph.learning`, which writes the ledger in the same transaction."""
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from pgvector.django import VectorField
 
@@ -301,13 +302,16 @@ class RatedQuestion(models.Model):
     """A question whose answer someone rated, in one vault of its scope, with the vector search embedded it as:
     a later question near it in meaning inherits what its rated units taught (`QuestionValue`,
     `apps.graph.questions`). Nearest past questions are an exact scan of the vault's rows (a vault rates hundreds,
-    not millions); the column has no fixed size, so each row names the model that embedded it."""
+    not millions); the column has no fixed size, so each row names the model that embedded it. `stems` are the
+    English stems of its words, as doors are stemmed, kept so that finding a question's twins (the rated questions
+    sharing several of its doors) reads an array per row instead of stemming every rated question again."""
 
     vault = models.ForeignKey(Vault, on_delete=models.CASCADE, related_name="+")
     text = models.TextField()
     text_hash = models.CharField(max_length=64)
     model = models.CharField(max_length=200)
     embedding = VectorField()
+    stems = ArrayField(models.TextField(), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -32,19 +32,16 @@ MOST_INHERITED = 5  # facts that helped near questions, beyond the search's and 
 
 _PRIORS = """
 WITH scoped AS MATERIALIZED (
-    SELECT q.id, q.vault_id, q.text, q.embedding <=> %(qvec)s::vector AS distance
+    SELECT q.id, q.vault_id, q.stems, q.embedding <=> %(qvec)s::vector AS distance
     FROM graph_ratedquestion q
     WHERE q.vault_id = ANY(%(scope)s) AND q.model = %(model)s AND vector_dims(q.embedding) = %(dims)s
-), near AS (
+), near AS MATERIALIZED (
     SELECT s.id FROM scoped s ORDER BY s.distance, s.id LIMIT %(nearest)s
-), shared AS (
-    SELECT s.id, s.vault_id, 1 - s.distance AS similarity, s.id IN (SELECT id FROM near) AS near, (
-        SELECT count(DISTINCT (ts_lexize('english_stem', w))[1])
-        FROM regexp_split_to_table(lower(s.text), '[^a-z0-9''-]+') AS w
-        WHERE (ts_lexize('english_stem', w))[1] = ANY(%(doors)s::text[])
-    ) AS doors
+), shared AS MATERIALIZED (
+    SELECT s.id, s.vault_id, 1 - s.distance AS similarity, s.id IN (SELECT id FROM near) AS near,
+           cardinality(ARRAY(SELECT unnest(s.stems) INTERSECT SELECT unnest(%(doors)s::text[]))) AS doors
     FROM scoped s
-    WHERE s.id IN (SELECT id FROM near) OR %(twin_doors)s > 0
+    WHERE s.id IN (SELECT id FROM near) OR (%(twin_doors)s > 0 AND s.stems && %(doors)s::text[])
 )
 SELECT c.id, n.similarity, n.doors, n.doors >= %(twin_doors)s AND %(twin_doors)s > 0, v.helped, v.failed
 FROM shared n
@@ -52,6 +49,17 @@ JOIN graph_questionvalue v ON v.question_id = n.id AND v.vault_id = n.vault_id A
 JOIN notes_chunk c ON c.note_id = v.note_id AND c.content_hash = v.content_hash AND c.vault_id = v.vault_id
      AND c.vault_id = ANY(%(scope)s) AND c.tier = 'hot'
 WHERE (n.near AND n.similarity >= %(threshold)s) OR (n.doors >= %(twin_doors)s AND %(twin_doors)s > 0)
+"""
+
+# The stems of a rated question's words, as `doors_of` stems a question's words (stop words have none).
+STEMS = """
+UPDATE graph_ratedquestion SET stems = ARRAY(
+    SELECT DISTINCT t.stem FROM (
+        SELECT (ts_lexize('english_stem', w))[1] AS stem FROM regexp_split_to_table(lower(text), '[^a-z0-9''-]+') AS w
+    ) AS t
+    WHERE t.stem IS NOT NULL ORDER BY t.stem
+)
+WHERE id = ANY(%(ids)s)
 """
 
 
@@ -66,10 +74,18 @@ def question_learn(*, vault_id: int, question: str, chunk_id: int | None, outcom
     vector = embed_query(text, model=model)  # the vector search used: recent questions are kept embedded
     digest = hashlib.sha256(text.encode()).hexdigest()
     with transaction.atomic():
-        asked, _ = RatedQuestion.objects.get_or_create(
+        asked, created = RatedQuestion.objects.get_or_create(
             vault_id=vault_id, model=model, text_hash=digest, defaults={"text": text, "embedding": vector}
         )
+        if created:
+            question_stems_record(question_ids=[asked.pk])
         return question_value_record(vault_id=vault_id, question_id=asked.pk, fact=fact, outcome=outcome)
+
+
+def question_stems_record(*, question_ids: list[int]) -> None:
+    """Keep the stems of these rated questions' words (`RatedQuestion.stems`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(STEMS, {"ids": question_ids})
 
 
 def question_priors(*, vector: list[float], scope: Scope, doors: Sequence[str] = ()) -> dict[int, float]:

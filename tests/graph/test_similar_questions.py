@@ -119,14 +119,19 @@ def test_a_passage_rejected_for_a_question_is_demoted_for_its_paraphrase_and_now
     }
 
 
-def test_with_doors_asked_for_a_near_question_passes_on_its_hits_only_through_a_shared_door(owner):
+def _form_confirmed_parking_rejected(owner):
+    """ASKED, with the form confirmed and the first parking note rejected: (form's chunk, parking's chunk, scope)."""
     vault = _vault(owner)
     asked = _ask(owner, [vault], ASKED)
     _vote(owner, asked[FORM], "confirm")
     _vote(owner, asked["office/00.md"], "reject")
-    form, parking = asked[FORM].chunk_id, asked["office/00.md"].chunk_id
-    scope, vector = scope_for(owner, [vault.pk]), embed_query(PARAPHRASE)
-    assert question_priors(vector=vector, scope=scope)[form] > 1.0  # the product's: near in meaning is enough
+    return asked[FORM].chunk_id, asked["office/00.md"].chunk_id, scope_for(owner, [vault.pk])
+
+
+def test_with_doors_asked_for_a_near_question_passes_on_its_hits_only_through_a_shared_door(owner):
+    form, parking, scope = _form_confirmed_parking_rejected(owner)
+    vector = embed_query(PARAPHRASE)
+    assert question_priors(vector=vector, scope=scope)[form] > 1.0  # a question without doors: near is enough
 
     with rates_applied(replace(Rates(), question_doors=1)):
         elsewhere = question_priors(vector=vector, scope=scope, doors=["drill"])
@@ -136,12 +141,8 @@ def test_with_doors_asked_for_a_near_question_passes_on_its_hits_only_through_a_
 
 
 def test_a_twin_sharing_three_doors_passes_on_what_it_taught_however_far_in_meaning(owner):
-    vault = _vault(owner)
-    asked = _ask(owner, [vault], ASKED)
-    _vote(owner, asked[FORM], "confirm")
-    _vote(owner, asked["office/00.md"], "reject")
-    form, parking = asked[FORM].chunk_id, asked["office/00.md"].chunk_id
-    scope, vector = scope_for(owner, [vault.pk]), embed_query(TWIN)
+    form, parking, scope = _form_confirmed_parking_rejected(owner)
+    vector = embed_query(TWIN)
     three = ["car", "offic", "permit"]  # the stems both questions ask with
     with rates_applied(replace(Rates(), question_twin_doors=0)):
         assert question_priors(vector=vector, scope=scope, doors=three) == {}  # too far in meaning to be near
