@@ -1,14 +1,16 @@
-"""Benchmark: the full context path (search, walk, gate, and everything learning reads: desire paths from the
-question's doors, past rated questions near it and its twins, the facts that helped them as candidates) with a
-vault's learned state against the same path on the same vault before anything was learned, in one process.
+"""Benchmark: the full context path (search, walk, gate) with the learned priors read (the desire paths from the
+question's doors joining the gate's estimate and bringing candidates, past rated questions near it and its twins
+passing on what they taught) against the same path with those reads off, on the same learned vault, in one process;
+and the same path on the vault before anything was learned.
 
 Per LoCoMo conversation (the dev split, one note per turn) in a throwaway database (`desirepath_bench`, dropped at
-the end): every question is timed through `context_for` with nothing learned; then, inside a transaction, the
-questions at even positions are asked and rated as the learning replay rates them (`apps.evaluation.learning`,
-with the asker pointing to the answer), `--rated` more past questions are stored as rated (every dev question's
-text, numbered, embedded: the scan over a busy vault's rated questions), and every question is timed again; the
-transaction is rolled back and the unlearned run is timed once more, so drift on a shared machine falls on both
-sides. Each question is embedded before it is timed (neither path pays for embedding).
+the end): every question is timed through `context_for` with nothing learned; then, inside a transaction rolled
+back afterwards, the questions at even positions are asked and rated as the learning replay rates them
+(`apps.evaluation.learning`, with the asker pointing to the answer), `--rated` more past questions are stored as
+rated (every dev question's text, numbered, embedded: the scan over a busy vault's rated questions), and every
+question is timed twice, with the priors read and without, the order alternating from question to question so that
+drift on a shared machine falls on both. Each question is embedded before it is timed (no path pays for
+embedding).
 Usage: .venv/bin/python bench/learning.py [--conversations 4] [--rated 2000]
 """
 
@@ -35,6 +37,7 @@ from apps.evaluation import corpus, locomo
 from apps.evaluation.learning import replay_moment, replay_rated
 from apps.evaluation.runner import eval_user
 from apps.graph.context import context_for
+from apps.graph.learning import Rates, rates_applied
 from apps.graph.models import RatedQuestion
 from apps.graph.questions import question_stems_record
 from apps.llm.embeddings import current_model, embed_texts
@@ -43,6 +46,8 @@ from apps.vaults.scope import Scope
 
 DEV = ROOT.parent / "shared" / "eval" / "locomo" / "dev.json"
 WARMUP = 10
+# The learned reads the priors make: off, the learned vault is read as the product read it before them.
+PRIORS_OFF = Rates(question_prior=0.0, question_twin_doors=0, door_prior=0.0, door_candidates=0)
 
 Asked = tuple[str, Scope, list[float]]
 
@@ -55,6 +60,20 @@ def timed_pass(user: User, questions: list[Asked]) -> list[float]:
         context_for(text=text, vector=vector, scope=scope, user=user)
         times.append((time.perf_counter() - started) * 1000)
     return times
+
+
+def paired_pass(user: User, questions: list[Asked]) -> tuple[list[float], list[float]]:
+    """Each question timed with the priors read and without, which first alternating."""
+    read: list[float] = []
+    off: list[float] = []
+    for i, question in enumerate(questions):
+        for priors in (True, False) if i % 2 == 0 else (False, True):
+            if priors:
+                read += timed_pass(user, [question])
+            else:
+                with rates_applied(PRIORS_OFF):
+                    off += timed_pass(user, [question])
+    return read, off
 
 
 def store_rated(vault_id: int, texts: list[str], count: int) -> None:
@@ -77,8 +96,8 @@ def store_rated(vault_id: int, texts: list[str], count: int) -> None:
 
 def bench_conversation(
     conv: locomo.Conversation, every_question: list[str], rated: int
-) -> tuple[dict[str, Any], list[float], list[float]]:
-    """The conversation's figures, and every timing unlearned and learned."""
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """The conversation's figures, and every timing by how it was read."""
     user = eval_user()
     try:
         vault = corpus.ingest_conversation(user, conv, "turns")
@@ -89,25 +108,25 @@ def bench_conversation(
             questions.append((clean, scope, list(vector)))
         with replay_moment():
             timed_pass(user, questions[:WARMUP])
-            without = timed_pass(user, questions)
+            unlearned = timed_pass(user, questions)
             with transaction.atomic():
                 votes = replay_rated(user, vault_id, conv.questions[0::2], vault.items, pick=True)
                 store_rated(vault_id, every_question, rated)
-                timed_pass(user, questions[:WARMUP])
-                learned = timed_pass(user, questions)
+                paired_pass(user, questions[:WARMUP])
+                read, off = paired_pass(user, questions)
                 transaction.set_rollback(True)
-            without += timed_pass(user, questions)
     finally:
         corpus.teardown(user)
-    row = {
+    times = {"unlearned_ms": unlearned, "priors_ms": read, "priors_off_ms": off}
+    row: dict[str, Any] = {
         "conversation": conv.sample_id,
         "questions": len(questions),
         "votes": dict(votes),
         "rated_questions": rated + len(conv.questions[0::2]),
-        "without_ms": summary(without),
-        "learned_ms": summary(learned),
+        **{name: summary(values) for name, values in times.items()},
+        "ratio_p95": summary(read)["p95"] / summary(off)["p95"],
     }
-    return row, without, learned
+    return row, times
 
 
 def main() -> None:
@@ -121,17 +140,19 @@ def main() -> None:
     every_question = [q.text for c in locomo.load(args.data) for q in c.questions]
     started, load = time.perf_counter(), os.getloadavg()
     fresh_database()
-    runs, without, learned = [], [], []
+    runs: list[dict[str, Any]] = []
+    pooled_times: dict[str, list[float]] = {"unlearned_ms": [], "priors_ms": [], "priors_off_ms": []}
     try:
         for conv in conversations:
-            row, unlearned_ms, learned_ms = bench_conversation(conv, every_question, args.rated)
+            row, times = bench_conversation(conv, every_question, args.rated)
             runs.append(row)
-            without += unlearned_ms
-            learned += learned_ms
+            for name, values in times.items():
+                pooled_times[name] += values
     finally:
         drop_database()
-    pooled = {"without_ms": summary(without), "learned_ms": summary(learned)}
-    pooled["ratio_p95"] = pooled["learned_ms"]["p95"] / pooled["without_ms"]["p95"]
+    pooled: dict[str, Any] = {"conversation": "all", "questions": len(pooled_times["priors_ms"]), "rated_questions": 0}
+    pooled |= {name: summary(values) for name, values in pooled_times.items()}
+    pooled["ratio_p95"] = pooled["priors_ms"]["p95"] / pooled["priors_off_ms"]["p95"]
     report = {
         "meta": {"cpus": os.cpu_count(), "loadavg_start": load, "total_s": time.perf_counter() - started},
         "runs": runs,
@@ -139,19 +160,17 @@ def main() -> None:
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))
-    print("| conversation | questions | rated questions | unlearned p50 / p95 ms | learned p50 / p95 ms | p95 ratio |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for r in runs:
-        w, lw = r["without_ms"], r["learned_ms"]
-        print(
-            f"| {r['conversation']} | {r['questions']} | {r['rated_questions']:,} | {w['p50']:.1f} / {w['p95']:.1f} | "
-            f"{lw['p50']:.1f} / {lw['p95']:.1f} | {lw['p95'] / w['p95']:.2f} |"
-        )
-    w, lw = pooled["without_ms"], pooled["learned_ms"]
     print(
-        f"| all | {len(learned)} | | {w['p50']:.1f} / {w['p95']:.1f} | {lw['p50']:.1f} / {lw['p95']:.1f} | "
-        f"{pooled['ratio_p95']:.2f} |"
+        "| conversation | questions | rated questions | unlearned p50 / p95 ms | priors off p50 / p95 ms "
+        "| priors read p50 / p95 ms | p95 ratio |"
     )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in [*runs, pooled]:
+        u, o, p = r["unlearned_ms"], r["priors_off_ms"], r["priors_ms"]
+        print(
+            f"| {r['conversation']} | {r['questions']} | {r['rated_questions']:,} | {u['p50']:.1f} / {u['p95']:.1f} "
+            f"| {o['p50']:.1f} / {o['p95']:.1f} | {p['p50']:.1f} / {p['p95']:.1f} | {r['ratio_p95']:.2f} |"
+        )
     print(f"Figures written to {args.json}")
 
 
