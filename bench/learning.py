@@ -150,7 +150,11 @@ def main() -> None:
                 pooled_times[name] += values
     finally:
         drop_database()
-    pooled: dict[str, Any] = {"conversation": "all", "questions": len(pooled_times["priors_ms"]), "rated_questions": 0}
+    pooled: dict[str, Any] = {
+        "conversation": "all",
+        "questions": len(pooled_times["priors_ms"]),
+        "rated_questions": sum(r["rated_questions"] for r in runs),
+    }
     pooled |= {name: summary(values) for name, values in pooled_times.items()}
     pooled["ratio_p95"] = pooled["priors_ms"]["p95"] / pooled["priors_off_ms"]["p95"]
     report = {
