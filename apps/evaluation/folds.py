@@ -78,9 +78,10 @@ GRID = DESIRE_PATHS + TRANSFER
 # question, no twins, the doors' lift ordering what passed and bringing no candidate); a near question's hits passed
 # on only when it shares one, or two, of the question's doors (near in meaning is mostly not near in evidence;
 # sharing a specific term more often is); facts that helped through the question's doors as candidates with the
-# doors' lift before the cut; that with the near questions' hits scoped by one shared door; and twins (past
-# questions sharing three of the question's doors, whatever their nearness in meaning) passing on what they taught
-# as squared odds (a near one's count at their square root).
+# doors' lift before the cut; that with the near questions' hits scoped by one shared door; twins (past questions
+# sharing three of the question's doors, whatever their nearness in meaning) passing on what they taught as squared
+# odds (a near one's count at their square root); and the product's with the near questions' hits scoped by one
+# shared door.
 PRODUCT = Rates()
 NO_DOOR_READS: dict[str, Any] = {"question_doors": 0, "question_twin_doors": 0, "door_prior": 0.0, "door_candidates": 0}
 PICK_READS: tuple[dict[str, Any], ...] = (
@@ -91,6 +92,7 @@ PICK_READS: tuple[dict[str, Any], ...] = (
     NO_DOOR_READS | {"door_prior": 1.0, "door_candidates": 5},
     NO_DOOR_READS | {"door_prior": 1.0, "door_candidates": 5, "question_doors": 1},
     NO_DOOR_READS | {"question_twin_doors": 3, "twin_prior": 2.0},
+    {"question_doors": 1},
 )
 PICK_GRID = tuple(Point(replace(PRODUCT, **read), PRODUCT, pick=True) for read in PICK_READS)
 

@@ -34,10 +34,10 @@ DECAY_STEP = 0.001  # a day's fading for an edge nobody walked
 QUESTION_SIMILARITY = 0.75
 QUESTION_PRIOR = 0.5
 # How many of the new question's doors a near question must share to pass on what helped it (its rejections demote
-# whatever it shares): sharing a specific term says "same topic" more often than nearness in meaning does. A question
-# with fewer doors asks for all it has, so in a vault of a few dozen passages, where no term is rare enough to be a
-# door, a paraphrase still inherits.
-QUESTION_DOORS = 1
+# whatever it shares); a question with fewer doors asks for all it has. The product asks for none: a paraphrase in a
+# vault of notes often words the topic with other rare terms ("hold the offsite" for "go for the offsite"), and it
+# must still inherit what was picked for the first wording.
+QUESTION_DOORS = 0
 # A past rated question sharing at least QUESTION_TWIN_DOORS of the new question's doors asks about the same thing
 # however far apart the two are in meaning (a question about one person and its twin about another sit far apart
 # for the embedding model): what it taught counts whole, as odds within the lift cap raised to TWIN_PRIOR, for its
