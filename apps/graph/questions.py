@@ -9,8 +9,8 @@ meaning, and passes on all it taught at a stronger prior.
 
 The nearest past questions are an exact scan over the rated questions of the asker's scope (a vault rates hundreds
 of questions, not millions: no index pays for itself, and the column has no fixed size); the twins are found in
-the same scan, by the stems of each rated question's words. Every read filters by the
-requester's vaults in SQL."""
+the same scan, by the stems each rated question keeps of its words. Every read filters by the requester's vaults
+in SQL."""
 
 from __future__ import annotations
 
