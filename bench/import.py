@@ -4,7 +4,7 @@ the same chunk texts in the same process; and how the job's progress moves while
 The three corpora (`tests/corpora.py` finds them, or `--corpora DIR`) are copied side by side into a temporary
 folder and imported as one job into a fresh vault of a throwaway database (`desirepath_bench`, dropped at the end).
 The follow-up steps an import hands to the worker (graph extraction, metadata) are left out: the `imported` hook is
-replaced by one without receivers, so nothing is queued and the figures are the import's own.
+muted, so nothing is queued and the figures are the import's own.
 A second thread polls the job's row every 250 ms on its own connection, as the job page does: the time to the first
 visible progress and the largest gap between two visible changes are what a person watching the page would see.
 Usage: .venv/bin/python bench/import.py [--corpora DIR] [--runs 2] [--json bench/results/import.json]
@@ -34,10 +34,10 @@ from django.db import connection
 
 import apps.notes.services.chunks as chunk_service
 import apps.notes.services.ingest as ingest_service
-from apps.core.hooks import Hook
 from apps.llm.embeddings import embed_texts
 from apps.notes.markdown import embed_input
 from apps.notes.models import Chunk, ImportJob
+from apps.notes.hooks import imported
 from apps.notes.services.ingest import import_job_create, import_job_run
 from tests.corpora import CORPORA, VAULTS
 from tests.factories import make_user, make_vault
@@ -106,7 +106,6 @@ def bench_run(owner: Any, folder: Path, run: int) -> dict[str, Any]:
         inside.append(seconds(started))
         return vectors
 
-    ingest_service.imported = Hook("bench: the import's follow-up steps are left out")
     vault = make_vault(owner, f"corpora {run}")
     job = import_job_create(actor=owner, vault=vault, folder=str(folder), source="corpora")
     ticks: list[float] = []
@@ -115,7 +114,8 @@ def bench_run(owner: Any, folder: Path, run: int) -> dict[str, Any]:
     try:
         watcher.start()
         started = time.perf_counter()
-        job = import_job_run(job_id=job.pk, progress=lambda _job: ticks.append(seconds(started)))
+        with imported.muted():
+            job = import_job_run(job_id=job.pk, progress=lambda _job: ticks.append(seconds(started)))
         import_s = seconds(started)
     finally:
         chunk_service.embed_texts = ingest_service.embed_texts = embed_texts

@@ -11,6 +11,8 @@ Django signal, nothing is silently dropped or garbage-collected.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Generic, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -23,6 +25,7 @@ class Hook(Generic[P, R]):
     def __init__(self, name: str) -> None:
         self.name = name
         self._receivers: list[Callable[P, R]] = []
+        self._muted: ContextVar[bool] = ContextVar(f"{name} muted", default=False)
 
     def subscribe(self, receiver: Callable[P, R]) -> Callable[P, R]:
         """Add `receiver` (once: an app's `ready` may run twice in tests); usable as a decorator."""
@@ -31,7 +34,19 @@ class Hook(Generic[P, R]):
         return receiver
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> list[R]:
+        if self._muted.get():
+            return []
         return [receiver(*args, **kwargs) for receiver in self._receivers]
+
+    @contextmanager
+    def muted(self) -> Iterator[None]:
+        """Calls inside the block (in this thread or task) reach no receiver: for a command that does the receivers'
+        work itself, or needs none of it."""
+        token = self._muted.set(True)
+        try:
+            yield
+        finally:
+            self._muted.reset(token)
 
     def __iter__(self) -> Iterator[Callable[P, R]]:
         return iter(list(self._receivers))

@@ -262,3 +262,33 @@ def test_evaluate_locomo_learn_folds_pick_chooses_what_is_read_after_the_asker_p
     assert replays[0]["answers"] >= 1  # the asker pointed where nothing shown carried the evidence
     assert "pointing" in stdout.getvalue() and "defaults:" in stdout.getvalue()
     assert not User.objects.filter(username__startswith="evaluator-").exists()
+
+
+def test_an_evaluation_leaves_nothing_queued_for_the_platforms_worker(tmp_path, django_capture_on_commit_callbacks):
+    """The evaluation builds what it measures itself and deletes its vaults after: the import's follow-up tasks, if
+    queued, would reach the worker of a platform running beside it, against vaults being measured or gone."""
+    from django.conf import settings
+
+    from desirepath.celery import app
+
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Kiln.md").write_text("# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"q": "cone 6", "relevant": ["Kiln.md"], "kind": "exact"}\n')
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(queue)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "evaluate",
+            "vault",
+            *("--notes", str(notes), "--queries", str(queries), "--chatter", str(tmp_path / "none.jsonl")),
+            *("--pipeline", "hybrid", "--json", str(tmp_path / "vault.json")),
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+        )
+    with app.connection_for_write() as conn:
+        queued = [json.loads(m)["headers"]["task"] for m in conn.default_channel.client.lrange(queue, 0, -1)]
+    assert queued == []
+    assert json.loads((tmp_path / "vault.json").read_text())["pipelines"]["hybrid"]["overall"]["mrr"] == 1.0
