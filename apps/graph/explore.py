@@ -22,6 +22,7 @@ from apps.graph.models import LADDER, Dependency, DependencyKind, Entity, Reason
 from apps.graph.traversal import MIN_CONFIDENCE, entry_entities
 from apps.llm.embeddings import current_model, embed_query
 from apps.retrieval.candidates import Candidate, load_chunks
+from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.gate import GateResult, Rated, local_ratings
 from apps.retrieval.search import vector_literal
 from apps.retrieval.trace import Trace
@@ -132,7 +133,9 @@ def explore(
         mention, entity, vault = found[0]
         source = Entity.objects.filter(pk__in=entry, vault_id=vault).order_by("pk").first()
         bridge = _bridge(vault, source.pk, entity) if source else None
-        loaded = load_chunks(chunks=[chunk], query_vector=vector, scope=scope)
+        # The Librarian's notes (the exchange filed from this very question, its summary) are the nearest in meaning
+        # and say nothing the notes did not: no speculative unit either, unless the question calls for them.
+        loaded = without_filed_notes(question, load_chunks(chunks=[chunk], query_vector=vector, scope=scope))
         if not loaded:
             continue
         entities = (source.pk, entity) if source else (entity,)

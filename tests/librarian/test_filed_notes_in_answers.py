@@ -99,3 +99,25 @@ def test_the_answer_picker_lists_the_passage_a_filed_note_quotes_before_the_file
     assert paths.index("daily-notes.md") < paths.index(filed.path)
     assert [hit["filed"] for hit in hits] == [False] * (len(hits) - 1) + [True]
     assert picker("what did we discuss about daily note templates")[0]["path"] == filed.path
+
+
+def test_the_explorer_offers_no_filed_copy_of_the_question_as_its_speculative_unit():
+    """On the sample vault, the exchange filed from a question and its session summary are the nearest passages in
+    meaning to the same question asked again; the explorer's unit, shown beside the answer, is from the notes."""
+    from apps.graph.services import graph_extract_pending
+    from tests.factories import SAMPLE_VAULT
+
+    user = make_user()
+    sample = make_vault(user, "Sample")
+    import_folder(sample, SAMPLE_VAULT)
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    question = "Who signs off on work in the electrical room?"
+    first = asked(user, [sample], question)
+    assert file_exchange(first.pk) is not None and summarise_conversation(first.conversation_id) is not None
+    chunks_embed_pending(vault_id=personal.pk)
+    graph_extract_pending(vault_id=personal.pk)
+
+    again = asked(user, [], question)
+    shown = list(again.context.all())
+    assert any(item.path == "People.md" and item.survived for item in shown)
+    assert [item.path for item in shown if item.vault_id == personal.pk] == []
