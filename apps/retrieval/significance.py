@@ -56,8 +56,12 @@ REWORKS_AN_ANSWER = "asks to rework an earlier answer"
 # to…" and "are you able to…" are the generic "you" of a how-to question.
 ABOUT_THE_CHAT = re.compile(
     r"^(?:(?:are|were)\s+you\b(?!\s+(?:supposed|able|allowed|meant|required|expected)\b).*"
-    r"|(?:who|what)\s+are\s+you|what\s+can\s+you\s+do)$"
+    r"|(?:who|what)\s+are\s+you|what\s+can\s+you\s+do"
+    r"|how\s+(?:are|have)\s+you(?:\s+(?:doing|been|today|feeling))*|how\s+do\s+you\s+do"
+    r"|how(?:'s|\s+is)\s+(?:it|everything|your\s+day|life)(?:\s+going)?|what'?s\s+up)$"
 )
+# A greeting before a courtesy question ("hello, how are you?") greets; what follows decides.
+GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))(?:\s+there)?[\s,!.]+")
 ASKS_ABOUT_THE_CHAT = "asks about the assistant itself"
 CASUAL_ACRONYMS = {"OK", "LOL", "LMAO", "BRB", "TTYL", "GN", "GM", "NP", "NVM", "TY", "THX", "AFK", "OMG", "IMO"}
 
@@ -200,7 +204,7 @@ def by_rule(message: str, *, fitted: bool = True) -> Significance | None:
 def addressed_to_the_chat(message: str) -> str:
     """Why `message` is about the chat itself rather than the notes (a rework of its reply, a question about the
     assistant), or "" when it is not."""
-    text = re.sub(r"[\s?!.]+$", "", message.strip().lower())
+    text = GREETING.sub("", re.sub(r"[\s?!.]+$", "", message.strip().lower()))
     if REWORK.match(text):
         return REWORKS_AN_ANSWER
     if ABOUT_THE_CHAT.match(text):

@@ -77,6 +77,9 @@ def test_the_key_or_command_the_answering_sentence_gives_is_still_the_lead():
     navigate = _vault("foam-docs", ["user/recipes/search-and-navigate-notes.md"])
     answer = _answer(navigate, "What is the shortcut to search across all note content?")
     assert answer.startswith("**Cmd+Shift+F** [1]"), answer  # the sentence's key, not the note's first one
+    daily = _vault("foam-docs", ["user/features/daily-notes.md", "user/getting-started/first-workspace.md"])
+    answer = _answer(daily, "What is the keyboard shortcut to open the daily note?")
+    assert answer.startswith("**Alt+D** [1]"), answer  # the line that says "Shortcut:", not the palette's keys
     code = _vault("logseq-docs", ["pages/Code block.md"])
     answer = _answer(code, "How do I insert a snippet of source code with syntax highlighting for a language?")
     assert answer.startswith("**/Code block** [1]"), answer

@@ -25,6 +25,9 @@ pytestmark = pytest.mark.django_db  # the active embedding model is read from th
         "have a lovely evening",  # opens with an auxiliary, no subject: not a question
         "give me two minutes",
         "finally shipped it, woohoo",
+        "hello, how are you?",  # a courtesy question, after a greeting: asks after the assistant, not the notes
+        "hey, how's it going?",
+        "good morning! how have you been",
     ],
 )
 def test_casual_messages_are_not_searched(message):
@@ -43,6 +46,7 @@ def test_casual_messages_are_not_searched(message):
         "bike brakes squeaking",
         "my compost smells bad, what should I do",
         "thanks — and how did the Redis outage start?",
+        "hello, how are you supposed to rotate the backup keys?",
         "have we decided on the database",  # an auxiliary and its subject open a question without a "?"
         "is the backup running",
         "tell me about the Redis outage",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from apps.chat.services.dates import said_on, when_in, written_on
+from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
 from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
 
@@ -33,6 +33,7 @@ KEYS = re.compile(
     r"\b(?:(?:Ctrl|Control|Cmd|Command|Alt|Option|Shift|Super|Win|Mod|Meta)\s*[-+]\s*)+(?:[A-Za-z0-9]|F\d{1,2}|"
     r"Enter|Return|Tab|Space|Esc|Escape|Up|Down|Left|Right|Delete|Backspace|[,./;\[\]'`=-])\b"
 )
+SHORTCUT_WORD = re.compile(r"\b(shortcut|hotkey|keybinding|keystroke)", re.I)
 CODE = re.compile(r"`([^`\n]+)`")
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Code a reader can type as it stands: a slash command ("/Code block"), an editor's palette command ("Foam: Open
@@ -55,7 +56,42 @@ NUMBER_WORDS = re.compile(
     re.I,
 )
 PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
+# Capitalised words that are no one: the calendar's, and a name the sentence gives a thing ("the Lindenhof building").
+CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+# Words that open a sentence capitalised without naming anyone (stop words aside).
+OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"}
+THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
+_QUANTITY = (
+    r"\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|sixty|a few|a couple of|several|half an?"
+)
+_TIME_UNIT = r"seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|decades?"
+# "22 to 25 minutes", "1 hour 53 minutes", "five years": what "how long" asks for.
+DURATION = re.compile(
+    rf"\b(?:{_QUANTITY})(?:\s*(?:to|-|–|or)\s*(?:{_QUANTITY}))?\s*(?:{_TIME_UNIT})\b"
+    rf"(?:,?\s+(?:and\s+)?(?:{_QUANTITY})\s*(?:{_TIME_UNIT})\b)?",
+    re.I,
+)
+# "38 €", "€ 38", "500 g", "12 %": what "how much" asks for.
+_UNIT = (
+    r"€|\$|£|eur|euros?|usd|dollars?|pounds?|chf|francs?|%|percent|g|kg|mg|ml|l|litres?|liters?|cm|mm|km|gb|mb|tb|°c|°f"
+)
+AMOUNT = re.compile(
+    rf"(?:[€$£]\s?\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?(?:\s*(?:to|-|–)\s*\d+(?:[.,]\d+)?)?\s?(?:{_UNIT})(?![\w]))",
+    re.I,
+)
+# A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
+_DATE_AFTER = re.compile(rf"^(?::\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
+_DATE_BEFORE = re.compile(rf"(?:\b(?:{'|'.join(MONTH_NAMES)})\s*|\d[:./-]|#)$", re.I)
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
+# The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
+TYPED = ("who", "where", "how many", "how much", "what it cost", "how often", "how long", "how old")
+COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
+MONEY = re.compile(
+    r"[€$£]\s?\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s?(?:€|\$|£|eur\b|euros?\b|usd\b|dollars?\b|pounds?\b|chf\b|francs?\b)",
+    re.I,
+)
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 FIRST_SOURCES = 2
@@ -74,9 +110,10 @@ class Span:
     sentence: str
 
 
-def _lines(text: str) -> tuple[str | None, date | None, list[str], bool]:
-    """The passage's speaker (for a conversation turn), the date it carries, its readable sentences, and whether they
-    are prose: a passage without a sentence offers its properties and lists of links instead (`names_only`)."""
+def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[str, str]]:
+    """The passage's speaker (for a conversation turn), the date it carries, its readable sentences, whether they
+    are prose (a passage without a sentence offers its properties and lists of links instead, `names_only`), and the
+    plain line each sentence was read from."""
     said = written_on(text[:60])
     speaker = None
     match = TURN.match(text)
@@ -86,14 +123,17 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str], bool]:
         text = DATE_PREFIX.sub("", text, count=1)
     prose: list[str] = []
     named: list[str] = []
+    line_of: dict[str, str] = {}
     for raw in prose_lines(text):
         if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
             continue
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
-        (named if names_only(raw) else prose).extend(split_sentences(plain))
-    return speaker, said, prose or named, bool(prose)
+        said_here = split_sentences(plain)
+        (named if names_only(raw) else prose).extend(said_here)
+        line_of |= {sentence: plain for sentence in said_here if sentence not in line_of}
+    return speaker, said, prose or named, bool(prose), line_of
 
 
 def _mostly_tags(line: str) -> bool:
@@ -104,7 +144,8 @@ def _mostly_tags(line: str) -> bool:
 def statements(text: str) -> tuple[list[str], bool]:
     """A passage's sentences a reader can take as statements (no headings, table rows, markers or empty items), and
     whether they are prose rather than the properties and lists of links of a passage without a sentence."""
-    return _lines(text)[2:]
+    _, _, lines, prose, _ = _lines(text)
+    return lines, prose
 
 
 def _specific(sentence: str, question: str) -> int:
@@ -120,23 +161,65 @@ def _overlap(sentence: str, wanted: set[str]) -> int:
     return len(wanted & set(terms(sentence)))
 
 
-def _span(kind: str, question: str, sentence: str, speaker: str | None, said: date | None) -> str | None:
+def _people(text: str, asked_names: set[str]) -> list[str]:
+    """The names of people in `text` other than those asked about: no month or weekday, no name given to a thing
+    ("the Lindenhof building"); the opening word only when it is the one name and a full name ("Herr Brandt — …"),
+    since any word opens a sentence capitalised ("Signs off on …")."""
+    found = [
+        m
+        for m in PERSON.finditer(text)
+        if m.group(0).lower() not in asked_names
+        and m.group(0).lower() not in STOP | OPENERS
+        and not CALENDAR & set(m.group(0).lower().split())
+        and not THE_BEFORE.search(text[: m.start()])
+    ]
+    opening = [m for m in found if not text[: m.start()].strip(" *_\"'“‘([")]
+    if opening and (len(found) > 1 or " " not in opening[0].group(0)):
+        found.remove(opening[0])
+    return [m.group(0) for m in found]
+
+
+def _count(sentence: str) -> str | None:
+    """The first number that counts something: not a date's, a clock time's or a year's."""
+    for match in NUMBER_WORDS.finditer(sentence):
+        number = match.group(0)
+        if _DATE_AFTER.match(sentence[match.end() :]) or _DATE_BEFORE.search(sentence[: match.start()]):
+            continue
+        if number.isdigit() and len(number) == 4 and 1900 <= int(number) <= 2100:
+            continue
+        return number
+    return None
+
+
+def _span(
+    kind: str, question: str, sentence: str, speaker: str | None, said: date | None, line: str = ""
+) -> str | None:
+    """The words of `sentence` that are the kind of answer the question asks for, or None; for "who", a name at the
+    head of the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
     asked_names = {w.lower() for w in PERSON.findall(question)}
     if kind == "when":
         found = when_in(sentence, said)
         return found or (said_on(said) if said else None)
     if kind == "who":
-        names = [n for n in PERSON.findall(sentence) if n.lower() not in asked_names and n.lower() not in STOP]
-        names = [n for n in names if n != sentence.split()[0] or len(names) == 1]
+        names = _people(sentence, asked_names) or (_people(line.split(sentence)[0], asked_names) if line else [])
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
     if kind == "where":
         places = [p for p in PLACE.findall(sentence) if p.split()[-1].lower() not in asked_names]
+        places = [p for p in places if not CALENDAR & set(p.lower().split())]
         return places[0] if places else None
-    if kind in ("how many", "how much", "how often", "how long", "how old"):
-        number = NUMBER_WORDS.search(sentence)
-        return number.group(0) if number else None
+    if kind == "how long":
+        duration = DURATION.search(sentence)
+        return duration.group(0) if duration else None
+    if kind == "what it cost":
+        money = MONEY.search(sentence)
+        return money.group(0) if money else None
+    if kind == "how much":
+        amount = AMOUNT.search(sentence) or DURATION.search(sentence)
+        return amount.group(0) if amount else None
+    if kind in ("how many", "how often", "how old"):
+        return _count(sentence)
     return None
 
 
@@ -160,6 +243,29 @@ def _commands(text: str) -> Iterator[str]:
             yield code
 
 
+TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+TABLE_RULE = re.compile(r"^[\s|:-]+$")
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of each row of the passage's tables (their rules left out), as plain text."""
+    rows = []
+    for line in text.splitlines():
+        row = TABLE_ROW.match(line)
+        if row and not TABLE_RULE.match(line):
+            rows.append([plain_line(cell) for cell in row.group(1).split("|") if cell.strip()])
+    return rows
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    key: tuple[bool, float, int, int]  # prose, closeness, what it adds, the passage's place (negated)
+    passage: Passage
+    sentence: str
+    typed: str | None  # the answer of the kind asked for it holds, if any
+    row: bool = False  # a table row: it can hold such an answer, never be one
+
+
 def answer_span(
     question: str,
     passages: Sequence[Passage],
@@ -172,21 +278,69 @@ def answer_span(
     benchmark's variants, `bench/answer_spans.py`)."""
     wanted = set(terms(question))
     kind = "when" if asks_when(question) else asked_for(question)
-    candidates = []
+    if kind == "how much" and COSTS.search(question):
+        kind = "what it cost"
+    candidates: list[_Candidate] = []
     for place, passage in enumerate(passages[:first]):
-        speaker, said, lines, prose = _lines(passage.text)
-        for line in lines:
+        speaker, said, lines, prose, line_of = _lines(passage.text)
+        rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
+        for line in [*lines, *rows]:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             score = closeness(line) if closeness else _overlap(line, wanted)
-            candidates.append((prose, score, _specific(line, question), -place, passage, speaker, said, line))
-    if not candidates:
+            found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
+            key = (prose, score, _specific(line, question), -place)
+            candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
+    statements_ = [c for c in candidates if not c.row]
+    if not statements_:
         return None
-    candidates.sort(key=lambda c: c[:4], reverse=True)
-    *_, passage, speaker, said, sentence = candidates[0]
-    if ASKS_WHAT_TO_TYPE.search(question) and (typed := _what_to_type(question, sentence, passage.text)):
-        return Span(typed, passage.number, sentence)
-    typed = _span(kind, question, sentence, speaker, said)
-    if typed:
-        return Span(typed, passage.number, sentence)
-    return Span(sentence, passage.number, sentence)
+    chosen = max(statements_, key=lambda c: c.key)
+    if chosen.typed is None and kind in TYPED:
+        # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
+        # most) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00 the day before");
+        # else the first that holds one in the best passage, which is about the question though no sentence of it
+        # repeats its words ("Duration: 1 hour 53 minutes." in the outage's postmortem).
+        floor = max(1.0, chosen.key[1] - 1)
+        typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0]]
+        chosen = max((c for c in typed if c.key[1] >= floor), key=lambda c: c.key, default=None) or next(
+            (c for c in typed if c.key[3] == 0), chosen
+        )
+    asked_word = SHORTCUT_WORD.search(question)
+    if asked_word and asked_word.group(0).lower() not in chosen.sentence.lower():
+        # "the keyboard shortcut to open the daily note": the line that says "Shortcut: Alt+D", not the one that
+        # opens the command palette to run it.
+        labelled = [
+            c
+            for c in candidates
+            if not c.row
+            and c.key[1] >= 1
+            and asked_word.group(0).lower() in c.sentence.lower()
+            and KEYS.search(c.sentence)
+        ]
+        chosen = max(labelled, key=lambda c: c.key, default=chosen)
+    if ASKS_WHAT_TO_TYPE.search(question) and (keys := _what_to_type(question, chosen.sentence, chosen.passage.text)):
+        return Span(keys, chosen.passage.number, chosen.sentence)
+    if chosen.typed:
+        return Span(chosen.typed, chosen.passage.number, chosen.sentence)
+    return Span(_with_its_items(chosen.sentence, chosen.passage.text), chosen.passage.number, chosen.sentence)
+
+
+def _with_its_items(sentence: str, text: str) -> str:
+    """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it."""
+    if not sentence.endswith(":"):
+        return sentence
+    lines = text.splitlines()
+    start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
+    if start is None:
+        return sentence
+    items: list[str] = []
+    for raw in lines[start + 1 :]:
+        if not raw.strip():
+            if items:
+                break
+            continue
+        item = LIST_ITEM.match(raw)
+        if item is None:
+            break
+        items.append(plain_line(item.group(1)).rstrip("."))
+    return f"{sentence} {'; '.join(items)}." if items else sentence

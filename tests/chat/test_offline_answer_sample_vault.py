@@ -1,0 +1,40 @@
+"""The offline answer's lead on the sample vault, asked through the chat API as a person would: the span of the kind
+the question asks for, read from the sentence that holds one, not a number out of a date or a clock time, a month for
+a person, or a sentence announcing a list without its items."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.factories import api
+
+pytestmark = pytest.mark.django_db
+
+
+def _lead(vault, question: str) -> str:
+    reply = api(vault.owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json")
+    assert reply.status_code == 200 and reply.json()["grounded"], reply.content
+    found = re.match(r"\*\*(.+?)\*\* \[\d", reply.json()["answer"])
+    assert found, reply.json()["answer"]
+    return found.group(1)
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("How long does the focaccia bake?", "22 to 25 minutes"),  # not "18" out of "Start at 18:00"
+        ("How long did the Redis outage last?", "1 hour 53 minutes"),  # not the incident's number, INC-2041
+        ("How much did the tubeless conversion cost?", "38 €"),  # a table row holds it; not "20" out of "20 April"
+        ("Who signs off on work in the electrical room?", "Herr Brandt"),  # not "March" out of "18 March 2024"
+    ],
+)
+def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
+    assert _lead(sample, question) == lead
+
+
+def test_a_sentence_that_announces_a_list_leads_with_its_items(sample):
+    lead = _lead(sample, "Which alerts page the on-call person at night?")
+    assert lead.startswith("Only three alerts page at night:")
+    assert "API health check failing" in lead and "Backup job failed two nights in a row" in lead
