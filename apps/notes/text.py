@@ -9,11 +9,16 @@ from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
 from apps.notes.syntax import code_block_lines, verbatim_test
 
+# Single-mark emphasis around words ("*quanto basta*", "_really_"); a mark inside a word ("snake_case") stays.
+EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]*?\S)[*_](?![\w*])")
+
 
 def plain_line(line: str) -> str:
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
-    return re.sub(r"(\*\*|__|`)", "", line).strip(" -*>#\t")
+    line = re.sub(r"(\*\*|__|`)", "", line)
+    line = EMPHASIS.sub(r"\1", line)
+    return line.strip(" -*>#\t")
 
 
 def readable_text(text: str) -> str:

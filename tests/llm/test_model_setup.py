@@ -147,6 +147,8 @@ def test_the_models_page_is_for_staff_and_never_shows_a_key(two_servers):
     for shown in ("openai/writer", "openai/scorer", "plain-reasoner", "CHAT_PROVIDER_KEY", "SCORING_PROVIDER_KEY"):
         assert shown in page
     assert "local/all-MiniLM-L6-v2" in page  # the embedding slot, local: no server or key needed
+    embedding = page[page.index('id="slot-embedding"') :].split("</tr>")[0]
+    assert "its calls are not on the ledger" in embedding and "no call yet" not in embedding  # searches ran, unrecorded
     assert "sk-alpha" not in page and "sk-beta" not in page
     assert page.count(">set</span>") == 3  # chat, reasoning and scoring keys are set
     assert _browser(staff).post("/models/", {"slot": "nonsense"}).status_code == 400

@@ -13,3 +13,16 @@ def test_a_link_reads_as_its_label_and_a_link_written_in_code_stays_as_written()
     assert readable_text(passage) == (
         "See the install guide first. Write [label](https://example.org) to link, or bold for emphasis."
     )
+
+
+def test_emphasis_of_one_mark_reads_as_its_words_on_real_notes_and_marks_inside_words_stay():
+    from tests.corpora import CORPORA
+
+    text = (CORPORA / "kepano-obsidian/Clippings/Buy wisely.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("*Cost per use* is a heuristic"))
+    assert readable_text(line).startswith("Cost per use is a heuristic")
+    assert (
+        readable_text("- parmigiano, black pepper, salt *quanto basta*")
+        == "parmigiano, black pepper, salt quanto basta"
+    )
+    assert readable_text("name files in snake_case_form, 2 * 3 * 4") == "name files in snake_case_form, 2 * 3 * 4"
