@@ -38,3 +38,9 @@ def test_a_sentence_that_announces_a_list_leads_with_its_items(sample):
     lead = _lead(sample, "Which alerts page the on-call person at night?")
     assert lead.startswith("Only three alerts page at night:")
     assert "API health check failing" in lead and "Backup job failed two nights in a row" in lead
+
+
+def test_a_bold_label_is_no_lead_and_two_dates_keep_their_words(sample):
+    # "- **Release date.** Adaeze proposed … Agreed: release candidate on 16 September, release on 30 September."
+    lead = _lead(sample, "When is the release date?")
+    assert lead != "Release date." and "release on 30 September" in lead

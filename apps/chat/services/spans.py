@@ -80,10 +80,14 @@ AMOUNT = re.compile(
     rf"(?:[€$£]\s?\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?(?:\s*(?:to|-|–)\s*\d+(?:[.,]\d+)?)?\s?(?:{_UNIT})(?![\w]))",
     re.I,
 )
+_MONTHS = "|".join(MONTH_NAMES)
+DAY_MONTH = re.compile(rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}})\b", re.I)
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?::\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{'|'.join(MONTH_NAMES)})\s*|\d[:./-]|#)$", re.I)
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+# A line's bold lead-in that labels what follows ("**Release date.** Adaeze proposed …"): a label, not a statement.
+BOLD_LABEL = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+?)\*\*[.:]?\s+\S")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 TYPED = ("who", "where", "how many", "how much", "what it cost", "how often", "how long", "how old")
@@ -130,7 +134,8 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[st
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
-        said_here = split_sentences(plain)
+        label = BOLD_LABEL.match(raw)
+        said_here = [s for s in split_sentences(plain) if not label or s.rstrip(".:") != label.group(1).rstrip(".:")]
         (named if names_only(raw) else prose).extend(said_here)
         line_of |= {sentence: plain for sentence in said_here if sentence not in line_of}
     return speaker, said, prose or named, bool(prose), line_of
@@ -198,6 +203,8 @@ def _span(
     head of the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
     asked_names = {w.lower() for w in PERSON.findall(question)}
     if kind == "when":
+        if len(set(DAY_MONTH.findall(sentence))) > 1:
+            return sentence  # "release candidate on 16 September, release on 30 September": each date needs its words
         found = when_in(sentence, said)
         return found or (said_on(said) if said else None)
     if kind == "who":
