@@ -28,6 +28,8 @@ def _lead(vault, question: str) -> str:
         ("How long did the Redis outage last?", "1 hour 53 minutes"),  # not the incident's number, INC-2041
         ("How much did the tubeless conversion cost?", "38 €"),  # a table row holds it; not "20" out of "20 April"
         ("Who signs off on work in the electrical room?", "Herr Brandt"),  # not "March" out of "18 March 2024"
+        ("How much flour goes into the focaccia?", "500 g"),  # not "20 minutes" of rest
+        ("How often is the backup restore tested?", "quarterly"),  # not "one" out of "the last one", not "nightly"
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
@@ -38,6 +40,12 @@ def test_a_sentence_that_announces_a_list_leads_with_its_items(sample):
     lead = _lead(sample, "Which alerts page the on-call person at night?")
     assert lead.startswith("Only three alerts page at night:")
     assert "API health check failing" in lead and "Backup job failed two nights in a row" in lead
+    reply = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "How many alerts page at night?"}, format="json"
+    )
+    answer = reply.json()["answer"]
+    assert answer.startswith("**three** [1]")
+    assert "- Only three alerts page at night: API health check failing" in answer  # the bullet keeps its items too
 
 
 def test_a_bold_label_is_no_lead_and_two_dates_keep_their_words(sample):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.chat.services.attribution import Misattributed, Witness, misattributed
-from apps.chat.services.spans import Passage, Span, answer_span, statements
+from apps.chat.services.spans import Passage, Span, answer_span, statements, with_its_items
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
@@ -100,7 +100,9 @@ def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str]
         if not lines or (any_prose and not prose):
             continue
         best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
-        cited.setdefault((LABELS.get(source.provenance, ""), best), []).append(source.number)
+        cited.setdefault((LABELS.get(source.provenance, ""), with_its_items(best, source.text)), []).append(
+            source.number
+        )
     return cited
 
 

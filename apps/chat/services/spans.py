@@ -82,6 +82,13 @@ AMOUNT = re.compile(
 )
 _MONTHS = "|".join(MONTH_NAMES)
 DAY_MONTH = re.compile(rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}})\b", re.I)
+FREQUENCY = re.compile(
+    r"\b(?:(?:once|twice|(?:\d+|two|three|four|five|six|ten) times)(?:\s+or\s+(?:once|twice|\w+ times))?"
+    r"\s+(?:a|an|per|every|each)\s+\w+"
+    r"|every\s+(?:other\s+|\w+\s+)?(?:day|night|week|month|quarter|year|morning|evening|\w+day)s?"
+    r"|hourly|nightly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
+    re.I,
+)
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?::\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{'|'.join(MONTH_NAMES)})\s*|\d[:./-]|#)$", re.I)
@@ -196,6 +203,18 @@ def _count(sentence: str) -> str | None:
     return None
 
 
+def _how_often(sentence: str, question: str) -> str | None:
+    """The frequency the sentence gives ("quarterly", "twice a year", "every Monday"): the one beside most of the
+    question's words when it gives several ("nightly backups, quarterly restore test")."""
+    asked = set(terms(question))
+
+    def beside(match: re.Match[str]) -> int:
+        return len(asked & set(terms(" ".join(sentence[match.end() :].split()[:2]))))
+
+    found = list(FREQUENCY.finditer(sentence))
+    return max(found, key=beside).group(0) if found else None
+
+
 def _span(
     kind: str, question: str, sentence: str, speaker: str | None, said: date | None, line: str = ""
 ) -> str | None:
@@ -223,9 +242,11 @@ def _span(
         money = MONEY.search(sentence)
         return money.group(0) if money else None
     if kind == "how much":
-        amount = AMOUNT.search(sentence) or DURATION.search(sentence)
+        amount = AMOUNT.search(sentence)
         return amount.group(0) if amount else None
-    if kind in ("how many", "how often", "how old"):
+    if kind == "how often":
+        return _how_often(sentence, question)
+    if kind in ("how many", "how old"):
         return _count(sentence)
     return None
 
@@ -329,10 +350,10 @@ def answer_span(
         return Span(keys, chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
-    return Span(_with_its_items(chosen.sentence, chosen.passage.text), chosen.passage.number, chosen.sentence)
+    return Span(with_its_items(chosen.sentence, chosen.passage.text), chosen.passage.number, chosen.sentence)
 
 
-def _with_its_items(sentence: str, text: str) -> str:
+def with_its_items(sentence: str, text: str) -> str:
     """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it."""
     if not sentence.endswith(":"):
         return sentence
