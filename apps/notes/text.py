@@ -9,16 +9,22 @@ from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
 from apps.notes.syntax import code_block_lines, verbatim_test
 
-# Single-mark emphasis around words ("*quanto basta*", "_really_"); a mark inside a word ("snake_case") stays.
-EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]*?\S)[*_](?![\w*])")
+# Single-mark emphasis around words ("*quanto basta*", "_really_"): opened after a space or an opening mark and closed
+# before one, around a letter or digit at each end, so a mark in a word, a path or a glob stays ("snake_case",
+# "src/*.py", "_config_.yml", ".../wiki/_Foo_"); code spans are left as written.
+EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_](?=[\s,;:!?)\]\"'’”]|[.](?:\s|$)|$)")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
 def plain_line(line: str) -> str:
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
-    line = re.sub(r"(\*\*|__|`)", "", line)
-    line = EMPHASIS.sub(r"\1", line)
-    return line.strip(" -*>#\t")
+    pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again
+    line = "".join(
+        piece if i % 3 == 2 else "" if i % 3 == 1 else EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", piece))
+        for i, piece in enumerate(pieces)
+    )
+    return line.replace("`", "").strip(" -*>#\t")
 
 
 def readable_text(text: str) -> str:

@@ -86,3 +86,34 @@ def test_a_labelled_sentence_with_commas_is_a_sentence_and_a_list_of_names_is_no
     listed = source("supports:: Reload, Url, Open, Link to page/block, Mobile context menu\n")
     described = source("An iFrame embeds a website; reload it from the action bar.\n", 2)
     assert lead("What does an iFrame support?", [listed, described]).text == described.text.strip()
+
+
+def test_a_number_or_a_name_answers_only_in_the_form_asked_and_in_a_sentence_about_the_question():
+    bake = source("Start at 18:00 the day before. Bake at 220 °C for an hour and a half, until deep gold.")
+    assert lead("How long does the loaf bake?", [bake]).text == "an hour and a half"
+    paid = source("We spent three weeks on the migration. The contractor was paid $1,200,000 in the end.")
+    assert lead("How much time did we spend on the migration?", [paid]).text == "three weeks"
+    assert lead("How much was the contractor paid?", [paid]).text == "$1,200,000"
+    restore = source("Nightly backups, and a restore test once every two weeks.")
+    assert lead("How often is the restore tested?", [restore]).text == "once every two weeks"
+    tickets = source("By 12/06 we had sold 300 tickets for the concert.")
+    assert lead("How many tickets were sold for the concert?", [tickets]).text == "300"
+    party = source("The party was great, lots of people showed up. We left after 2 drinks.")
+    assert lead("How many people came to the party?", [party]).text == "The party was great, lots of people showed up."
+    met = source("Met with Anna on Monday about the offsite. The budget is signed off by finance.")
+    assert lead("Who signs off on the budget?", [met]).text == "The budget is signed off by finance."
+    assert lead("Who signs off on the budget?", [source("Maria signs off on the budget.")]).text == "Maria"
+
+
+def test_a_list_announced_in_the_lead_is_said_once_with_its_own_items_only():
+    rota = source(
+        "- Alerts go to phones through ntfy, and only three of them page the on-call person at night:\n"
+        "  - API health check failing.\n  - Ingestion lag.\n"
+        "    - above 10 minutes\n  - Backup job failed.\n- Everything else waits for the morning.\n"
+    )
+    answer = "".join(extractive("Which alerts page at night?", [rota]))
+    assert answer.startswith(
+        "**Alerts go to phones through ntfy, and only three of them page the on-call person at night: API health check"
+        " failing; Ingestion lag; Backup job failed.** [1]"
+    )
+    assert answer.count("only three of them") == 1 and "morning" not in answer.split("\n")[0]

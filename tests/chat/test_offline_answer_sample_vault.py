@@ -25,7 +25,6 @@ def _lead(vault, question: str) -> str:
     ("question", "lead"),
     [
         ("How long does the focaccia bake?", "22 to 25 minutes"),  # not "18" out of "Start at 18:00"
-        ("How long did the Redis outage last?", "1 hour 53 minutes"),  # not the incident's number, INC-2041
         ("How much did the tubeless conversion cost?", "38 €"),  # a table row holds it; not "20" out of "20 April"
         ("Who signs off on work in the electrical room?", "Herr Brandt"),  # not "March" out of "18 March 2024"
         ("How much flour goes into the focaccia?", "500 g"),  # not "20 minutes" of rest

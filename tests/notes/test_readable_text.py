@@ -26,3 +26,6 @@ def test_emphasis_of_one_mark_reads_as_its_words_on_real_notes_and_marks_inside_
         == "parmigiano, black pepper, salt quanto basta"
     )
     assert readable_text("name files in snake_case_form, 2 * 3 * 4") == "name files in snake_case_form, 2 * 3 * 4"
+    assert readable_text("Run `pytest tests/*.py` on `_config_.yml`, see src/*.py") == (
+        "Run pytest tests/*.py on _config_.yml, see src/*.py"
+    )

@@ -60,48 +60,62 @@ PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 # Words that open a sentence capitalised without naming anyone (stop words aside).
 OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"}
+# The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
+LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
+# A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
+_NUMBER = r"\d{1,3}(?:[,. ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:\s\d/\d)?|\d/\d"
 _QUANTITY = (
-    r"\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    rf"{_NUMBER}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
     r"forty|fifty|sixty|a few|a couple of|several|half an?"
 )
 _TIME_UNIT = r"seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|decades?"
-# "22 to 25 minutes", "1 hour 53 minutes", "five years": what "how long" asks for.
+# "22 to 25 minutes", "1 hour 53 minutes", "an hour and a half", "a day or two": what "how long" asks for.
 DURATION = re.compile(
     rf"\b(?:{_QUANTITY})(?:\s*(?:to|-|–|or)\s*(?:{_QUANTITY}))?\s*(?:{_TIME_UNIT})\b"
-    rf"(?:,?\s+(?:and\s+)?(?:{_QUANTITY})\s*(?:{_TIME_UNIT})\b)?",
+    rf"(?:,?\s+(?:and\s+)?(?:{_QUANTITY})\s*(?:{_TIME_UNIT})\b|\s+and\s+a\s+half\b|\s+or\s+(?:two|three|\d+)\b)?",
     re.I,
 )
-# "38 €", "€ 38", "500 g", "12 %": what "how much" asks for.
+# "38 €", "€ 38", "$5M", "500 g", "12 %": what "how much" asks for. One-letter units only in lower case ("5G" is a
+# network, "5 g" a weight).
+_SCALE = r"(?:\s?(?i:k|m|bn|million|billion|thousand)\b)?"
 _UNIT = (
-    r"€|\$|£|eur|euros?|usd|dollars?|pounds?|chf|francs?|%|percent|g|kg|mg|ml|l|litres?|liters?|cm|mm|km|gb|mb|tb|°c|°f"
+    r"€|\$|£|(?i:eur|euros?|usd|dollars?|pounds?|chf|francs?)|%|(?i:percent)|g|kg|mg|ml|l|(?i:litres?|liters?)|cm|mm"
+    r"|km|(?i:gb|mb|tb)|°[cCfF]"
 )
 AMOUNT = re.compile(
-    rf"(?:[€$£]\s?\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?(?:\s*(?:to|-|–)\s*\d+(?:[.,]\d+)?)?\s?(?:{_UNIT})(?![\w]))",
-    re.I,
+    rf"(?:[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER})(?:\s*(?:to|-|–)\s*(?:{_NUMBER}))?{_SCALE}\s?(?:{_UNIT})(?!\w))"
 )
 _MONTHS = "|".join(MONTH_NAMES)
 DAY_MONTH = re.compile(rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}})\b", re.I)
+_TIMES = r"once|twice|(?:\d+|two|three|four|five|six|ten)(?:\s*(?:-|–|to|or)\s*(?:\d+|three|four|five|six|ten))? times"
+_EVERY = (
+    r"every\s+(?:other\s+|\d+\s+|(?:two|three|four|five|six|ten|few)\s+)?"
+    r"(?:second|minute|hour|day|night|week|month|quarter|year|morning|evening|\w+day)s?"
+)
+# "quarterly", "twice a year", "once every two weeks", "2-3 times a week", "every 12 hours": what "how often" asks.
 FREQUENCY = re.compile(
-    r"\b(?:(?:once|twice|(?:\d+|two|three|four|five|six|ten) times)(?:\s+or\s+(?:once|twice|\w+ times))?"
-    r"\s+(?:a|an|per|every|each)\s+\w+"
-    r"|every\s+(?:other\s+|\w+\s+)?(?:day|night|week|month|quarter|year|morning|evening|\w+day)s?"
+    rf"\b(?:(?:{_TIMES})(?:\s+or\s+(?:{_TIMES}))?\s+(?:(?:a|an|per|each)\s+\w+|{_EVERY})|{_EVERY}"
     r"|hourly|nightly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
     re.I,
 )
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
-_DATE_AFTER = re.compile(rf"^(?::\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
+_DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{'|'.join(MONTH_NAMES)})\s*|\d[:./-]|#)$", re.I)
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
-# A line's bold lead-in that labels what follows ("**Release date.** Adaeze proposed …"): a label, not a statement.
-BOLD_LABEL = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+?)\*\*[.:]?\s+\S")
+# A line's bold lead-in that labels what follows ("**Release date.** Adaeze proposed …"): a label, not a statement
+# (`_label`).
+BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
+LISTED = 10
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
-TYPED = ("who", "where", "how many", "how much", "what it cost", "how often", "how long", "how old")
+COST = "what it cost"  # a "how much" question about money
+TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old")
+ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(
-    r"[€$£]\s?\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s?(?:€|\$|£|eur\b|euros?\b|usd\b|dollars?\b|pounds?\b|chf\b|francs?\b)",
-    re.I,
+    rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?"
+    r"(?:€|\$|£|(?i:eur|euros?|usd|dollars?|pounds?|chf|francs?)\b)"
 )
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
@@ -141,11 +155,23 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[st
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
-        label = BOLD_LABEL.match(raw)
-        said_here = [s for s in split_sentences(plain) if not label or s.rstrip(".:") != label.group(1).rstrip(".:")]
-        (named if names_only(raw) else prose).extend(said_here)
-        line_of |= {sentence: plain for sentence in said_here if sentence not in line_of}
+        label = _label(raw)
+        of_line = [s for s in split_sentences(plain) if not label or s.rstrip(".:") != label]
+        (named if names_only(raw) else prose).extend(of_line)
+        line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
     return speaker, said, prose or named, bool(prose), line_of
+
+
+def _label(raw: str) -> str | None:
+    """The label a line opens with in bold: at most three words and no number, closed by a full stop or a colon
+    ("**Release date.**", "**Owner:**"); a bold statement ("**Never deploy on Fridays.**") is none."""
+    lead = BOLD_LEAD.match(raw)
+    if lead is None:
+        return None
+    words, closed = lead.group(1).strip(), lead.group(2) or lead.group(1).strip()[-1:]
+    if closed not in (".", ":") or len(words.split()) > 3 or any(ch.isdigit() for ch in words):
+        return None
+    return words.rstrip(".:")
 
 
 def _mostly_tags(line: str) -> bool:
@@ -173,22 +199,20 @@ def _overlap(sentence: str, wanted: set[str]) -> int:
     return len(wanted & set(terms(sentence)))
 
 
-def _people(text: str, asked_names: set[str]) -> list[str]:
-    """The names of people in `text` other than those asked about: no month or weekday, no name given to a thing
-    ("the Lindenhof building"); the opening word only when it is the one name and a full name ("Herr Brandt — …"),
-    since any word opens a sentence capitalised ("Signs off on …")."""
+def _people(text: str, question: str) -> list[str]:
+    """The names of people in `text` other than those the question names: no month or weekday, no name given to a
+    thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
+    the word that opens the text only when it is the one name left ("Maria signs off on the budget.")."""
+    asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     found = [
-        m
+        m.group(0)
         for m in PERSON.finditer(text)
-        if m.group(0).lower() not in asked_names
-        and m.group(0).lower() not in STOP | OPENERS
+        if m.group(0).lower() not in asked | STOP | OPENERS
+        and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
-        and not THE_BEFORE.search(text[: m.start()])
+        and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
     ]
-    opening = [m for m in found if not text[: m.start()].strip(" *_\"'“‘([")]
-    if opening and (len(found) > 1 or " " not in opening[0].group(0)):
-        found.remove(opening[0])
-    return [m.group(0) for m in found]
+    return [n for n in found if n != text.split()[0] or len(found) == 1]
 
 
 def _count(sentence: str) -> str | None:
@@ -209,7 +233,8 @@ def _how_often(sentence: str, question: str) -> str | None:
     asked = set(terms(question))
 
     def beside(match: re.Match[str]) -> int:
-        return len(asked & set(terms(" ".join(sentence[match.end() :].split()[:2]))))
+        around = sentence[: match.start()].split()[-3:] + sentence[match.end() :].split()[:2]
+        return len(asked & set(terms(" ".join(around))))
 
     found = list(FREQUENCY.finditer(sentence))
     return max(found, key=beside).group(0) if found else None
@@ -218,8 +243,8 @@ def _how_often(sentence: str, question: str) -> str | None:
 def _span(
     kind: str, question: str, sentence: str, speaker: str | None, said: date | None, line: str = ""
 ) -> str | None:
-    """The words of `sentence` that are the kind of answer the question asks for, or None; for "who", a name at the
-    head of the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
+    """The words of `sentence` that are the kind of answer the question asks for, or None; for "who", the name that
+    heads the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
     asked_names = {w.lower() for w in PERSON.findall(question)}
     if kind == "when":
         if len(set(DAY_MONTH.findall(sentence))) > 1:
@@ -227,7 +252,8 @@ def _span(
         found = when_in(sentence, said)
         return found or (said_on(said) if said else None)
     if kind == "who":
-        names = _people(sentence, asked_names) or (_people(line.split(sentence)[0], asked_names) if line else [])
+        head = LIST_HEAD.match(line) if line and not line.startswith(sentence) else None
+        names = _people(sentence, question) or (_people(head.group(1), question) if head else [])
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
@@ -238,7 +264,7 @@ def _span(
     if kind == "how long":
         duration = DURATION.search(sentence)
         return duration.group(0) if duration else None
-    if kind == "what it cost":
+    if kind == COST:
         money = MONEY.search(sentence)
         return money.group(0) if money else None
     if kind == "how much":
@@ -306,8 +332,8 @@ def answer_span(
     benchmark's variants, `bench/answer_spans.py`)."""
     wanted = set(terms(question))
     kind = "when" if asks_when(question) else asked_for(question)
-    if kind == "how much" and COSTS.search(question):
-        kind = "what it cost"
+    if kind == "how much":
+        kind = "how long" if ASKS_TIME.search(question) else COST if COSTS.search(question) else kind
     candidates: list[_Candidate] = []
     for place, passage in enumerate(passages[:first]):
         speaker, said, lines, prose, line_of = _lines(passage.text)
@@ -319,20 +345,18 @@ def answer_span(
             found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
             key = (prose, score, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
-    statements_ = [c for c in candidates if not c.row]
-    if not statements_:
+    said_lines = [c for c in candidates if not c.row]
+    if not said_lines:
         return None
-    chosen = max(statements_, key=lambda c: c.key)
-    if chosen.typed is None and kind in TYPED:
+    chosen = max(said_lines, key=lambda c: c.key)
+    if chosen.typed is None and kind in TYPED and not closeness:
         # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
-        # most) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00 the day before");
-        # else the first that holds one in the best passage, which is about the question though no sentence of it
-        # repeats its words ("Duration: 1 hour 53 minutes." in the outage's postmortem).
+        # most, one at least) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00
+        # the day before"). A sentence sharing no word with the question is not read for it: its number or name
+        # answers something else.
         floor = max(1.0, chosen.key[1] - 1)
-        typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0]]
-        chosen = max((c for c in typed if c.key[1] >= floor), key=lambda c: c.key, default=None) or next(
-            (c for c in typed if c.key[3] == 0), chosen
-        )
+        typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0] and c.key[1] >= floor]
+        chosen = max(typed, key=lambda c: c.key, default=chosen)
     asked_word = SHORTCUT_WORD.search(question)
     if asked_word and asked_word.group(0).lower() not in chosen.sentence.lower():
         # "the keyboard shortcut to open the daily note": the line that says "Shortcut: Alt+D", not the one that
@@ -350,17 +374,22 @@ def answer_span(
         return Span(keys, chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
-    return Span(with_its_items(chosen.sentence, chosen.passage.text), chosen.passage.number, chosen.sentence)
+    whole = with_its_items(chosen.sentence, chosen.passage.text)
+    return Span(whole, chosen.passage.number, whole)
 
 
 def with_its_items(sentence: str, text: str) -> str:
-    """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it."""
+    """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it: the
+    items one level below it (or, after a paragraph, the list that follows), at most `LISTED` of them."""
     if not sentence.endswith(":"):
         return sentence
     lines = text.splitlines()
     start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
     if start is None:
         return sentence
+    announcing = lines[start]
+    below = _indent(announcing) if LIST_ITEM.match(announcing) else -1
+    level: int | None = None
     items: list[str] = []
     for raw in lines[start + 1 :]:
         if not raw.strip():
@@ -368,7 +397,16 @@ def with_its_items(sentence: str, text: str) -> str:
                 break
             continue
         item = LIST_ITEM.match(raw)
-        if item is None:
+        if item is None or _indent(raw) <= below or (level is not None and _indent(raw) < level):
             break
-        items.append(plain_line(item.group(1)).rstrip("."))
-    return f"{sentence} {'; '.join(items)}." if items else sentence
+        level = _indent(raw) if level is None else level
+        if _indent(raw) == level:
+            items.append(plain_line(item.group(1)).rstrip("."))
+    if not items:
+        return sentence
+    more = "; …" if len(items) > LISTED else ""
+    return f"{sentence} {'; '.join(items[:LISTED])}{more}."
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
