@@ -186,6 +186,15 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     page.reload()
     assert page.locator(".turn").count() == 4
 
+    # A courtesy question is small talk: nothing searched, and no answer to point to.
+    page.fill("#message", "hello, how are you?")
+    page.click("#send")
+    fifth = page.locator(".turn").nth(4)
+    fifth.locator(".badge.fallback").wait_for()
+    assert fifth.locator(".badge.fallback").inner_text().startswith("Casual message")
+    assert fifth.locator("button.answers-open").count() == 0
+    assert page.locator(".turn").nth(0).locator("button.answers-open").count() == 1
+
     # The keyboard: letters typed in the ask box stay there; outside it j/k and ]/[ walk the citations, "/" goes
     # back to the box and "?" opens the list of shortcuts.
     page.fill("#message", "")

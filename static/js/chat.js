@@ -210,9 +210,10 @@ function pickedLine(picked) {
     el("span", { class: "muted" }, " (questions near this one will weigh it too)"));
 }
 
-// "Point to the answer": search every note the asker can read and pick the passage that should have come.
+// "Point to the answer": search every note the asker can read and pick the passage that should have come. A casual
+// message searched nothing and asked for nothing: there is no answer to point to.
 function pickButton(turn, payload) {
-  if (payload.status !== "complete") return null;
+  if (payload.status !== "complete" || payload.fallback === "casual") return null;
   const button = el("button", { type: "button", class: "chip answers-open", "aria-haspopup": "dialog" },
     "Point to the answer…");
   button.addEventListener("click", () => openPicker(turn, payload));
