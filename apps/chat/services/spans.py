@@ -63,6 +63,7 @@ OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now"
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
+_MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
 _NUMBER = r"\d{1,3}(?:[,. ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:\s\d/\d)?|\d/\d"
 _QUANTITY = (
@@ -79,14 +80,11 @@ DURATION = re.compile(
 # "38 €", "€ 38", "$5M", "500 g", "12 %": what "how much" asks for. One-letter units only in lower case ("5G" is a
 # network, "5 g" a weight).
 _SCALE = r"(?:\s?(?i:k|m|bn|million|billion|thousand)\b)?"
-_UNIT = (
-    r"€|\$|£|(?i:eur|euros?|usd|dollars?|pounds?|chf|francs?)|%|(?i:percent)|g|kg|mg|ml|l|(?i:litres?|liters?)|cm|mm"
-    r"|km|(?i:gb|mb|tb)|°[cCfF]"
-)
+_CURRENCY = r"€|\$|£|(?i:eur|euros?|usd|dollars?|pounds?|chf|francs?)\b"
+_UNIT = rf"{_CURRENCY}|%|(?i:percent)|g|kg|mg|ml|l|(?i:litres?|liters?)|cm|mm|km|(?i:gb|mb|tb)|°[cCfF]"
 AMOUNT = re.compile(
     rf"(?:[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER})(?:\s*(?:to|-|–)\s*(?:{_NUMBER}))?{_SCALE}\s?(?:{_UNIT})(?!\w))"
 )
-_MONTHS = "|".join(MONTH_NAMES)
 DAY_MONTH = re.compile(rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}})\b", re.I)
 _TIMES = r"once|twice|(?:\d+|two|three|four|five|six|ten)(?:\s*(?:-|–|to|or)\s*(?:\d+|three|four|five|six|ten))? times"
 _EVERY = (
@@ -100,8 +98,8 @@ FREQUENCY = re.compile(
     re.I,
 )
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
-_DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{'|'.join(MONTH_NAMES)})\b|(?:st|nd|rd|th)\b)", re.I)
-_DATE_BEFORE = re.compile(rf"(?:\b(?:{'|'.join(MONTH_NAMES)})\s*|\d[:./-]|#)$", re.I)
+_DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{_MONTHS})\b|(?:st|nd|rd|th)\b)", re.I)
+_DATE_BEFORE = re.compile(rf"(?:\b(?:{_MONTHS})\s*|\d[:./-]|#)$", re.I)
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 # A line's bold lead-in that labels what follows ("**Release date.** Adaeze proposed …"): a label, not a statement
 # (`_label`).
@@ -113,10 +111,7 @@ COST = "what it cost"  # a "how much" question about money
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old")
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
-MONEY = re.compile(
-    rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?"
-    r"(?:€|\$|£|(?i:eur|euros?|usd|dollars?|pounds?|chf|francs?)\b)"
-)
+MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 FIRST_SOURCES = 2
