@@ -28,6 +28,7 @@ def _lead(vault, question: str) -> str:
         ("How much did the tubeless conversion cost?", "38 €"),  # a table row holds it; not "20" out of "20 April"
         ("Who signs off on work in the electrical room?", "Herr Brandt"),  # not "March" out of "18 March 2024"
         ("How much flour goes into the focaccia?", "500 g"),  # not "20 minutes" of rest
+        ("How long did the Redis outage last?", "1 hour 53 minutes"),  # "Duration: …", not the incident's number
         ("How often is the backup restore tested?", "quarterly"),  # not "one" out of "the last one", not "nightly"
     ],
 )

@@ -109,6 +109,16 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old")
+# Labels that name a kind of answer, as a note's "Key: value" line opens ("Duration: …", "Owner: …").
+KIND_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{1,20}):\s+\S")
+KIND_LABELS = {
+    "how long": ("duration", "length", "time taken", "downtime"),
+    COST: ("cost", "costs", "price", "total", "paid"),
+    "how much": ("amount", "quantity", "size", "weight"),
+    "who": ("owner", "author", "lead", "contact", "maintainer", "assignee", "reviewer"),
+    "how often": ("frequency", "schedule", "cadence"),
+    "where": ("location", "place", "venue", "address"),
+}
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
@@ -208,6 +218,13 @@ def _people(text: str, question: str) -> list[str]:
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
     ]
     return [n for n in found if n != text.split()[0] or len(found) == 1]
+
+
+def _labelled_as(kind: str, line: str) -> int:
+    """1 when the line's label names the kind of answer asked for ("Duration: 1 hour 53 minutes." for "how long"):
+    the label stands for the question's own word."""
+    label = KIND_LABEL.match(line)
+    return int(label is not None and label.group(1).lower() in KIND_LABELS.get(kind, ()))
 
 
 def _count(sentence: str) -> str | None:
@@ -336,7 +353,7 @@ def answer_span(
         for line in [*lines, *rows]:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
-            score = closeness(line) if closeness else _overlap(line, wanted)
+            score = closeness(line) if closeness else _overlap(line, wanted) + _labelled_as(kind, line)
             found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
             key = (prose, score, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
