@@ -114,3 +114,9 @@ def test_a_property_or_a_line_of_links_is_never_the_lead_when_a_sentence_is_ther
     publishing = _vault("foam-docs", ["user/index.md"])  # `Examples: [[publish-to-github-pages]], [[…]], [[…]]`
     lead = _lead(_answer(publishing, "What are examples of publishing?"))
     assert lead == "You can publish your Foam notes for consumption in different formats.", lead
+
+
+def test_a_table_of_contents_entry_is_never_quoted():
+    vault = _vault("foam-docs", ["index.md"])
+    answer = _answer(vault, "What are the key features of Foam?")
+    assert "](#" not in answer  # "[Key Features](#key-features)" would be a link to a heading of a page not shown

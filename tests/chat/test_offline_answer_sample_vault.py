@@ -52,3 +52,9 @@ def test_a_bold_label_is_no_lead_and_two_dates_keep_their_words(sample):
     # "- **Release date.** Adaeze proposed … Agreed: release candidate on 16 September, release on 30 September."
     lead = _lead(sample, "When is the release date?")
     assert lead != "Release date." and "release on 30 September" in lead
+
+
+def test_a_list_under_a_heading_the_question_names_is_the_lead(sample):
+    lead = _lead(sample, "What are the ingredients for focaccia?")  # "## Ingredients" over the recipe's list
+    assert lead.startswith("Ingredients: 500 g bread flour; 400 g water")
+    assert "rosemary" in lead

@@ -24,10 +24,12 @@ ASKS_WHAT_TO_TYPE = re.compile(
     r"|\b(which|what)('s|\s+is|\s+are)?\s+(the\s+)?(\w+\s+)?(key|keys|command)s?\b",
     re.I,
 )
-# Markers, and a line that only embeds a note or an image: what a page shows, not what it says.
+# Markers, a line that only embeds a note or an image, and a table of contents' entry (a link to a heading of the
+# same page): what a page shows, not what it says.
 NOT_AN_ANSWER = re.compile(
     r"^\s*(#{1,6}\s|\||>\s*\[!|[-*+]\s*(\[.\]\s*)?$|```|---|\[!|([-*+]\s+)?#\+\w"
-    r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)\s*$)"
+    r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)\s*$"
+    r"|([-*+]\s+|\d+[.)]\s+)?\[[^\]]*\]\(#[^)]*\)\s*$)"
 )
 KEYS = re.compile(
     r"\b(?:(?:Ctrl|Control|Cmd|Command|Alt|Option|Shift|Super|Win|Mod|Meta)\s*[-+]\s*)+(?:[A-Za-z0-9]|F\d{1,2}|"
@@ -105,6 +107,9 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 # (`_label`).
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
+HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
+# The questions a list under a heading can answer: what and which, not a kind with a span of its own.
+LISTS_ANSWER = ("what", "which", "other")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
@@ -369,6 +374,10 @@ def answer_span(
         floor = max(1.0, chosen.key[1] - 1)
         typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0] and c.key[1] >= floor]
         chosen = max(typed, key=lambda c: c.key, default=chosen)
+    if kind in LISTS_ANSWER and not closeness and (section := _section_list(question, passages[:first], wanted)):
+        passage, listed, named = section
+        if chosen.key[1] <= named:  # no sentence says more of the question than the heading names
+            return Span(listed, passage.number, listed)
     asked_word = SHORTCUT_WORD.search(question)
     if asked_word and asked_word.group(0).lower() not in chosen.sentence.lower():
         # "the keyboard shortcut to open the daily note": the line that says "Shortcut: Alt+D", not the one that
@@ -397,8 +406,12 @@ def with_its_items(sentence: str, text: str) -> str:
         return sentence
     lines = text.splitlines()
     start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
-    if start is None:
-        return sentence
+    items = _items_after(lines, start) if start is not None else ""
+    return f"{sentence} {items}." if items else sentence
+
+
+def _items_after(lines: list[str], start: int) -> str:
+    """The list right after line `start`, one level below it when it is a list item itself, joined with "; "."""
     announcing = lines[start]
     below = _indent(announcing) if LIST_ITEM.match(announcing) else -1
     level: int | None = None
@@ -414,10 +427,21 @@ def with_its_items(sentence: str, text: str) -> str:
         level = _indent(raw) if level is None else level
         if _indent(raw) == level:
             items.append(plain_line(item.group(1)).rstrip("."))
-    if not items:
-        return sentence
     more = "; …" if len(items) > LISTED else ""
-    return f"{sentence} {'; '.join(items[:LISTED])}{more}."
+    return f"{'; '.join(items[:LISTED])}{more}" if items else ""
+
+
+def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) -> tuple[Passage, str, int] | None:
+    """A list under a heading the question names whole ("What are the ingredients for focaccia?" and "## Ingredients"
+    over a list): the passage, the heading with its items, and how many of the question's words the heading is."""
+    for passage in passages:
+        lines = passage.text.splitlines()
+        for index, raw in enumerate(lines):
+            heading = HEADING.match(raw)
+            named = set(terms(heading.group(1))) if heading else set()
+            if heading and named and named <= wanted and (items := _items_after(lines, index)):
+                return passage, f"{plain_line(heading.group(1))}: {items}.", len(named)
+    return None
 
 
 def _indent(line: str) -> int:
