@@ -13,6 +13,8 @@ from datetime import date
 
 from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
+from apps.notes.blocks import OUTLINE
+from apps.notes.markdown import heading_match
 from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
@@ -107,10 +109,9 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 # (`_label`).
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
-HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 # The questions a list under a heading can answer: what and which, not a kind with a span of its own.
 LISTS_ANSWER = ("what", "which", "other")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?(.+)$")
+CHECKBOX = re.compile(r"^\[.\]\s+")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old")
@@ -413,7 +414,7 @@ def with_its_items(sentence: str, text: str) -> str:
 def _items_after(lines: list[str], start: int) -> str:
     """The list right after line `start`, one level below it when it is a list item itself, joined with "; "."""
     announcing = lines[start]
-    below = _indent(announcing) if LIST_ITEM.match(announcing) else -1
+    below = _indent(announcing) if OUTLINE.match(announcing) else -1
     level: int | None = None
     items: list[str] = []
     for raw in lines[start + 1 :]:
@@ -421,12 +422,12 @@ def _items_after(lines: list[str], start: int) -> str:
             if items:
                 break
             continue
-        item = LIST_ITEM.match(raw)
+        item = OUTLINE.match(raw)
         if item is None or _indent(raw) <= below or (level is not None and _indent(raw) < level):
             break
         level = _indent(raw) if level is None else level
         if _indent(raw) == level:
-            items.append(plain_line(item.group(1)).rstrip("."))
+            items.append(plain_line(CHECKBOX.sub("", raw[item.end() :].strip())).rstrip("."))
     more = "; …" if len(items) > LISTED else ""
     return f"{'; '.join(items[:LISTED])}{more}" if items else ""
 
@@ -437,10 +438,10 @@ def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) 
     for passage in passages:
         lines = passage.text.splitlines()
         for index, raw in enumerate(lines):
-            heading = HEADING.match(raw)
-            named = set(terms(heading.group(1))) if heading else set()
+            heading = heading_match(raw.strip())
+            named = set(terms(heading[1])) if heading else set()
             if heading and named and named <= wanted and (items := _items_after(lines, index)):
-                return passage, f"{plain_line(heading.group(1))}: {items}.", len(named)
+                return passage, f"{plain_line(heading[1])}: {items}.", len(named)
     return None
 
 
