@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from apps.chat.models import ContextItem, Fallback, Message, Role, Status
-from apps.chat.services.answering import LEAD_IN, NO_SENTENCE
+from apps.chat.services.answering import CLOSEST, LEAD_IN, NO_SENTENCE
 from apps.librarian.sources import drawn_from_messages
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
@@ -57,7 +57,7 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
     title = re.sub(r"[?!.\s]+$", "", question.strip())[:80] or "Exchange"
     if not grounded:
         return Filing("chatter", title, [])
-    if answer.startswith(NO_SENTENCE):  # it only pointed to the passages: nothing was claimed
+    if answer.startswith((NO_SENTENCE, CLOSEST)):  # it only pointed to the passages: nothing was claimed
         return Filing("concept", title, [])
     lead, _, supporting = answer.rpartition(LEAD_IN)
     # The offline answer's lead is a bare span (a date, a key) or a whole sentence that is not said again below it.

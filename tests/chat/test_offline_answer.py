@@ -117,3 +117,31 @@ def test_a_list_announced_in_the_lead_is_said_once_with_its_own_items_only():
         " failing; Ingestion lag; Backup job failed.** [1]"
     )
     assert answer.count("only three of them") == 1 and "morning" not in answer.split("\n")[0]
+
+
+def test_a_number_word_a_pronoun_or_a_label_is_nobody():
+    rota = source("One week per person, handover on Monday at 10:00. Compensation: one free day per week on call.")
+    assert lead("Who takes the handover on call each week?", [rota]).text == (
+        "One week per person, handover on Monday at 10:00."
+    )
+    party = source("We celebrated my daughter's birthday with a concert. Everyone was there!")
+    assert lead("Who was at the daughter's birthday concert?", [party]).text == (
+        "We celebrated my daughter's birthday with a concert."
+    )
+
+
+def test_a_sentence_sharing_no_word_with_the_question_is_quoted_as_the_closest_not_claimed():
+    proof = source("Start at 18:00 the day before, bake at about 12:00 the next day.")
+    answer = "".join(extractive("How hot should the oven be for the rosemary flatbread?", [proof]))
+    assert answer.startswith("Nothing found says this in so many words. The closest passages in your notes:")
+    assert "**" not in answer and "- Start at 18:00 the day before, bake at about 12:00 the next day. [1]" in answer
+
+
+def test_a_supporting_sentence_sharing_no_word_with_the_question_is_left_out_when_another_shares_one():
+    auth = source("Right now the instance has local accounts with passwords and optional TOTP.", 1)
+    guide = source("How a new team member gets from a fresh laptop to the internal instance.", 2)
+    cable = source("Not needed for: reseating a network cable or reading labels.", 3)
+    answer = "".join(extractive("What is the password of the guest network?", [auth, guide, cable]))
+    assert answer.startswith("**Right now the instance has local accounts with passwords and optional TOTP.** [1]")
+    assert "- Not needed for: reseating a network cable or reading labels. [3]" in answer
+    assert "fresh laptop" not in answer

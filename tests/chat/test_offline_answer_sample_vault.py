@@ -58,3 +58,19 @@ def test_a_list_under_a_heading_the_question_names_is_the_lead(sample):
     lead = _lead(sample, "What are the ingredients for focaccia?")  # "## Ingredients" over the recipe's list
     assert lead.startswith("Ingredients: 500 g bread flour; 400 g water")
     assert "rosemary" in lead
+
+
+def test_a_question_no_sentence_shares_a_word_with_gets_the_closest_passages_and_no_lead(sample):
+    reply = api(sample.owner).post(
+        "/api/chat/",
+        {"vaults": [sample.pk], "message": "how hot should the oven be for the rosemary flatbread"},
+        format="json",
+    )
+    answer = reply.json()["answer"]
+    assert answer.startswith("Nothing found says this in so many words. The closest passages in your notes:")
+    assert "**" not in answer  # before: "**Start at 18:00 the day before, bake at about 12:00 the next day.**"
+
+
+def test_who_is_answered_by_nobody_a_number_word_or_a_label_names(sample):
+    lead = _lead(sample, "who is on call and how do handovers work")
+    assert lead == "One week per person, handover on Monday at 10:00 in the team channel."  # not "One", "Compensation"

@@ -83,6 +83,14 @@ def test_an_answer_that_only_points_to_its_passages_files_no_claim():
     assert "## Claims\n- (none)\n" in note.body and "passages found" not in note.body
 
 
+def test_an_answer_that_only_quotes_the_closest_passages_files_no_claim(sample):
+    message = answered(sample.owner, sample, "how hot should the oven be for the rosemary flatbread")
+    assert message.text.startswith("Nothing found says this in so many words.")
+
+    note = file_exchange(message.pk)
+    assert "## Claims\n- (none)\n" in note.body and "18:00" not in note.body
+
+
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     first = answered(sample.owner, sample, "thanks, that helps!")
     second = answered(sample.owner, sample, "haha nice")

@@ -23,6 +23,9 @@ PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
 # What an answer says of a source nobody wrote as a record: a proposal, or the Librarian's note of a conversation.
 LABELS = {Provenance.PROPOSAL.value: "(proposal) ", Provenance.SUMMARY.value: "(filed from a conversation) "}
 LEAD_IN = "From your notes:\n\n"
+# What the answer opens with when no sentence found shares a word with the question: passages the search and the gate
+# found close in meaning, shown as that and claimed as nothing.
+CLOSEST = "Nothing found says this in so many words. The closest passages in your notes:\n\n"
 NO_SENTENCE = "The passages found say it in code, tables or links rather than in a sentence to quote: see "
 NOTHING_FOUND = "Nothing in the vaults searched answers this."
 
@@ -67,7 +70,8 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     lines = _bullets(said)
     if not first and not lines and sources:
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
-    return [*first, *([LEAD_IN, *lines] if lines else [])]
+    lead_in = LEAD_IN if first or any(_shares_a_word(question, sentence) for _, sentence in said) else CLOSEST
+    return [*first, *([lead_in, *lines] if lines else [])]
 
 
 def lead(question: str, sources: Sequence[Source]) -> Span | None:
@@ -91,19 +95,28 @@ def passages_of(sources: Sequence[Source]) -> list[Passage]:
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
     """The best sentence of each source for the question (at most MAX_SENTENCES sources), keyed by its label and
     text, with the sources that say it: the same note in several vaults is one sentence citing them all. A source
-    without a sentence gives its best property or list of links only when no source has a sentence."""
+    without a sentence gives its best property or list of links only when no source has a sentence. A sentence that
+    shares no word with the question is said only when none does: it would be a passage's opening line, whatever
+    the passage is about."""
     wanted = set(terms(question))
     read = [(source, *statements(source.text)) for source in sources[:MAX_SENTENCES]]
     any_prose = any(prose for _, _, prose in read)
-    cited: dict[tuple[str, str], list[int]] = {}
+    best_of: list[tuple[Source, str]] = []
     for source, lines, prose in read:
-        if not lines or (any_prose and not prose):
-            continue
-        best = max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))
+        if lines and (prose or not any_prose):
+            best_of.append((source, max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))))
+    if any(_shares_a_word(question, best) for _, best in best_of):
+        best_of = [(source, best) for source, best in best_of if _shares_a_word(question, best)]
+    cited: dict[tuple[str, str], list[int]] = {}
+    for source, best in best_of:
         cited.setdefault((LABELS.get(source.provenance, ""), with_its_items(best, source.text)), []).append(
             source.number
         )
     return cited
+
+
+def _shares_a_word(question: str, sentence: str) -> bool:
+    return bool(set(terms(question)) & set(terms(sentence)))
 
 
 def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:

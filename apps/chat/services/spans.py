@@ -62,8 +62,10 @@ NUMBER_WORDS = re.compile(
 PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 # Capitalised words that are no one: the calendar's, and a name the sentence gives a thing ("the Lindenhof building").
 CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-# Words that open a sentence capitalised without naming anyone (stop words aside).
+# Words that open a sentence capitalised without naming anyone (stop words aside), and pronouns that name no one
+# in particular ("Everyone"); a number word ("One week per person") is no one either.
 OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"}
+NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
@@ -213,17 +215,20 @@ def _overlap(sentence: str, wanted: set[str]) -> int:
 def _people(text: str, question: str) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
     thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
-    the word that opens the text only when it is the one name left ("Maria signs off on the budget.")."""
+    the word that opens the text only when it is the one name left ("Maria signs off on the budget.") and not the
+    label of a "Key: value" line ("Compensation: one free day …")."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     found = [
-        m.group(0)
+        m
         for m in PERSON.finditer(text)
-        if m.group(0).lower() not in asked | STOP | OPENERS
+        if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
+        and not NUMBER_WORDS.fullmatch(m.group(0))
         and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
     ]
-    return [n for n in found if n != text.split()[0] or len(found) == 1]
+    alone = len(found) == 1 and not KIND_LABEL.match(text)
+    return [m.group(0) for m in found if m.start() > len(text) - len(text.lstrip()) or alone]
 
 
 def _labelled_as(kind: str, line: str) -> int:
@@ -396,6 +401,8 @@ def answer_span(
         return Span(keys, chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
+    if chosen.key[1] == 0 and not closeness:
+        return None  # the closest sentence shares no word with the question: it is quoted below, not led with
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     return Span(whole, chosen.passage.number, whole)
 
