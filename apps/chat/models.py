@@ -86,6 +86,7 @@ class ContextItem(models.Model):
     chunk = models.ForeignKey(Chunk, null=True, on_delete=models.SET_NULL, related_name="+")
     path = models.CharField(max_length=500)
     title = models.CharField(max_length=500, blank=True)
+    heading = models.CharField(max_length=500, blank=True, default="")  # the section of the note it was read from
     text = models.TextField()
     sources = models.JSONField(default=list)  # [{note, chunk, vault, path}], the main source first
     score = models.PositiveSmallIntegerField()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
-from apps.chat.services.answering import Source
+from apps.chat.services.answering import Source, section_of
 from apps.graph.context import graph_context
 from apps.research.run import context_for
 from apps.retrieval.context import gated_context
@@ -39,7 +39,13 @@ class Retrieved:
 def _answered(result: GateResult) -> Retrieved:
     chunks = [r.candidate.chunk for r in result.survivors]
     sources = tuple(
-        Source(number=n, path=r.candidate.path, text=r.candidate.text, provenance=r.candidate.provenance)
+        Source(
+            number=n,
+            path=r.candidate.path,
+            text=r.candidate.text,
+            provenance=r.candidate.provenance,
+            heading=section_of(r.candidate.heading, r.candidate.title),
+        )
         for n, r in enumerate(result.survivors, start=1)
     )
     ranking = [r.candidate.chunk for r in result.rated][:RANK_DEPTH]

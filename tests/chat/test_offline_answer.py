@@ -145,3 +145,25 @@ def test_a_supporting_sentence_sharing_no_word_with_the_question_is_left_out_whe
     assert answer.startswith("**Right now the instance has local accounts with passwords and optional TOTP.** [1]")
     assert "- Not needed for: reseating a network cable or reading labels. [3]" in answer
     assert "fresh laptop" not in answer
+
+
+def test_a_sentence_is_read_with_the_heading_it_stands_under():
+    section = Source(
+        number=1,
+        path="ops/Laptop and VPN Setup.md",
+        text="On some home networks small pages load but anything big stalls. Setting `MTU = 1380` in the interface "
+        "section fixed it.\n\n## Not on the VPN\n\nLonger term the VPN may be replaced by proper SSO.",
+        provenance="authored",
+        heading="Known issue: large pages hang",  # the chunk opens the section: its text lacks the heading
+    )
+    found = lead("How do I fix large pages hanging on the VPN?", [section])
+    assert found.text == "Setting MTU = 1380 in the interface section fixed it."
+
+
+def test_a_list_that_opens_a_section_the_question_names_is_the_lead_and_one_item_is_no_list():
+    listed = Source(
+        1, "kitchen/focaccia.md", "- 500 g bread flour\n- 400 g water\n- 10 g salt\n", "authored", "Ingredients"
+    )
+    assert lead("What are the ingredients?", [listed]).text == "Ingredients: 500 g bread flour; 400 g water; 10 g salt."
+    one = Source(1, "db-version.md", "* Deletion works as follows:\n  * It is permanent.\n", "authored", "Pages")
+    assert not lead("What happens to pages I delete?", [one]).text.startswith("Pages:")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.chat.services.attribution import Misattributed, Witness, misattributed
-from apps.chat.services.spans import Passage, Span, answer_span, statements, with_its_items
+from apps.chat.services.spans import Passage, Span, answer_span, read_passage, shared_words, with_its_items
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
@@ -48,10 +48,18 @@ class Source:
     path: str
     text: str
     provenance: str
+    heading: str = ""  # the nearest heading of the section it was read from, not the note's title (`section_of`)
 
     @property
     def is_proposal(self) -> bool:
         return self.provenance in PROPOSALS
+
+
+def section_of(heading: str, title: str) -> str:
+    """The nearest heading of a passage's heading path (`Chunk.heading`), unless it is the note's title, which every
+    passage of the note stands under and so tells none of them apart."""
+    nearest = heading.split(" > ")[-1].strip()
+    return "" if nearest == title.strip() else nearest
 
 
 def extractive(question: str, sources: Sequence[Source]) -> list[str]:
@@ -59,7 +67,7 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     and cited, then the supporting sentences. A lead that is a whole sentence is not said again below it; the other
     sources that say it are cited beside it. Sources without a sentence to quote are pointed to."""
     found = lead(question, sources)
-    said = supporting(question, sources)
+    said, on_point = _supporting(question, sources)
     first: list[str] = []
     if found:
         numbers = [found.number]
@@ -70,13 +78,13 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     lines = _bullets(said)
     if not first and not lines and sources:
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
-    lead_in = LEAD_IN if first or any(_shares_a_word(question, sentence) for _, sentence in said) else CLOSEST
+    lead_in = LEAD_IN if first or on_point else CLOSEST
     return [*first, *([lead_in, *lines] if lines else [])]
 
 
 def lead(question: str, sources: Sequence[Source]) -> Span | None:
     """The answer span (a date, a person, a number, a key, the words that answer), or None."""
-    return answer_span(question, [Passage(number=s.number, text=s.text) for s in sources])
+    return answer_span(question, passages_of(sources))
 
 
 def misattribution(
@@ -89,34 +97,37 @@ def misattribution(
 
 
 def passages_of(sources: Sequence[Source]) -> list[Passage]:
-    return [Passage(number=s.number, text=s.text) for s in sources]
+    return [Passage(number=s.number, text=s.text, heading=s.heading) for s in sources]
 
 
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
     """The best sentence of each source for the question (at most MAX_SENTENCES sources), keyed by its label and
     text, with the sources that say it: the same note in several vaults is one sentence citing them all. A source
     without a sentence gives its best property or list of links only when no source has a sentence. A sentence that
-    shares no word with the question is said only when none does: it would be a passage's opening line, whatever
-    the passage is about."""
+    shares no word with the question (nor does its heading) is said only when none does: it would be a passage's
+    opening line, whatever the passage is about."""
+    return _supporting(question, sources)[0]
+
+
+def _supporting(question: str, sources: Sequence[Source]) -> tuple[dict[tuple[str, str], list[int]], bool]:
+    """`supporting`, and whether what it says shares a word with the question."""
     wanted = set(terms(question))
-    read = [(source, *statements(source.text)) for source in sources[:MAX_SENTENCES]]
-    any_prose = any(prose for _, _, prose in read)
-    best_of: list[tuple[Source, str]] = []
-    for source, lines, prose in read:
-        if lines and (prose or not any_prose):
-            best_of.append((source, max(lines, key=lambda s: (len(wanted & set(terms(s))), -lines.index(s)))))
-    if any(_shares_a_word(question, best) for _, best in best_of):
-        best_of = [(source, best) for source, best in best_of if _shares_a_word(question, best)]
+    read = [(source, read_passage(source.text, source.heading)) for source in sources[:MAX_SENTENCES]]
+    any_prose = any(passage.prose for _, passage in read)
+    best_of: list[tuple[Source, str, int]] = []
+    for source, passage in read:
+        if passage.sentences and (passage.prose or not any_prose):
+            lines, heading = passage.sentences, passage.heading_of
+            says = {s: shared_words(wanted, s, heading.get(s, "")) for s in lines}
+            best = max(lines, key=lambda s: (says[s], -lines.index(s)))
+            best_of.append((source, best, says[best]))
+    on_point = any(shared for _, _, shared in best_of)
     cited: dict[tuple[str, str], list[int]] = {}
-    for source, best in best_of:
-        cited.setdefault((LABELS.get(source.provenance, ""), with_its_items(best, source.text)), []).append(
-            source.number
-        )
-    return cited
-
-
-def _shares_a_word(question: str, sentence: str) -> bool:
-    return bool(set(terms(question)) & set(terms(sentence)))
+    for source, best, shared in best_of:
+        if shared or not on_point:
+            key = (LABELS.get(source.provenance, ""), with_its_items(best, source.text))
+            cited.setdefault(key, []).append(source.number)
+    return cited, on_point
 
 
 def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:

@@ -145,6 +145,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 chunk_id=c.chunk if c.chunk in chunks else None,
                 path=c.path,
                 title=c.title,
+                heading=c.heading,
                 text=c.text,
                 sources=[{"note": c.note, "chunk": c.chunk, "vault": c.vault, "path": c.path}],
                 score=rated.score,
@@ -220,7 +221,13 @@ class _Writer:
 
 def _sources(items: list[ContextItem]) -> list[answering.Source]:
     return [
-        answering.Source(number=i.citation or 0, path=i.path, text=i.text, provenance=i.provenance)
+        answering.Source(
+            number=i.citation or 0,
+            path=i.path,
+            text=i.text,
+            provenance=i.provenance,
+            heading=answering.section_of(i.heading, i.title),
+        )
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
     ]

@@ -68,6 +68,7 @@ OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now"
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
+ITEM_MARKER = re.compile(r"^\s*[-*+]\s+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 _MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
@@ -139,6 +140,7 @@ FIRST_SOURCES = 2
 class Passage:
     number: int
     text: str
+    heading: str = ""  # the nearest heading of the section it was read from ("Known issue: large pages hang")
 
 
 @dataclass(frozen=True)
@@ -148,10 +150,29 @@ class Span:
     sentence: str
 
 
-def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[str, str]]:
+@dataclass(frozen=True)
+class Read:
+    """A passage as the answer reads it."""
+
+    speaker: str | None  # for a conversation turn
+    said: date | None  # the date it carries
+    sentences: list[str]  # its readable sentences
+    prose: bool  # whether they are prose (a passage without a sentence offers its properties and links instead)
+    line_of: dict[str, str]  # the plain line each sentence was read from
+    heading_of: dict[str, str]  # the heading each sentence stands under, where the passage has one
+
+
+def read_passage(text: str, heading: str = "") -> Read:
+    return Read(*_lines(text, heading))
+
+
+def _lines(
+    text: str, heading: str = ""
+) -> tuple[str | None, date | None, list[str], bool, dict[str, str], dict[str, str]]:
     """The passage's speaker (for a conversation turn), the date it carries, its readable sentences, whether they
-    are prose (a passage without a sentence offers its properties and lists of links instead, `names_only`), and the
-    plain line each sentence was read from."""
+    are prose (a passage without a sentence offers its properties and lists of links instead, `names_only`), the
+    plain line each sentence was read from, and the heading it stands under: the passage's section's (`heading`),
+    until the passage's text opens a section of its own."""
     said = written_on(text[:60])
     speaker = None
     match = TURN.match(text)
@@ -162,9 +183,14 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[st
     prose: list[str] = []
     named: list[str] = []
     line_of: dict[str, str] = {}
+    heading_of: dict[str, str] = {}
+    headings = [(-1, heading)] if heading else []
+    headings += _headings(text)
     for raw in prose_lines(text):
         if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
             continue
+        at = text.find(raw.strip()[:60])
+        under = next((h for offset, h in reversed(headings) if offset < at), "")
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
@@ -172,7 +198,21 @@ def _lines(text: str) -> tuple[str | None, date | None, list[str], bool, dict[st
         of_line = [s for s in split_sentences(plain) if not label or s.rstrip(".:") != label]
         (named if names_only(raw) else prose).extend(of_line)
         line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
-    return speaker, said, prose or named, bool(prose), line_of
+        heading_of |= {sentence: under for sentence in of_line if under and sentence not in heading_of}
+    return speaker, said, prose or named, bool(prose), line_of, heading_of
+
+
+def _headings(text: str) -> list[tuple[int, str]]:
+    """Where each heading of the passage is, and what it says (in an outline's item too: "- ## Known issues"); not
+    a level-1 heading, the note's title."""
+    found = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        heading = heading_match(ITEM_MARKER.sub("", line).strip())
+        if heading and heading[0] > 1:
+            found.append((offset, plain_line(heading[1])))
+        offset += len(line)
+    return found
 
 
 def _label(raw: str) -> str | None:
@@ -192,11 +232,10 @@ def _mostly_tags(line: str) -> bool:
     return sum(len(tag) for tag in HTML_TAG.findall(line)) * 2 > len(line)
 
 
-def statements(text: str) -> tuple[list[str], bool]:
-    """A passage's sentences a reader can take as statements (no headings, table rows, markers or empty items), and
-    whether they are prose rather than the properties and lists of links of a passage without a sentence."""
-    _, _, lines, prose, _ = _lines(text)
-    return lines, prose
+def shared_words(wanted: set[str], sentence: str, heading: str = "") -> int:
+    """The question's words (`wanted`, as `terms`) a sentence says, with the heading it stands under: "Setting MTU =
+    1380 … fixed it", under "Known issue: large pages hang", says how to fix large pages hanging."""
+    return len(wanted & (set(terms(sentence)) | set(terms(heading))))
 
 
 def _specific(sentence: str, question: str) -> int:
@@ -206,10 +245,6 @@ def _specific(sentence: str, question: str) -> int:
     named = (m.group(0).lower() for m in PERSON.finditer(sentence) if m.start() > 0)  # not the sentence's opener
     names = {n for n in named if n not in asked and n not in STOP}
     return len(names) + len(NUMBER_WORDS.findall(sentence))
-
-
-def _overlap(sentence: str, wanted: set[str]) -> int:
-    return len(wanted & set(terms(sentence)))
 
 
 def _people(text: str, question: str) -> list[str]:
@@ -359,12 +394,16 @@ def answer_span(
         kind = "how long" if ASKS_TIME.search(question) else COST if COSTS.search(question) else kind
     candidates: list[_Candidate] = []
     for place, passage in enumerate(passages[:first]):
-        speaker, said, lines, prose, line_of = _lines(passage.text)
+        speaker, said, lines, prose, line_of, heading_of = _lines(passage.text, passage.heading)
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
         for line in [*lines, *rows]:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
-            score = closeness(line) if closeness else _overlap(line, wanted) + _labelled_as(kind, line)
+            score = (
+                closeness(line)
+                if closeness
+                else shared_words(wanted, line, heading_of.get(line, "")) + _labelled_as(kind, line)
+            )
             found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
             key = (prose, score, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
@@ -414,12 +453,12 @@ def with_its_items(sentence: str, text: str) -> str:
         return sentence
     lines = text.splitlines()
     start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
-    items = _items_after(lines, start) if start is not None else ""
+    items = _said(_items_after(lines, start)) if start is not None else ""
     return f"{sentence} {items}." if items else sentence
 
 
-def _items_after(lines: list[str], start: int) -> str:
-    """The list right after line `start`, one level below it when it is a list item itself, joined with "; "."""
+def _items_after(lines: list[str], start: int) -> list[str]:
+    """The items of the list right after line `start`, one level below it when it is a list item itself."""
     announcing = lines[start]
     below = _indent(announcing) if OUTLINE.match(announcing) else -1
     level: int | None = None
@@ -435,20 +474,27 @@ def _items_after(lines: list[str], start: int) -> str:
         level = _indent(raw) if level is None else level
         if _indent(raw) == level:
             items.append(plain_line(CHECKBOX.sub("", raw[item.end() :].strip())).rstrip("."))
+    return items
+
+
+def _said(items: list[str]) -> str:
+    """Items as the answer says them: joined with "; ", at most `LISTED` of them."""
     more = "; …" if len(items) > LISTED else ""
     return f"{'; '.join(items[:LISTED])}{more}" if items else ""
 
 
 def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) -> tuple[Passage, str, int] | None:
     """A list under a heading the question names whole ("What are the ingredients for focaccia?" and "## Ingredients"
-    over a list): the passage, the heading with its items, and how many of the question's words the heading is."""
+    over a list): the passage, the heading with its items, and how many of the question's words the heading is. A
+    passage that opens its section stands under the section's heading (`Passage.heading`), which its text lacks."""
     for passage in passages:
-        lines = passage.text.splitlines()
+        lines = ([f"## {passage.heading}"] if passage.heading else []) + passage.text.splitlines()
         for index, raw in enumerate(lines):
             heading = heading_match(raw.strip())
             named = set(terms(heading[1])) if heading else set()
-            if heading and named and named <= wanted and (items := _items_after(lines, index)):
-                return passage, f"{plain_line(heading[1])}: {items}.", len(named)
+            items = _items_after(lines, index) if heading and named and named <= wanted else []
+            if len(items) > 1:  # one item is no list: its sentence answers, if any does
+                return passage, f"{plain_line(heading[1])}: {_said(items)}.", len(named)
     return None
 
 
