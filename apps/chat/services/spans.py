@@ -492,8 +492,8 @@ def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) 
         for index, raw in enumerate(lines):
             heading = heading_match(raw.strip())
             named = set(terms(heading[1])) if heading else set()
-            items = _items_after(lines, index) if heading and named and named <= wanted else []
-            if len(items) > 1:  # one item is no list: its sentence answers, if any does
+            items = _items_after(lines, index) if named and named <= wanted else []
+            if heading and len(items) > 1:  # one item is no list: its sentence answers, if any does
                 return passage, f"{plain_line(heading[1])}: {_said(items)}.", len(named)
     return None
 
