@@ -47,6 +47,11 @@ class ResearchOut(serializers.Serializer):
     ran = serializers.BooleanField()
     reason = serializers.CharField()
     sub_questions = serializers.ListField(child=serializers.CharField())
+    paths = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="the sub-questions offered to explore further: those a person could send, not keyword queries",
+    )
     dispatches = serializers.IntegerField()
     cancelled = serializers.BooleanField()
     prewarmed = serializers.BooleanField(required=False, help_text="present when the context was prepared early")

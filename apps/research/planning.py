@@ -87,6 +87,12 @@ def split_model_free(question: str) -> list[str]:
     return unique[:MAX_SUB_QUESTIONS]
 
 
+def askable(sub_question: str) -> bool:
+    """Whether a sub-question reads as one a person could send: the model-free split's keyword queries ("Redis outage
+    happen changed") search well and read as nothing."""
+    return bool(QUESTION_START.match(sub_question)) or sub_question.rstrip().endswith("?")
+
+
 def _json_call(slot: str, purpose: str, system: str, question: str, local: Any, **kw: Any) -> Any:
     messages = [
         {"role": "system", "content": system},

@@ -296,12 +296,13 @@ function gateTable(payload) {
 
 function explorationPaths(payload) {
   const research = payload.research || {};
-  if (!research.ran || !research.sub_questions.length) return null;
+  const paths = research.paths || [];
+  if (!research.ran || !paths.length) return null;
   const input = document.getElementById("message");
   return el("div", { class: "paths" },
     el("p", { class: "muted small" }, `Deep research: ${research.reason} ${research.dispatches} dispatch(es)` +
       (research.cancelled ? ", skipped." : ".") + " Explore further (fills the box, you send it):"),
-    ...research.sub_questions.map((sub) => {
+    ...paths.map((sub) => {
       const button = el("button", { type: "button", class: "chip path" }, sub);
       button.addEventListener("click", () => { input.value = sub; input.focus(); });
       return button;

@@ -31,6 +31,7 @@ from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
+from apps.research.planning import askable
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER, Significance, significance
@@ -392,6 +393,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> G
             "ran": False,
             "reason": PREWARMED,
             "sub_questions": [],
+            "paths": [],
             "dispatches": 0,
             "cancelled": False,
             "prewarmed": True,
@@ -415,6 +417,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> G
         "ran": run.ran,
         "reason": run.reason,
         "sub_questions": run.sub_questions,
+        "paths": [sub for sub in run.sub_questions if askable(sub)],
         "dispatches": run.dispatches,
         "cancelled": run.cancelled,
     }
@@ -517,6 +520,6 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
             "passed_by": _passed_by(items, message.gate_threshold),
         },
         "research": message.research
-        or {"ran": False, "reason": "", "sub_questions": [], "dispatches": 0, "cancelled": False},
+        or {"ran": False, "reason": "", "sub_questions": [], "paths": [], "dispatches": 0, "cancelled": False},
         "prewarmed": bool((message.research or {}).get("prewarmed")),
     }
