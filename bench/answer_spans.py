@@ -120,8 +120,11 @@ def main() -> None:
     def answer(row: dict[str, Any], first: int, weight: float | None, mode: str) -> str | None:
         if row["answer"] is None:
             return None
-        sources = [Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored") for s in row["sources"]]
-        passages = [spans.Passage(number=s.number, text=s.text) for s in sources]
+        sources = [
+            Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored", heading=s.get("heading", ""))
+            for s in row["sources"]
+        ]
+        passages = [spans.Passage(number=s.number, text=s.text, heading=s.heading) for s in sources]
         found = span(row["question"], passages, first, weight, mode)
         return found.text if found else "".join(answer_lines(row["question"], sources))
 

@@ -160,6 +160,11 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     third.locator(".badge.grounded").wait_for()
     assert third.locator(".research .dispatch").count() >= 1
     assert "Redis Outage Postmortem" in third.locator("ol.sources").inner_text()
+    # Each passage that passed is listed; the ones the answer does not cite say so.
+    cited = set(re.findall(r"\[(\d+)\]", third.locator(".answer").inner_text()))
+    for entry in third.locator("ol.sources > li").all():
+        number = re.match(r"\[(\d+)\]", entry.inner_text()).group(1)
+        assert ("not quoted in the answer" in entry.inner_text()) == (number not in cited), entry.inner_text()
     assert third.locator(".paths button.path").count() == 2
 
     # A second one is skipped while the planner is still thinking: the answer comes from an ordinary search.

@@ -59,6 +59,8 @@ def model_free(question: str, answer: str, grounded: bool) -> Filing:
         return Filing("chatter", title, [])
     if answer.startswith((NO_SENTENCE, CLOSEST)):  # it only pointed to the passages: nothing was claimed
         return Filing("concept", title, [])
+    if CLOSEST in answer:  # a lead read from a sentence that shares no word, then the closest passages: no claim
+        return Filing("concept", title, [])
     lead, _, supporting = answer.rpartition(LEAD_IN)
     # The offline answer's lead is a bare span (a date, a key) or a whole sentence that is not said again below it.
     led, told = ([_uncited(s) for s in sentences(part)] for part in (lead, supporting))

@@ -169,11 +169,15 @@ function openCorrection(box, item) {
   editor.focus();
 }
 
+// Every passage that passed is listed (each can be rated), and the list says which the answer does not quote: a
+// reader counting cards against citations sees why they differ.
 function sourceList(payload) {
   if (!payload.context.length) return null;
+  const quoted = new Set([...(payload.answer || "").matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
   return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
     el("a", { href: `/notes/${item.note}/`, class: "source-link" }, `[${item.citation}] ${item.title || item.path}`),
     el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
+       quoted.has(item.citation) ? "" : " · not quoted in the answer",
        item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),
     feedbackBox(item),
   )));

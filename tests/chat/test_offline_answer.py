@@ -167,3 +167,34 @@ def test_a_list_that_opens_a_section_the_question_names_is_the_lead_and_one_item
     assert lead("What are the ingredients?", [listed]).text == "Ingredients: 500 g bread flour; 400 g water; 10 g salt."
     one = Source(1, "db-version.md", "* Deletion works as follows:\n  * It is permanent.\n", "authored", "Pages")
     assert not lead("What happens to pages I delete?", [one]).text.startswith("Pages:")
+
+
+def test_a_wrapped_line_stands_under_its_sections_heading_too():
+    wrapped = Source(
+        1,
+        "vpn.md",
+        "On some home networks small pages load but anything big stalls.\nSetting `MTU = 1380` in the\n"
+        "interface section fixed it.",
+        "authored",
+        "Known issue: large pages hang",
+    )  # the second line's first physical line is short: it is found by its opening words
+    found = lead("How do I fix large pages hanging?", [wrapped])
+    assert found.text == "Setting MTU = 1380 in the interface section fixed it."
+
+
+def test_a_heading_inside_a_code_block_and_an_outlines_heading():
+    fenced = Source(1, "t.md", "```markdown\n## Plan for today\n```\n\nThe template fills in today's plan.", "authored")
+    assert not lead("What is the plan for today?", [fenced]).text.startswith("Plan for today:")
+    outline = Source(1, "r.md", "- ## Ingredients\n\t- flour\n\t- water\n\t- salt\n", "authored")
+    assert lead("What are the ingredients?", [outline]).text == "Ingredients: flour; water; salt."
+
+
+def test_a_name_read_from_a_sentence_that_shares_no_word_is_not_followed_by_claims():
+    baked = source("Maria baked the focaccia for the team.", 1)
+    answer = "".join(extractive("Who approved the offsite budget?", [baked]))
+    assert "Nothing found says this in so many words." in answer and "From your notes" not in answer
+
+
+def test_two_names_that_open_a_sentence_keep_the_first():
+    both = source("Maria Lopez and Tom Becker sign off on the budget.")
+    assert lead("Who signs off on the budget?", [both]).text == "Maria Lopez"

@@ -68,7 +68,7 @@ def test_a_question_no_sentence_shares_a_word_with_gets_the_closest_passages_and
     )
     answer = reply.json()["answer"]
     assert answer.startswith("Nothing found says this in so many words. The closest passages in your notes:")
-    assert "**" not in answer  # before: "**Start at 18:00 the day before, bake at about 12:00 the next day.**"
+    assert "**" not in answer  # nothing is claimed: "Start at 18:00 …" shares no word with the question
 
 
 def test_who_is_answered_by_nobody_a_number_word_or_a_label_names(sample):

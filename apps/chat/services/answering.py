@@ -55,10 +55,14 @@ class Source:
         return self.provenance in PROPOSALS
 
 
+# What a chunk's heading says of a block too long for one chunk: "Install (code, part 2 of 3)".
+SPLIT_PIECE = re.compile(r"\s*\([^()]*, part \d+ of \d+\)$")
+
+
 def section_of(heading: str, title: str) -> str:
     """The nearest heading of a passage's heading path (`Chunk.heading`), unless it is the note's title, which every
     passage of the note stands under and so tells none of them apart."""
-    nearest = heading.split(" > ")[-1].strip()
+    nearest = SPLIT_PIECE.sub("", heading.split(" > ")[-1]).strip()
     return "" if nearest == title.strip() else nearest
 
 
@@ -78,7 +82,7 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     lines = _bullets(said)
     if not first and not lines and sources:
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
-    lead_in = LEAD_IN if first or on_point else CLOSEST
+    lead_in = LEAD_IN if on_point else CLOSEST
     return [*first, *([lead_in, *lines] if lines else [])]
 
 

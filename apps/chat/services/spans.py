@@ -15,6 +15,7 @@ from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import heading_match
+from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
@@ -163,6 +164,7 @@ class Read:
 
 
 def read_passage(text: str, heading: str = "") -> Read:
+    """`text` as the answer reads it; `heading`: the nearest heading of the section it was read from."""
     return Read(*_lines(text, heading))
 
 
@@ -186,10 +188,13 @@ def _lines(
     heading_of: dict[str, str] = {}
     headings = [(-1, heading)] if heading else []
     headings += _headings(text)
+    at = 0
     for raw in prose_lines(text):
+        # Prose lines come in order; a wrapped one is joined, so only its opening words are found as written.
+        found = text.find(raw.strip()[:20], at)
+        at = found if found >= 0 else at
         if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
             continue
-        at = text.find(raw.strip()[:60])
         under = next((h for offset, h in reversed(headings) if offset < at), "")
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
@@ -207,8 +212,9 @@ def _headings(text: str) -> list[tuple[int, str]]:
     a level-1 heading, the note's title."""
     found = []
     offset = 0
-    for line in text.splitlines(keepends=True):
-        heading = heading_match(ITEM_MARKER.sub("", line).strip())
+    code = code_block_lines(text)
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        heading = None if index in code else heading_match(ITEM_MARKER.sub("", line).strip())
         if heading and heading[0] > 1:
             found.append((offset, plain_line(heading[1])))
         offset += len(line)
@@ -263,7 +269,8 @@ def _people(text: str, question: str) -> list[str]:
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
     ]
     alone = len(found) == 1 and not KIND_LABEL.match(text)
-    return [m.group(0) for m in found if m.start() > len(text) - len(text.lstrip()) or alone]
+    opener = len(text) - len(text.lstrip())
+    return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
 
 
 def _labelled_as(kind: str, line: str) -> int:
@@ -371,7 +378,9 @@ def table_rows(text: str) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class _Candidate:
-    key: tuple[bool, float, int, int]  # prose, closeness, what it adds, the passage's place (negated)
+    # prose, closeness (with the heading), the question's words the sentence says beyond its heading, what it adds,
+    # the passage's place (negated)
+    key: tuple[bool, float, int, int, int]
     passage: Passage
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
@@ -405,7 +414,8 @@ def answer_span(
                 else shared_words(wanted, line, heading_of.get(line, "")) + _labelled_as(kind, line)
             )
             found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
-            key = (prose, score, _specific(line, question), -place)
+            beyond = shared_words(wanted - set(terms(heading_of.get(line, ""))), line)
+            key = (prose, score, beyond, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
@@ -489,8 +499,10 @@ def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) 
     passage that opens its section stands under the section's heading (`Passage.heading`), which its text lacks."""
     for passage in passages:
         lines = ([f"## {passage.heading}"] if passage.heading else []) + passage.text.splitlines()
+        code = code_block_lines(passage.text)
         for index, raw in enumerate(lines):
-            heading = heading_match(raw.strip())
+            in_code = index - bool(passage.heading) in code
+            heading = None if in_code else heading_match(ITEM_MARKER.sub("", raw).strip())
             named = set(terms(heading[1])) if heading else set()
             items = _items_after(lines, index) if named and named <= wanted else []
             if heading and len(items) > 1:  # one item is no list: its sentence answers, if any does

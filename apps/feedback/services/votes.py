@@ -174,6 +174,7 @@ def answer_pick(*, user: User, message_id: int, chunk_id: int) -> tuple[Feedback
                 chunk=chunk,
                 path=chunk.note.path,
                 title=chunk.note.title,
+                heading=chunk.heading,
                 text=chunk.text,
                 sources=[{"note": chunk.note_id, "chunk": chunk.pk, "vault": chunk.vault_id, "path": chunk.note.path}],
                 score=0,
