@@ -23,6 +23,9 @@ class ContextItemOut(serializers.Serializer):
     vault = serializers.IntegerField()
     path = serializers.CharField()
     title = serializers.CharField()
+    section = serializers.CharField(
+        allow_blank=True, help_text="the nearest heading of the section it was read from; empty for the note's top"
+    )
     sources = ContextSourceOut(many=True, help_text="the passages it was read from, the main one first")
     score = serializers.IntegerField(help_text="the gate's score, 0 to 5")
     provenance = serializers.CharField()

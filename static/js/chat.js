@@ -175,7 +175,8 @@ function sourceList(payload) {
   if (!payload.context.length) return null;
   const quoted = new Set([...(payload.answer || "").matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
   return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
-    el("a", { href: `/notes/${item.note}/`, class: "source-link" }, `[${item.citation}] ${item.title || item.path}`),
+    el("a", { href: `/notes/${item.note}/`, class: "source-link" },
+      `[${item.citation}] ${item.title || item.path}${item.section ? ` › ${item.section}` : ""}`),
     el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
        quoted.has(item.citation) ? "" : " · not quoted in the answer",
        item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),

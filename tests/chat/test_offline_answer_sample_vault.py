@@ -78,5 +78,17 @@ def test_who_is_answered_by_nobody_a_number_word_or_a_label_names(sample):
 
 def test_the_sentence_under_the_heading_the_question_names_leads(sample):
     # "## Known issue: large pages hang" opens the chunk, so the chunk's text lacks it; its sentences stand under it.
-    lead = _lead(sample, "How do I fix large pages hanging on the VPN?")
-    assert lead.startswith("Setting MTU = 1380 in the interface section")  # not "Longer term the VPN may be replaced"
+    reply = (
+        api(sample.owner)
+        .post(
+            "/api/chat/",
+            {"vaults": [sample.pk], "message": "How do I fix large pages hanging on the VPN?"},
+            format="json",
+        )
+        .json()
+    )
+    assert reply["answer"].startswith("**Setting MTU = 1380 in the interface section")  # not "Longer term the VPN …"
+    # The source says which section it was read from; the note's title is no section.
+    setup = [item for item in reply["context"] if item["path"] == "ops/Laptop and VPN Setup.md"]
+    assert setup and setup[0]["section"] == "Known issue: large pages hang"
+    assert all(item["section"] != item["title"] for item in reply["context"])

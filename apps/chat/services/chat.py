@@ -468,6 +468,7 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
         "vault": item.vault_id,
         "path": item.path,
         "title": item.title,
+        "section": answering.section_of(item.heading, item.title),
         "sources": item.sources,
         "score": item.score,
         "provenance": item.provenance,
