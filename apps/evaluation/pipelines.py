@@ -45,6 +45,7 @@ def _answered(result: GateResult) -> Retrieved:
             text=r.candidate.text,
             provenance=r.candidate.provenance,
             heading=section_of(r.candidate.heading, r.candidate.title),
+            title=r.candidate.title,
         )
         for n, r in enumerate(result.survivors, start=1)
     )

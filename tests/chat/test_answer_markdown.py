@@ -33,3 +33,9 @@ def test_raw_html_and_script_links_stay_harmless():
     assert "<script" not in html and "<img" not in html
     assert "&lt;script&gt;" in html
     assert 'href="javascript' not in html
+
+
+def test_a_link_relative_to_the_quoted_note_shows_as_its_words():
+    html = answer_html("Tags show in the [Tag Explorer](../features/tags.md), see [Foam](https://foam.dev) [1]", {})
+    assert "Tag Explorer" in html and "../features/tags.md" not in html  # it would open a page that does not exist
+    assert '<a href="https://foam.dev">Foam</a>' in html

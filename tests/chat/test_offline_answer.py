@@ -198,3 +198,21 @@ def test_a_name_read_from_a_sentence_that_shares_no_word_is_not_followed_by_clai
 def test_two_names_that_open_a_sentence_keep_the_first():
     both = source("Maria Lopez and Tom Becker sign off on the budget.")
     assert lead("Who signs off on the budget?", [both]).text == "Maria Lopez"
+
+
+def test_a_temperature_is_answered_with_its_degrees_and_a_title_word_is_nobody():
+    recipe = source("Start at 18:00 the day before. Bake the focaccia at 220 °C for 22 to 25 minutes until deep gold.")
+    assert lead("What temperature do I bake the focaccia at?", [recipe]).text == "220 °C"
+    decided = source("See ADR-007 Choosing pgvector, decided by Maren Vogt in March.")
+    assert lead("Who decided on pgvector?", [decided]).text == "Maren Vogt"
+
+
+def test_a_passage_of_the_note_the_question_names_keeps_its_bullet():
+    recipe = Source(
+        1, "kitchen/focaccia.md", "Mix flour, water and yeast; rest 20 minutes.", "authored", title="Focaccia"
+    )
+    soup = Source(
+        2, "kitchen/lentil soup.md", "Pairs well with the leftover focaccia.", "authored", title="Lentil Soup"
+    )
+    answer = "".join(extractive("How do I make focaccia?", [recipe, soup]))
+    assert "- Mix flour, water and yeast; rest 20 minutes. [1]" in answer

@@ -92,3 +92,16 @@ def test_the_sentence_under_the_heading_the_question_names_leads(sample):
     setup = [item for item in reply["context"] if item["path"] == "ops/Laptop and VPN Setup.md"]
     assert setup and setup[0]["section"] == "Known issue: large pages hang"
     assert all(item["section"] != item["title"] for item in reply["context"])
+
+
+def test_the_recipe_is_quoted_for_how_to_make_it_and_its_temperature_is_the_lead(sample):
+    reply = (
+        api(sample.owner)
+        .post("/api/chat/", {"vaults": [sample.pk], "message": "How do I make focaccia?"}, format="json")
+        .json()
+    )
+    assert "[[" not in reply["answer"]
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", reply["answer"])}
+    recipe = [item["citation"] for item in reply["context"] if item["path"] == "kitchen/focaccia.md"]
+    assert recipe and set(recipe) & cited  # the recipe is quoted, not only notes that mention focaccia
+    assert _lead(sample, "What temperature do I bake the focaccia at?") == "220 °C"

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
 
 CITATION = re.compile(r"\[(\d+)\]")
 _TAG = re.compile(r"(<[^>]*>)")
@@ -16,11 +18,30 @@ _CODE_OPEN = re.compile(r"^<(code|pre)\b")
 _CODE_CLOSE = re.compile(r"^</(code|pre)>")
 
 
+# A link with no scheme and no root ("../features/tags.md") is relative to the note it was quoted from, which the
+# answer's page is not: it shows as its words.
+_RELATIVE = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)", re.I)
+
+
 @functools.cache
 def _parser() -> MarkdownIt:
     # html off: any tag a model or a note's passage writes is shown as text; markdown-it refuses javascript:, vbscript:,
     # file: and non-image data: links by itself
-    return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    parser.add_render_rule("link_open", _link_open)
+    parser.add_render_rule("link_close", _link_close)
+    return parser
+
+
+def _link_open(renderer: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    shown = not _RELATIVE.match(str(tokens[idx].attrGet("href") or ""))
+    env.setdefault("links", []).append(shown)
+    return str(renderer.renderToken(tokens, idx, options, env)) if shown else ""
+
+
+def _link_close(renderer: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    shown = env.get("links", [True]).pop() if env.get("links") else True
+    return str(renderer.renderToken(tokens, idx, options, env)) if shown else ""
 
 
 def answer_html(text: str, cited: dict[int, tuple[int, str]]) -> str:

@@ -49,6 +49,7 @@ class Source:
     text: str
     provenance: str
     heading: str = ""  # the nearest heading of the section it was read from, not the note's title (`section_of`)
+    title: str = ""  # the note's
 
     @property
     def is_proposal(self) -> bool:
@@ -108,8 +109,9 @@ def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str]
     """The best sentence of each source for the question (at most MAX_SENTENCES sources), keyed by its label and
     text, with the sources that say it: the same note in several vaults is one sentence citing them all. A source
     without a sentence gives its best property or list of links only when no source has a sentence. A sentence that
-    shares no word with the question (nor does its heading) is said only when none does: it would be a passage's
-    opening line, whatever the passage is about."""
+    shares no word with the question (nor do its heading and its note's title) is said only when none does: it would
+    be a passage's opening line, whatever the passage is about; in a note the question names ("How do I make
+    focaccia?" and the focaccia recipe) it is that note's."""
     return _supporting(question, sources)[0]
 
 
@@ -124,7 +126,7 @@ def _supporting(question: str, sources: Sequence[Source]) -> tuple[dict[tuple[st
             lines, heading = passage.sentences, passage.heading_of
             says = {s: shared_words(wanted, s, heading.get(s, "")) for s in lines}
             best = max(lines, key=lambda s: (says[s], -lines.index(s)))
-            best_of.append((source, best, says[best]))
+            best_of.append((source, best, says[best] + shared_words(wanted, source.title)))
     on_point = any(shared for _, _, shared in best_of)
     cited: dict[tuple[str, str], list[int]] = {}
     for source, best, shared in best_of:

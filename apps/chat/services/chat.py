@@ -228,6 +228,7 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
             text=i.text,
             provenance=i.provenance,
             heading=answering.section_of(i.heading, i.title),
+            title=i.title,
         )
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from

@@ -66,6 +66,8 @@ CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday"
 # Words that open a sentence capitalised without naming anyone (stop words aside), and pronouns that name no one
 # in particular ("Everyone"); a number word ("One week per person") is no one either.
 OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"}
+# A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
+GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
@@ -118,7 +120,8 @@ LISTS_ANSWER = ("what", "which", "other")
 CHECKBOX = re.compile(r"^\[.\]\s+")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
-TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old")
+TEMPERATURE_ASKED = "what temperature"
+TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old", TEMPERATURE_ASKED)
 # Labels that name a kind of answer, as a note's "Key: value" line opens ("Duration: …", "Owner: …").
 KIND_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{1,20}):\s+\S")
 KIND_LABELS = {
@@ -128,7 +131,10 @@ KIND_LABELS = {
     "who": ("owner", "author", "lead", "contact", "maintainer", "assignee", "reviewer"),
     "how often": ("frequency", "schedule", "cadence"),
     "where": ("location", "place", "venue", "address"),
+    TEMPERATURE_ASKED: ("temperature", "oven", "heat"),
 }
+ASKS_TEMPERATURE = re.compile(r"\b(?:temperature|how (?:hot|warm|cold))\b", re.I)
+TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)", re.I)
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
@@ -264,6 +270,7 @@ def _people(text: str, question: str) -> list[str]:
         for m in PERSON.finditer(text)
         if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
         and not NUMBER_WORDS.fullmatch(m.group(0))
+        and not GERUND.fullmatch(m.group(0))
         and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
@@ -339,6 +346,9 @@ def _span(
         return _how_often(sentence, question)
     if kind in ("how many", "how old"):
         return _count(sentence)
+    if kind == TEMPERATURE_ASKED:
+        temperature = TEMPERATURE.search(sentence)
+        return temperature.group(0) if temperature else None
     return None
 
 
@@ -401,6 +411,8 @@ def answer_span(
     kind = "when" if asks_when(question) else asked_for(question)
     if kind == "how much":
         kind = "how long" if ASKS_TIME.search(question) else COST if COSTS.search(question) else kind
+    if kind in ("what", "which", "other", "how") and ASKS_TEMPERATURE.search(question):
+        kind = TEMPERATURE_ASKED
     candidates: list[_Candidate] = []
     for place, passage in enumerate(passages[:first]):
         speaker, said, lines, prose, line_of, heading_of = _lines(passage.text, passage.heading)
