@@ -78,13 +78,20 @@ def split_model_free(question: str) -> list[str]:
             if len(words) >= 1:
                 own = QUESTION_START.match(part) or not prefix
                 subs.append(part if own else f"{prefix} {part}")
-    content = [w for w in re.findall(r"[A-Za-z0-9']+", text) if w.lower() not in STOP]
+    # "What's" is a question word too: it searches for nothing
+    content = [w for w in re.findall(r"[A-Za-z0-9']+", text) if w.lower().split("'")[0] not in STOP]
     for name in sorted(names_in(question)):
         rest = [w for w in content if w.lower() not in name.split()]
         subs.append(f"{name.title()} {' '.join(rest)}".strip())
     subs.append(" ".join(content))
     unique = list(dict.fromkeys(s for s in subs if s and s.lower() != text.lower()))
     return unique[:MAX_SUB_QUESTIONS]
+
+
+def as_asked(sub_question: str) -> str:
+    """A sub-question as a person would send it: capitalised, with its question mark."""
+    text = sub_question.strip().rstrip("?.!").strip()
+    return f"{text[:1].upper()}{text[1:]}?" if text else text
 
 
 def askable(sub_question: str) -> bool:

@@ -251,7 +251,7 @@ def test_a_why_question_is_researched_and_reports_its_run(sample):
     ]
     assert research["dispatches"] == 3
     # Only those a person could send are offered to explore further: the keyword query searches, and reads as nothing.
-    assert research["paths"] == ["Why did the Redis outage happen", "what changed after it"]
+    assert research["paths"] == ["Why did the Redis outage happen?", "What changed after it?"]
     assert "ops/Redis Outage Postmortem.md" in [item["path"] for item in reply["context"]]
     plain = ask(sample.owner, "What is a PTW?", [sample.pk])["research"]
     assert plain["ran"] is False and plain["sub_questions"] == []

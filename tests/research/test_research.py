@@ -7,7 +7,7 @@ import json
 import pytest
 
 from apps.llm.models import ModelUsage
-from apps.research.planning import judge_model_free, split_model_free
+from apps.research.planning import as_asked, askable, judge_model_free, split_model_free
 from apps.research.run import research
 from apps.vaults.scope import scope_for
 from tests.factories import make_note, usage_from_here
@@ -36,6 +36,15 @@ def test_sub_questions_are_self_contained_and_at_most_seven():
     assert "Why did the Redis outage happen" in subs and "what changed after it" in subs
     many = split_model_free("Compare Anna, Bruno, Carla, Dario, Elena, Fabio, Gina and Hugo on cooking")
     assert len(many) == 7
+
+
+def test_only_sub_questions_a_person_could_send_are_offered_and_as_asked():
+    subs = split_model_free("What's the Wi-Fi password at the farmhouse?")
+    assert subs and not any(s.startswith("What's") for s in subs)  # a keyword query holds no question word
+    assert [as_asked(s) for s in subs if askable(s)] == []
+    subs = split_model_free("Why did we choose pgvector over Qdrant and how does it affect backups?")
+    offered = [as_asked(s) for s in subs if askable(s)]
+    assert offered == ["Why did we choose pgvector over Qdrant?", "How does it affect backups?"]
 
 
 def test_no_costs_one_call_and_yes_digs_then_verifies_once(sample):

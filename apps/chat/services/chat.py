@@ -31,7 +31,7 @@ from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
-from apps.research.planning import askable
+from apps.research.planning import as_asked, askable
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER, Significance, significance
@@ -418,7 +418,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> G
         "ran": run.ran,
         "reason": run.reason,
         "sub_questions": run.sub_questions,
-        "paths": [sub for sub in run.sub_questions if askable(sub)],
+        "paths": [as_asked(sub) for sub in run.sub_questions if askable(sub)],
         "dispatches": run.dispatches,
         "cancelled": run.cancelled,
     }
