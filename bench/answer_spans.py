@@ -112,7 +112,7 @@ def main() -> None:
     sentences = [r["question"] for r in rows]
     for r in rows:
         for s in r["sources"]:
-            sentences += spans._lines(s["text"])[2]
+            sentences += spans.read_passage(s["text"], s.get("heading", "")).sentences
     embed(sentences)
     if args.alignment:
         embed_tokens(sentences)
@@ -121,7 +121,14 @@ def main() -> None:
         if row["answer"] is None:
             return None
         sources = [
-            Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored", heading=s.get("heading", ""))
+            Source(
+                number=s["n"],
+                path=s["path"],
+                text=s["text"],
+                provenance="authored",
+                heading=s.get("heading", ""),
+                title=s.get("title", ""),
+            )
             for s in row["sources"]
         ]
         passages = [spans.Passage(number=s.number, text=s.text, heading=s.heading) for s in sources]

@@ -51,7 +51,14 @@ def main() -> None:
     def replay(row: dict[str, Any]) -> tuple[bool, float]:
         """Whether the rule abstains on the row, and the F1 of what is then said (0 for an abstention)."""
         sources = [
-            Source(number=s["n"], path=s["path"], text=s["text"], provenance="authored", heading=s.get("heading", ""))
+            Source(
+                number=s["n"],
+                path=s["path"],
+                text=s["text"],
+                provenance="authored",
+                heading=s.get("heading", ""),
+                title=s.get("title", ""),
+            )
             for s in row["sources"]
         ]
         found = [attribution.Witness(path=w["path"], text=w["text"]) for w in row["found"]]

@@ -111,7 +111,10 @@ class _Tally:
             "answer": answer,
             "f1": f1,
             "judged_correct": verdict,
-            "sources": [{"n": s.number, "path": s.path, "text": s.text, "heading": s.heading} for s in result.sources],
+            "sources": [
+                {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
+                for s in result.sources
+            ],
             "found": [{"path": w.path, "text": w.text} for w in answered.found],
         }
 

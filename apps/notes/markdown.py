@@ -516,6 +516,14 @@ class _Heading:
     line: str  # as written: kept in the text of a chunk that goes on past it
 
 
+# What a chunk's heading says of a block too long for one chunk: "Install (code, part 2 of 3)".
+PIECE_LABEL = re.compile(r"\s*\([^()]*, part \d+ of \d+\)$")
+
+
+def piece_label(name: str, number: int, total: int) -> str:
+    return f"({name}, part {number} of {total})"
+
+
 @dataclass(frozen=True)
 class _Passage:
     text: str
@@ -550,7 +558,7 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
         pieces = split_block(lines, block, budget)
         name = piece_name(lines, block)
         for number, piece in enumerate(pieces, 1):
-            yield _Passage(piece, "\n\n", f"({name}, part {number} of {len(pieces)})" if len(pieces) > 1 else "")
+            yield _Passage(piece, "\n\n", piece_label(name, number, len(pieces)) if len(pieces) > 1 else "")
     else:
         for number, piece in enumerate(_split_long(text, budget)):
             yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")

@@ -14,6 +14,7 @@ from apps.chat.services.spans import Passage, Span, answer_span, read_passage, s
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
+from apps.notes.markdown import PIECE_LABEL
 from apps.notes.models import Provenance
 from apps.notes.text import names_only
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER
@@ -56,14 +57,10 @@ class Source:
         return self.provenance in PROPOSALS
 
 
-# What a chunk's heading says of a block too long for one chunk: "Install (code, part 2 of 3)".
-SPLIT_PIECE = re.compile(r"\s*\([^()]*, part \d+ of \d+\)$")
-
-
 def section_of(heading: str, title: str) -> str:
     """The nearest heading of a passage's heading path (`Chunk.heading`), unless it is the note's title, which every
     passage of the note stands under and so tells none of them apart."""
-    nearest = SPLIT_PIECE.sub("", heading.split(" > ")[-1]).strip()
+    nearest = PIECE_LABEL.sub("", heading.split(" > ")[-1]).strip()
     return "" if nearest == title.strip() else nearest
 
 

@@ -71,7 +71,6 @@ GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
-ITEM_MARKER = re.compile(r"^\s*[-*+]\s+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 _MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
@@ -170,17 +169,8 @@ class Read:
 
 
 def read_passage(text: str, heading: str = "") -> Read:
-    """`text` as the answer reads it; `heading`: the nearest heading of the section it was read from."""
-    return Read(*_lines(text, heading))
-
-
-def _lines(
-    text: str, heading: str = ""
-) -> tuple[str | None, date | None, list[str], bool, dict[str, str], dict[str, str]]:
-    """The passage's speaker (for a conversation turn), the date it carries, its readable sentences, whether they
-    are prose (a passage without a sentence offers its properties and lists of links instead, `names_only`), the
-    plain line each sentence was read from, and the heading it stands under: the passage's section's (`heading`),
-    until the passage's text opens a section of its own."""
+    """`text` as the answer reads it; `heading`: the nearest heading of the section it was read from, which its
+    sentences stand under until the text opens a section of its own."""
     said = written_on(text[:60])
     speaker = None
     match = TURN.match(text)
@@ -210,7 +200,7 @@ def _lines(
         (named if names_only(raw) else prose).extend(of_line)
         line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
         heading_of |= {sentence: under for sentence in of_line if under and sentence not in heading_of}
-    return speaker, said, prose or named, bool(prose), line_of, heading_of
+    return Read(speaker, said, prose or named, bool(prose), line_of, heading_of)
 
 
 def _headings(text: str) -> list[tuple[int, str]]:
@@ -220,7 +210,7 @@ def _headings(text: str) -> list[tuple[int, str]]:
     offset = 0
     code = code_block_lines(text)
     for index, line in enumerate(text.splitlines(keepends=True)):
-        heading = None if index in code else heading_match(ITEM_MARKER.sub("", line).strip())
+        heading = None if index in code else heading_match(OUTLINE.sub("", line, count=1).strip())
         if heading and heading[0] > 1:
             found.append((offset, plain_line(heading[1])))
         offset += len(line)
@@ -415,20 +405,17 @@ def answer_span(
         kind = TEMPERATURE_ASKED
     candidates: list[_Candidate] = []
     for place, passage in enumerate(passages[:first]):
-        speaker, said, lines, prose, line_of, heading_of = _lines(passage.text, passage.heading)
+        read = read_passage(passage.text, passage.heading)
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
-        for line in [*lines, *rows]:
+        for line in [*read.sentences, *rows]:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
-            score = (
-                closeness(line)
-                if closeness
-                else shared_words(wanted, line, heading_of.get(line, "")) + _labelled_as(kind, line)
-            )
-            found = _span(kind, question, line, speaker, said, line_of.get(line, ""))
-            beyond = shared_words(wanted - set(terms(heading_of.get(line, ""))), line)
-            key = (prose, score, beyond, _specific(line, question), -place)
-            candidates.append(_Candidate(key, passage, line, found, row=line not in line_of))
+            heading = read.heading_of.get(line, "")
+            score = closeness(line) if closeness else shared_words(wanted, line, heading) + _labelled_as(kind, line)
+            found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""))
+            beyond = shared_words(wanted - set(terms(heading)), line)
+            key = (read.prose, score, beyond, _specific(line, question), -place)
+            candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of))
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
         return None
@@ -514,7 +501,7 @@ def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) 
         code = code_block_lines(passage.text)
         for index, raw in enumerate(lines):
             in_code = index - bool(passage.heading) in code
-            heading = None if in_code else heading_match(ITEM_MARKER.sub("", raw).strip())
+            heading = None if in_code else heading_match(OUTLINE.sub("", raw, count=1).strip())
             named = set(terms(heading[1])) if heading else set()
             items = _items_after(lines, index) if named and named <= wanted else []
             if heading and len(items) > 1:  # one item is no list: its sentence answers, if any does
