@@ -71,6 +71,24 @@ def test_a_follow_up_is_read_against_the_question_before_it(sample):
     assert "kitchen/focaccia.md" not in [item["path"] for item in elsewhere["context"]]
 
 
+def test_a_thing_that_is_always_of_something_asked_for_alone_is_of_what_was_asked_before(sample):
+    # Both postmortems have a cause: which one "the root cause" means is what the conversation was about.
+    for subject, path, said in (
+        ("What went wrong in the Redis outage?", "ops/Redis Outage Postmortem.md", "broker URL"),
+        ("What happened with the TLS misconfiguration?", "ops/TLS Misconfiguration Postmortem.md", "INC-2057"),
+    ):
+        first = ask(sample.owner, subject, [sample.pk])
+        follow = ask(sample.owner, "What was the root cause?", [sample.pk], conversation=first["conversation"])
+        assert follow["resolved_query"] == f"{subject} What was the root cause?"
+        assert follow["context"][0]["path"] == path
+        assert said in follow["answer"]
+    # Said what of, it stands alone; asked first, it is searched as it is.
+    alone = ask(sample.owner, "What was the root cause of the Redis outage?", [sample.pk], first["conversation"])
+    assert alone["resolved_query"] == "What was the root cause of the Redis outage?"
+    assert alone["context"][0]["path"] == "ops/Redis Outage Postmortem.md"
+    assert ask(sample.owner, "What was the root cause?", [sample.pk])["resolved_query"] == "What was the root cause?"
+
+
 def test_casual_messages_inject_nothing(sample):
     reply = ask(sample.owner, "thanks, that helps!", [sample.pk])
     assert (reply["context"], reply["candidates"], reply["grounded"], reply["fallback"]) == ([], [], False, "casual")

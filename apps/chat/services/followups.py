@@ -1,7 +1,8 @@
 """Reading a message in the context of its conversation (answer path, step 1): a follow-up such as "and before
-that?" or "what did she say about it" borrows its subject from the question before it, before anything is
-searched. Model-free: an opening that continues ("and…", "what about…") or a pronoun with nothing to point at
-inside the message marks a follow-up; the previous question (itself already resolved) supplies the subject."""
+that?", "what did she say about it" or "what was the root cause?" borrows its subject from the question before it,
+before anything is searched. Model-free: an opening that continues ("and…", "what about…"), a pronoun with nothing
+to point at inside the message, or a thing that is always something's ("the root cause", "the deadline") asked for
+without saying whose marks a follow-up; the previous question (itself already resolved) supplies the subject."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ POINTERS = {
     "ones",
     "same",
 }
+# Things that are always of something: "the root cause" is the cause of whatever was asked about before, unless the
+# message says what of ("the root cause of the TLS outage").
+OF_SOMETHING = re.compile(
+    r"\bthe\s+(?:\w+\s+)?(?:cause|reason|fix|workaround|solution|outcome|result|impact|effect|consequence|owner|"
+    r"author|deadline|status|cost|price|timeline|decision|next steps?|lessons?(?: learned)?|takeaways?|conclusion|"
+    r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending)s?\b(?!\s+(?:of|for|to|behind|in|on|with)\b)",
+    re.I,
+)
+OWN_SUBJECT_TERMS = 5  # a message with this many words that mean something says what it is about
 CARRY_CHARS = 400  # how much of the earlier question a follow-up carries
 
 
@@ -49,8 +59,11 @@ def needs_context(message: str) -> bool:
     if opens_as_a_follow_up(message):
         return True
     words = set(re.findall(r"[a-z']+", message.lower()))
-    has_own_subject = bool(names_in(message)) or len(terms(message)) >= 5
-    return bool(words & POINTERS) and not has_own_subject
+    if names_in(message):
+        return False
+    if OF_SOMETHING.search(message) and len(terms(message)) < OWN_SUBJECT_TERMS:
+        return True
+    return bool(words & POINTERS) and len(terms(message)) < OWN_SUBJECT_TERMS
 
 
 def resolve(message: str, earlier: list[str]) -> str:
