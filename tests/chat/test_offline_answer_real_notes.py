@@ -85,6 +85,21 @@ def test_the_key_or_command_the_answering_sentence_gives_is_still_the_lead():
     assert answer.startswith("**/Code block** [1]"), answer
 
 
+def test_a_how_to_question_leads_with_the_steps_or_the_keys_and_the_command_typed_after_them():
+    # The closest sentence tells how to open a note from the graph; the steps further down tell how to open it.
+    graph = _vault("foam-docs", ["user/recipes/search-and-navigate-notes.md", "user/getting-started/navigation.md"])
+    answer = _answer(graph, "How do I open the graph?")
+    assert re.match(
+        r'\*\*Open the Command Palette \(Ctrl\+Shift\+P / Cmd\+Shift\+P\); Run the "Foam: Show Graph" command; '
+        r"The graph will open in a new panel\.\*\* \[\d\]",
+        answer,
+    ), answer
+    # The palette's key opens the palette: the command typed into it answers.
+    daily = _vault("foam-docs", ["user/features/daily-notes.md", "user/getting-started/first-workspace.md"])
+    answer = _answer(daily, "How do I open the daily note?")
+    assert answer.startswith('**Ctrl+Shift+P → "Foam: Open Daily Note"** ['), answer
+
+
 def test_a_note_that_only_embeds_another_is_pointed_to_not_quoted():
     vault = _vault("kepano-obsidian", ["Categories/Meetings.md"])  # nothing but `![[Meetings.base]]`
     answer = _answer(vault, "Where do I find my meetings?")

@@ -40,16 +40,20 @@ KEYS = re.compile(
 )
 SHORTCUT_WORD = re.compile(r"\b(shortcut|hotkey|keybinding|keystroke)", re.I)
 CODE = re.compile(r"`([^`\n]+)`")
+QUOTES = '"”'
+QUOTED = re.compile(r"[\"“]([^\"”\n]{3,80})[\"”]")
+STEP = re.compile(r"^[ \t]*\d+[.)][ \t]+")
+# How far after a key the command typed after it may start: "Ctrl+Shift+P → "Foam: Open Daily Note"", "press
+# Ctrl+Shift+P and type "Foam: Show Graph"".
+KEY_TO_COMMAND = 60
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Code a reader can type as it stands: a slash command ("/Code block"), an editor's palette command ("Foam: Open
 # Daily Note"), a sequence of keys ("t r"), or a command line (a program and its arguments) that the sentence hands
 # over ("run `yarn install`") or that takes options. Other code is a name, a value or a placeholder ("note-name",
 # "filename format"), which answers nothing on its own.
-TYPED_COMMAND = re.compile(
-    r"^(?:/[A-Za-z][\w-]*(?:\s+[\w-]+)*"
-    r"|[A-Z][\w-]*(?:\s[A-Z][\w-]*)*:\s+[A-Z][\w-]*(?:\s+[\w-]+)*"
-    r"|[a-z0-9](?:\s+[a-z0-9])+)$"
-)
+_PALETTE = r"[A-Z][\w-]*(?:\s[A-Z][\w-]*)*:\s+[A-Z][\w-]*(?:\s+[\w-]+)*"
+TYPED_COMMAND = re.compile(rf"^(?:/[A-Za-z][\w-]*(?:\s+[\w-]+)*|{_PALETTE}|[a-z0-9](?:\s+[a-z0-9])+)$")
+PALETTE_COMMAND = re.compile(rf"^{_PALETTE}$")
 COMMAND_LINE = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)+$")
 OPTION = re.compile(r"\s--?[a-z]")
 HANDED_OVER = re.compile(
@@ -344,15 +348,22 @@ def _span(
 
 def _what_to_type(question: str, sentence: str, text: str) -> str | None:
     """The key or the command the answering sentence gives (its code read from the passage's Markdown), unless the
-    question already names it."""
+    question already names it; a key followed closely by the command to type after it is said whole ("Ctrl+Shift+P →
+    "Foam: Open Daily Note""): the key alone only opens the palette."""
     asked = question.lower()
-    keys = [match.group(0) for match in KEYS.finditer(sentence)]
-    commands = [code for code in _commands(text) if code in sentence]
-    return next((found for found in [*keys, *commands] if found.lower() not in asked), None)
+    keys = [match for match in KEYS.finditer(sentence) if match.group(0).lower() not in asked]
+    commands = [code for code in _commands(text) if code in sentence and code.lower() not in asked]
+    if keys and commands:
+        start, end = keys[0].start(), sentence.find(commands[0]) + len(commands[0])
+        end += sentence[end : end + 1] in QUOTES
+        if 0 < end - keys[0].end() <= KEY_TO_COMMAND:
+            return sentence[start:end]
+    return next(iter([*(k.group(0) for k in keys), *commands]), None)
 
 
 def _commands(text: str) -> Iterator[str]:
-    """The passage's inline code that can be typed as it stands (TYPED_COMMAND, COMMAND_LINE)."""
+    """The passage's inline code that can be typed as it stands (TYPED_COMMAND, COMMAND_LINE), and an editor's
+    command it quotes ("Run the "Foam: Show Graph" command")."""
     for match in CODE.finditer(text):
         code = match.group(1).strip()
         before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
@@ -360,6 +371,58 @@ def _commands(text: str) -> Iterator[str]:
             COMMAND_LINE.match(code) and (OPTION.search(code) or HANDED_OVER.search(before))
         ):
             yield code
+    for match in QUOTED.finditer(text):
+        if PALETTE_COMMAND.match(match.group(1)):
+            yield match.group(1)
+
+
+def _something_to_type(
+    question: str, chosen: _Candidate, passages: Sequence[Passage], wanted: set[str]
+) -> tuple[Passage, str, str] | None:
+    """For "how do I": the passage, sentence and key or command of the sentence that gives one — the chosen sentence,
+    else the closest of any passage shown that is at least as close and says half the question's words at least, a
+    step of a numbered list read with its procedure's words: "Click any node to open that note" tells how to open a
+    note from the graph, the steps "Open the Command Palette", "Run the "Foam: Show Graph" command", "The graph will
+    open …" how to open the graph."""
+    found = _what_to_type(question, chosen.sentence, chosen.passage.text)
+    if found:
+        return chosen.passage, chosen.sentence, found
+    best: tuple[tuple[int, int, int], Passage, str, str] | None = None
+    for place, passage in enumerate(passages):
+        read = read_passage(passage.text, passage.heading)
+        for sentence in read.sentences:
+            typed = None if sentence.endswith("?") else _what_to_type(question, sentence, passage.text)
+            if typed is None:
+                continue
+            heading = read.heading_of.get(sentence, "")
+            said = " ".join(steps_of(sentence, passage.text)) or sentence
+            key = (shared_words(wanted, said, heading), shared_words(wanted - set(terms(heading)), said), -place)
+            if key[0] >= max(1.0, chosen.key[1], len(wanted) / 2) and (best is None or key > best[0]):
+                best = (key, passage, sentence, typed)
+    return best[1:] if best else None
+
+
+def steps_of(sentence: str, text: str) -> list[str]:
+    """The steps of the numbered list `sentence` is a step of ("1. Open the Command Palette …", "2. Run …"), as
+    plain text; none when it is no step, or the list has one. A step that ends by announcing a list ("You can:")
+    that is not one of the steps is said without that sentence."""
+    lines = text.splitlines()
+    at = next((i for i, raw in enumerate(lines) if STEP.match(raw) and sentence in plain_line(raw)), None)
+    if at is None:
+        return []
+    indent = _indent(lines[at])
+    first = at
+    while first > 0 and STEP.match(lines[first - 1]) and _indent(lines[first - 1]) == indent:
+        first -= 1
+    steps = []
+    for raw in lines[first:]:
+        step = STEP.match(raw)
+        if step is None or _indent(raw) != indent:
+            break
+        said = [s for s in split_sentences(plain_line(raw[step.end() :].strip())) if not s.endswith(":")]
+        steps.append(" ".join(said).rstrip("."))
+    steps = [step for step in steps if step]
+    return steps if len(steps) > 1 else []
 
 
 TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
@@ -445,8 +508,10 @@ def answer_span(
             and KEYS.search(c.sentence)
         ]
         chosen = max(labelled, key=lambda c: c.key, default=chosen)
-    if ASKS_WHAT_TO_TYPE.search(question) and (keys := _what_to_type(question, chosen.sentence, chosen.passage.text)):
-        return Span(keys, chosen.passage.number, chosen.sentence)
+    if ASKS_WHAT_TO_TYPE.search(question) and (to_type := _something_to_type(question, chosen, passages, wanted)):
+        passage, sentence, typed = to_type
+        steps = steps_of(sentence, passage.text)
+        return Span(f"{_said(steps)}." if steps else typed, passage.number, sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
