@@ -509,9 +509,9 @@ def answer_span(
         ]
         chosen = max(labelled, key=lambda c: c.key, default=chosen)
     if ASKS_WHAT_TO_TYPE.search(question) and (to_type := _something_to_type(question, chosen, passages, wanted)):
-        passage, sentence, typed = to_type
-        steps = steps_of(sentence, passage.text)
-        return Span(f"{_said(steps)}." if steps else typed, passage.number, sentence)
+        passage, sentence, command = to_type
+        procedure = steps_of(sentence, passage.text)
+        return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
