@@ -63,6 +63,8 @@ def test_a_follow_up_is_read_against_the_question_before_it(sample):
     assert follow["conversation"] == first["conversation"]
     assert follow["resolved_query"] == "How do I bake the focaccia? and how long does it rest?"
     assert follow["context"][0]["path"] == "kitchen/focaccia.md"
+    # The answer says what is asked now (the dough's rest), not the baking times the first question asked for.
+    assert follow["answer"].startswith("**20 minutes** [1]"), follow["answer"]
     # The same follow-up in another conversation is read against that one: its words alone do not decide.
     other = ask(sample.owner, "What went wrong in the Redis outage?", [sample.pk])
     elsewhere = ask(sample.owner, "and how long does it rest?", [sample.pk], conversation=other["conversation"])
@@ -82,6 +84,11 @@ def test_a_thing_that_is_always_of_something_asked_for_alone_is_of_what_was_aske
         assert follow["resolved_query"] == f"{subject} What was the root cause?"
         assert follow["context"][0]["path"] == path
         assert said in follow["answer"]
+    # What the earlier question asked for is not carried, what it was of is; the follow-up's answer is of its own kind.
+    cause = ask(sample.owner, "What was the root cause of the Redis outage?", [sample.pk])
+    wrote = ask(sample.owner, "and who wrote it up?", [sample.pk], conversation=cause["conversation"])
+    assert wrote["resolved_query"] == "What was the Redis outage? and who wrote it up?"
+    assert wrote["answer"].startswith("**Tobias Kell** ["), wrote["answer"]
     # Said what of, it stands alone; asked first, it is searched as it is.
     alone = ask(sample.owner, "What was the root cause of the Redis outage?", [sample.pk], first["conversation"])
     assert alone["resolved_query"] == "What was the root cause of the Redis outage?"

@@ -40,12 +40,15 @@ POINTERS = {
 }
 # Things that are always of something: "the root cause" is the cause of whatever was asked about before, unless the
 # message says what of ("the root cause of the TLS outage").
-OF_SOMETHING = re.compile(
+_OF_SOMETHING = (
     r"\bthe\s+(?:\w+\s+)?(?:cause|reason|fix|workaround|solution|outcome|result|impact|effect|consequence|owner|"
     r"author|deadline|status|cost|price|timeline|decision|next steps?|lessons?(?: learned)?|takeaways?|conclusion|"
-    r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending)s?\b(?!\s+(?:of|for|to|behind|in|on|with)\b)",
-    re.I,
+    r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending)s?\b"
 )
+OF_SOMETHING = re.compile(rf"{_OF_SOMETHING}(?!\s+(?:of|for|to|behind|in|on|with)\b)", re.I)
+# The same thing asked for with what it is of: a follow-up carries what it is of ("the Redis outage"), not the thing
+# asked for before ("the root cause"), which would outweigh what is asked now.
+ASKED_OF = re.compile(rf"{_OF_SOMETHING}\s+(?:of|for|behind)\s+", re.I)
 OWN_SUBJECT_TERMS = 5  # a message with this many words that mean something says what it is about
 CARRY_CHARS = 400  # how much of the earlier question a follow-up carries
 
@@ -66,8 +69,16 @@ def needs_context(message: str) -> bool:
     return bool(words & POINTERS) and len(terms(message)) < OWN_SUBJECT_TERMS
 
 
+def asked_now(message: str, resolved: str) -> str:
+    """What the offline answer reads a follow-up as: its own words, which say what is asked now ("how long did it
+    take?" asks for a duration, not for the root cause asked before), when it has any; the resolved question found
+    the passages it reads, and the subject's words would outweigh the follow-up's ("and how long does it rest?"
+    after "How do I bake the focaccia?" would answer with the baking time)."""
+    return message if resolved != message and terms(message) else resolved
+
+
 def resolve(message: str, earlier: list[str]) -> str:
     """The text to search for `message`, given the conversation's earlier resolved questions (oldest first)."""
     if not earlier or not needs_context(message):
         return message
-    return f"{earlier[-1][-CARRY_CHARS:]} {message}"
+    return f"{ASKED_OF.sub('', earlier[-1])[-CARRY_CHARS:]} {message}"
