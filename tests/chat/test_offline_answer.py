@@ -128,6 +128,13 @@ def test_a_number_word_a_pronoun_or_a_label_is_nobody():
     assert lead("Who was at the daughter's birthday concert?", [party]).text == (
         "We celebrated my daughter's birthday with a concert."
     )
+    # A word that opens a sentence without being its subject (no verb follows it) is nobody; a name with its verb is.
+    retro = source("Sprint retro plus the review of INC-2041, the Redis outage from 2 May.")
+    assert lead("Who reviewed the Redis outage?", [retro]).text == retro.text
+    detail = source("Full detail in the outage postmortem.")
+    assert lead("Who wrote the outage postmortem?", [detail]).text == detail.text
+    signs = source("Maria signs off on the budget.")
+    assert lead("Who signs off on the budget?", [signs]).text == "Maria"
 
 
 def test_a_sentence_sharing_no_word_with_the_question_is_quoted_as_the_closest_not_claimed():

@@ -75,6 +75,13 @@ GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
+# What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Tobias is"), or its
+# possessive ("Maria's team").
+SUBJECTS_VERB = re.compile(
+    r"^(?:'s\b|\s+(?:[a-z]+(?:s|ed)|is|was|are|were|has|had|have|will|would|can|could|did|does|do|said|wrote|made|"
+    r"took|ran|went|saw|told|got|gave|kept|led|left|met|paid|put|sent|set|spent|thought|won|built|brought|bought|"
+    r"came|found|knew|may|might|must|should|shall|now|also|then|just|never|always|often)\b)"
+)
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 _MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
@@ -256,8 +263,10 @@ def _specific(sentence: str, question: str) -> int:
 def _people(text: str, question: str) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
     thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
-    the word that opens the text only when it is the one name left ("Maria signs off on the budget.") and not the
-    label of a "Key: value" line ("Compensation: one free day …")."""
+    the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
+    does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
+    nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
+    folder …")."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     found = [
         m
@@ -269,7 +278,7 @@ def _people(text: str, question: str) -> list[str]:
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
     ]
-    alone = len(found) == 1 and not KIND_LABEL.match(text)
+    alone = len(found) == 1 and not KIND_LABEL.match(text) and SUBJECTS_VERB.match(text[found[0].end() :]) is not None
     opener = len(text) - len(text.lstrip())
     return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
 
@@ -307,7 +316,12 @@ def _how_often(sentence: str, question: str) -> str | None:
 
 
 def _span(
-    kind: str, question: str, sentence: str, speaker: str | None, said: date | None, line: str = ""
+    kind: str,
+    question: str,
+    sentence: str,
+    speaker: str | None,
+    said: date | None,
+    line: str = "",
 ) -> str | None:
     """The words of `sentence` that are the kind of answer the question asks for, or None; for "who", the name that
     heads the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
