@@ -223,3 +223,13 @@ def test_a_passage_of_the_note_the_question_names_keeps_its_bullet():
     )
     answer = "".join(extractive("How do I make focaccia?", [recipe, soup]))
     assert "- Mix flour, water and yeast; rest 20 minutes. [1]" in answer
+
+
+def test_a_sentence_that_only_says_where_something_is_written_is_not_the_lead():
+    sync = source("See Logseq Sync Encryption. Logseq Sync encrypts every file with Age before it leaves the device.")
+    found = lead("What encryption does Logseq Sync use?", [sync])
+    assert found.text == "Logseq Sync encrypts every file with Age before it leaves the device."
+    assert "See Logseq Sync Encryption." in "".join(extractive("What encryption does Logseq Sync use?", [sync]))
+    # Alone, it is still what the passage says.
+    alone = source("Full detail in Redis Outage Postmortem.")
+    assert lead("What went wrong in the Redis outage?", [alone]).text == "Full detail in Redis Outage Postmortem."

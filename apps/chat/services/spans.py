@@ -75,6 +75,14 @@ GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
+# A sentence that only says where it is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
+# Postmortem.", "Lessons from production are in Redis Outage Postmortem.", "For more, see the guides in …".
+POINTS_ELSEWHERE = re.compile(
+    r"^(?:(?i:see(?:\s+also)?)\s+(?=[A-Z\"“\[]|the\s+[A-Z]|https?:)"
+    r"|(?i:for more|(?:full|more)\s+details?\s+(?:is\s+|are\s+)?(?:in|at|on)|details?\s+(?:are\s+)?(?:in|at)"
+    r"|read more|refer to)\b)"
+    r"|\b(?:is|are)\s+(?:written\s+up\s+|kept\s+|recorded\s+)?in\s+(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)+\.?$"
+)
 # What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Tobias is"), or its
 # possessive ("Maria's team").
 SUBJECTS_VERB = re.compile(
@@ -497,6 +505,11 @@ def answer_span(
     if not said_lines:
         return None
     chosen = max(said_lines, key=lambda c: c.key)
+    if POINTS_ELSEWHERE.search(chosen.sentence):
+        # "See Logseq Sync Encryption." shares the question's words and says nothing of it: any sentence that shares
+        # one and says something answers first; the pointer is still quoted below.
+        saying = [c for c in said_lines if c.key[1] > 0 and not POINTS_ELSEWHERE.search(c.sentence)]
+        chosen = max(saying, key=lambda c: c.key, default=chosen)
     if chosen.typed is None and kind in TYPED and not closeness:
         # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
         # most, one at least) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00
