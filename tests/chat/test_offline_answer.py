@@ -233,3 +233,15 @@ def test_a_sentence_that_only_says_where_something_is_written_is_not_the_lead():
     # Alone, it is still what the passage says.
     alone = source("Full detail in Redis Outage Postmortem.")
     assert lead("What went wrong in the Redis outage?", [alone]).text == "Full detail in Redis Outage Postmortem."
+
+
+def test_a_table_row_that_says_more_of_a_which_question_than_any_sentence_answers_it_with_its_headers():
+    rack = source(
+        "One 24U rack in the basement.\n\n| Units | Device | Notes |\n|---|---|---|\n"
+        "| U20–U19 | **kestrel** | app server: Postgres, Redis, API, workers |\n"
+        "| U10 | NAS | local backup target, 4 × 8 TB |\n\nThe backup job runs nightly."
+    )
+    found = lead("Which device is the backup target?", [rack])
+    assert found.text == "Units: U10 · Device: NAS · Notes: local backup target, 4 × 8 TB"
+    # A sentence that says more of the question than any row answers as a sentence.
+    assert lead("Which backup job runs nightly?", [rack]).text == "The backup job runs nightly."

@@ -133,6 +133,9 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 # (`_label`).
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
+# A table row answers a what or which question when it says this many of its words at least, and more than any
+# sentence: "Which server runs the model server?" and the rack's row for heron.
+RECORD_WORDS = 2
 # The questions a list under a heading can answer: what and which, not a kind with a span of its own.
 LISTS_ANSWER = ("what", "which", "other")
 CHECKBOX = re.compile(r"^\[.\]\s+")
@@ -451,14 +454,48 @@ TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 TABLE_RULE = re.compile(r"^[\s|:-]+$")
 
 
+def _tables(text: str) -> list[list[list[str]]]:
+    """The passage's tables: each a list of its rows (the header first, the rule left out), each row its cells as
+    plain text, empty ones kept in their place."""
+    tables: list[list[list[str]]] = []
+    table: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        row = TABLE_ROW.match(line)
+        if row is None:
+            if table:
+                tables.append(table)
+            table = []
+        elif not TABLE_RULE.match(line):
+            table.append([plain_line(cell.strip()) for cell in row.group(1).split("|")])
+    return tables
+
+
 def table_rows(text: str) -> list[list[str]]:
     """The cells of each row of the passage's tables (their rules left out), as plain text."""
-    rows = []
-    for line in text.splitlines():
-        row = TABLE_ROW.match(line)
-        if row and not TABLE_RULE.match(line):
-            rows.append([plain_line(cell) for cell in row.group(1).split("|") if cell.strip()])
-    return rows
+    return [[cell for cell in row if cell] for table in _tables(text) for row in table]
+
+
+def table_records(text: str) -> list[str]:
+    """Each body row of the passage's tables as its header says it: "Units: U16–U13 · Device: heron · Notes: GPU
+    workstation …, runs the model server" (a cell under an empty header stands alone)."""
+    return [
+        " · ".join(f"{name}: {cell}" if name else cell for name, cell in zip(header, row, strict=False) if cell)
+        for header, *body in _tables(text)
+        for row in body
+    ]
+
+
+def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Passage, str, int] | None:
+    """The table row of the passages that says most of the question's words, with how many."""
+    scored = [
+        (shared_words(wanted, record), -place, passage, record)
+        for place, passage in enumerate(passages)
+        for record in table_records(passage.text)
+    ]
+    if not scored:
+        return None
+    shared, _, passage, record = max(scored, key=lambda found: found[:2])
+    return passage, record, shared
 
 
 @dataclass(frozen=True)
@@ -522,6 +559,10 @@ def answer_span(
         passage, listed, named = section
         if chosen.key[1] <= named:  # no sentence says more of the question than the heading names
             return Span(listed, passage.number, listed)
+    if kind in LISTS_ANSWER and not closeness and (record := _closest_record(wanted, passages[:first])):
+        passage, said, shared = record
+        if shared >= RECORD_WORDS and shared > chosen.key[1]:  # a row says more of it than any sentence
+            return Span(said, passage.number, said)
     asked_word = SHORTCUT_WORD.search(question)
     if asked_word and asked_word.group(0).lower() not in chosen.sentence.lower():
         # "the keyboard shortcut to open the daily note": the line that says "Shortcut: Alt+D", not the one that
