@@ -84,7 +84,7 @@ def test_a_thing_that_is_always_of_something_asked_for_alone_is_of_what_was_aske
         assert follow["resolved_query"] == f"{subject} What was the root cause?"
         assert follow["context"][0]["path"] == path
         assert said in follow["answer"]
-    # What the earlier question asked for is not carried, what it was of is; the follow-up's answer is of its own kind.
+    # A follow-up asking its own question carries what the earlier one was about, not the root cause it asked for.
     cause = ask(sample.owner, "What was the root cause of the Redis outage?", [sample.pk])
     wrote = ask(sample.owner, "and who wrote it up?", [sample.pk], conversation=cause["conversation"])
     assert wrote["resolved_query"] == "What was the Redis outage? and who wrote it up?"

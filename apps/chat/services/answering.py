@@ -64,11 +64,12 @@ def section_of(heading: str, title: str) -> str:
     return "" if nearest == title.strip() else nearest
 
 
-def extractive(question: str, sources: Sequence[Source]) -> list[str]:
+def extractive(question: str, sources: Sequence[Source], subject: str = "") -> list[str]:
     """The answer written without a model, as the parts it streams in: the span the question asks for, quoted
     and cited, then the supporting sentences. A lead that is a whole sentence is not said again below it; the other
-    sources that say it are cited beside it. Sources without a sentence to quote are pointed to."""
-    found = lead(question, sources)
+    sources that say it are cited beside it. Sources without a sentence to quote are pointed to. `subject`: what a
+    follow-up is about, which tells equally close sentences apart (`followups.read_as`)."""
+    found = lead(question, sources, subject)
     said, on_point = _supporting(question, sources)
     first: list[str] = []
     if found:
@@ -84,9 +85,9 @@ def extractive(question: str, sources: Sequence[Source]) -> list[str]:
     return [*first, *([lead_in, *lines] if lines else [])]
 
 
-def lead(question: str, sources: Sequence[Source]) -> Span | None:
+def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
     """The answer span (a date, a person, a number, a key, the words that answer), or None."""
-    return answer_span(question, passages_of(sources))
+    return answer_span(question, passages_of(sources), subject=subject)
 
 
 def misattribution(

@@ -24,7 +24,7 @@ from apps.chat.prewarm import prewarmed_context
 from apps.chat.selectors import conversation_get, explorer_quota
 from apps.chat.services import answering
 from apps.chat.services.answer_markdown import answer_html
-from apps.chat.services.followups import asked_now, needs_context, opens_as_a_follow_up, resolve
+from apps.chat.services.followups import needs_context, opens_as_a_follow_up, read_as, resolve
 from apps.chat.services.witnesses import found_turns
 from apps.core.local_models import is_local
 from apps.core.validation import validate_text
@@ -235,16 +235,17 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
     ]
 
 
-def _answer(writer: _Writer, question: str, sources: list[answering.Source], asked: str) -> Iterator[Event]:
+def _answer(writer: _Writer, question: str, sources: list[answering.Source], message: str) -> Iterator[Event]:
     """The chat model's answer to `question` (a follow-up with the question before it), else the offline answer to
-    `asked` (a follow-up's own words) read from the same sources."""
+    what `message` asks (a follow-up's own words, its subject telling equally close sentences apart)."""
     if not is_local(writer.model):
         prompt = answering.sources_prompt(question, sources)
         if (yield from writer.stream("answer", prompt, ANSWERED_FROM_NOTES_ALONE)):
             return
         if writer.message.text:
             yield writer.delta("\n\n")
-    parts = answering.extractive(asked, sources)
+    asked, subject = read_as(message, question)
+    parts = answering.extractive(asked, sources, subject)
     writer.local_call("answer", answering.sources_prompt(asked, sources), "".join(parts))
     for part in parts:
         yield writer.delta(part)
@@ -369,7 +370,7 @@ def _run(message: Message, user: User) -> Iterator[Event]:
     wrong = answering.misattribution(message.resolved_query, sources, speakers, found) if sources else None
     if sources and wrong is None:
         message.grounded = True
-        yield from _answer(writer, message.resolved_query, sources, asked_now(question.text, message.resolved_query))
+        yield from _answer(writer, message.resolved_query, sources, question.text)
     else:
         message.grounded, message.fallback = False, cfg.fallback
         if wrong is not None:  # the notes say it of someone else: say so before what the vault says when it has nothing

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from apps.core.text import names_in, terms
+from apps.core.text import asked_for, names_in, terms
 
 CONTINUES = re.compile(
     r"^\s*(and|but|or|also|so|then|what about|how about|what else|anything else|before that|after that|"
@@ -40,15 +40,20 @@ POINTERS = {
 }
 # Things that are always of something: "the root cause" is the cause of whatever was asked about before, unless the
 # message says what of ("the root cause of the TLS outage").
-_OF_SOMETHING = (
+_ALWAYS_OF_SOMETHING = (
     r"\bthe\s+(?:\w+\s+)?(?:cause|reason|fix|workaround|solution|outcome|result|impact|effect|consequence|owner|"
     r"author|deadline|status|cost|price|timeline|decision|next steps?|lessons?(?: learned)?|takeaways?|conclusion|"
     r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending)s?\b"
 )
-OF_SOMETHING = re.compile(rf"{_OF_SOMETHING}(?!\s+(?:of|for|to|behind|in|on|with)\b)", re.I)
-# The same thing asked for with what it is of: a follow-up carries what it is of ("the Redis outage"), not the thing
-# asked for before ("the root cause"), which would outweigh what is asked now.
-ASKED_OF = re.compile(rf"{_OF_SOMETHING}\s+(?:of|for|behind)\s+", re.I)
+OF_SOMETHING = re.compile(
+    rf"{_ALWAYS_OF_SOMETHING}(?!(?:\s+learned)?\s+(?:of|for|to|behind|in|on|with|from|about|at)\b)", re.I
+)
+# The same things asked for with what they are of ("the root cause of …"): a follow-up that asks its own question
+# ("and who wrote it up?") carries what the earlier one was about, not what it asked for, which would find that part
+# of the notes instead; one that asks the earlier question of another thing ("and the payments service?", "what
+# about the TLS one?") carries it whole.
+ASKED_OF = re.compile(rf"{_ALWAYS_OF_SOMETHING}\s+(?:of|for|behind)\s+", re.I)
+ASKS_AGAIN = re.compile(r"^\W*(?:and\s+|but\s+)?(?:(?:what|how)\s+about|what\s+else)\b", re.I)
 OWN_SUBJECT_TERMS = 5  # a message with this many words that mean something says what it is about
 CARRY_CHARS = 400  # how much of the earlier question a follow-up carries
 
@@ -69,16 +74,20 @@ def needs_context(message: str) -> bool:
     return bool(words & POINTERS) and len(terms(message)) < OWN_SUBJECT_TERMS
 
 
-def asked_now(message: str, resolved: str) -> str:
-    """What the offline answer reads a follow-up as: its own words, which say what is asked now ("how long did it
-    take?" asks for a duration, not for the root cause asked before), when it has any; the resolved question found
-    the passages it reads, and the subject's words would outweigh the follow-up's ("and how long does it rest?"
-    after "How do I bake the focaccia?" would answer with the baking time)."""
-    return message if resolved != message and terms(message) else resolved
+def read_as(message: str, resolved: str) -> tuple[str, str]:
+    """The question the offline answer reads, and the subject it carries: a follow-up with words of its own is read
+    for them ("how long did it take?" asks for a duration, not for the root cause asked before), its subject only
+    telling equally close sentences apart ("When did he join?" after "Who leads the platform team?": the sentence
+    about the platform team's lead, not another's); any other message is read as resolved, with no subject."""
+    if resolved == message or not terms(message):
+        return resolved, ""
+    return message, resolved.removesuffix(message).strip()
 
 
 def resolve(message: str, earlier: list[str]) -> str:
     """The text to search for `message`, given the conversation's earlier resolved questions (oldest first)."""
     if not earlier or not needs_context(message):
         return message
-    return f"{ASKED_OF.sub('', earlier[-1])[-CARRY_CHARS:]} {message}"
+    asks_its_own = asked_for(message) not in ("other", "yes-no") and not ASKS_AGAIN.match(message)
+    carried = ASKED_OF.sub("", earlier[-1]) if asks_its_own else earlier[-1]
+    return f"{carried[-CARRY_CHARS:]} {message}"

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
@@ -40,12 +41,15 @@ KEYS = re.compile(
 )
 SHORTCUT_WORD = re.compile(r"\b(shortcut|hotkey|keybinding|keystroke)", re.I)
 CODE = re.compile(r"`([^`\n]+)`")
-QUOTES = '"”'
+CLOSING_QUOTES = '"”'
 QUOTED = re.compile(r"[\"“]([^\"”\n]{3,80})[\"”]")
-STEP = re.compile(r"^[ \t]*\d+[.)][ \t]+")
-# How far after a key the command typed after it may start: "Ctrl+Shift+P → "Foam: Open Daily Note"", "press
-# Ctrl+Shift+P and type "Foam: Show Graph"".
-KEY_TO_COMMAND = 60
+STEP = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+")
+TRAILING_STOP = re.compile(r"(?<=\w)\.$")  # a step's full stop, not the one of a command ("git add .")
+# What may stand between a key and the command typed after it: "Ctrl+Shift+P → "Foam: Open Daily Note"", "press
+# Ctrl+Shift+P and type "Foam: Show Graph"", "Cmd+P, then run `Foam: Create New Note`".
+KEY_THEN_COMMAND = re.compile(
+    r"^(?:\s|→|->|>|,|;|:|\b(?:and|then|type|run|enter|select|choose|search for|pick)\b)*[\"“`]?$", re.I
+)
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Code a reader can type as it stands: a slash command ("/Code block"), an editor's palette command ("Foam: Open
 # Daily Note"), a sequence of keys ("t r"), or a command line (a program and its arguments) that the sentence hands
@@ -75,20 +79,26 @@ GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
-# A sentence that only says where it is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
-# Postmortem.", "Lessons from production are in Redis Outage Postmortem.", "For more, see the guides in …".
+# A sentence that only says where something is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
+# Postmortem.", "For more, see the [[Ops Handbook]]". What it points to is named (capitalised, quoted or linked):
+# "Refer to the on-call engineer" and "Details are in flux" say something.
 POINTS_ELSEWHERE = re.compile(
-    r"^(?:(?i:see(?:\s+also)?)\s+(?=[A-Z\"“\[]|the\s+[A-Z]|https?:)"
-    r"|(?i:for more|(?:full|more)\s+details?\s+(?:is\s+|are\s+)?(?:in|at|on)|details?\s+(?:are\s+)?(?:in|at)"
-    r"|read more|refer to)\b)"
-    r"|\b(?:is|are)\s+(?:written\s+up\s+|kept\s+|recorded\s+)?in\s+(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)+\.?$"
+    r"^(?i:see(?:\s+also)?|refer\s+to|read\s+more\s+(?:in|at)|(?:full|more)\s+details?\s+(?:are\s+|is\s+)?(?:in|at|on)"
+    r"|details?\s+(?:are\s+)?(?:in|at)|for\s+more(?:\s+details|\s+information)?,?\s+see)"
+    r"\s+(?:the\s+)?(?=[A-Z\"“\[]|https?:)"
 )
-# What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Tobias is"), or its
-# possessive ("Maria's team").
+# What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Jun held", "Maria
+# usually runs"), its possessive ("Maria's team") or an aside about it ("Tobias, our staff engineer, leads",
+# "Maria (design lead) will review").
+_IRREGULAR_PAST = (
+    "said|wrote|made|took|ran|went|saw|told|got|gave|kept|led|left|met|paid|put|sent|set|spent|thought|won|built|"
+    "brought|bought|came|found|knew|chose|held|drove|flew|drew|grew|threw|broke|began|sang|rode|wore|spoke|stood|"
+    "sold|felt|heard|meant|lost|read|hit|cut|let|ate|fell|forgot|slept|taught|caught|fought|understood|woke"
+)
+_AUXILIARY = "is|was|are|were|has|had|have|will|would|can|could|did|does|do|may|might|must|should|shall"
 SUBJECTS_VERB = re.compile(
-    r"^(?:'s\b|\s+(?:[a-z]+(?:s|ed)|is|was|are|were|has|had|have|will|would|can|could|did|does|do|said|wrote|made|"
-    r"took|ran|went|saw|told|got|gave|kept|led|left|met|paid|put|sent|set|spent|thought|won|built|brought|bought|"
-    r"came|found|knew|may|might|must|should|shall|now|also|then|just|never|always|often)\b)"
+    rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
+    rf"\s+(?:[a-z]+(?:s|ed)|{_AUXILIARY}|{_IRREGULAR_PAST})\b)"
 )
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 _MONTHS = "|".join(MONTH_NAMES)
@@ -373,16 +383,17 @@ def _span(
 
 def _what_to_type(question: str, sentence: str, text: str) -> str | None:
     """The key or the command the answering sentence gives (its code read from the passage's Markdown), unless the
-    question already names it; a key followed closely by the command to type after it is said whole ("Ctrl+Shift+P →
+    question already names it; a key followed by the command to type after it is said whole ("Ctrl+Shift+P →
     "Foam: Open Daily Note""): the key alone only opens the palette."""
     asked = question.lower()
     keys = [match for match in KEYS.finditer(sentence) if match.group(0).lower() not in asked]
     commands = [code for code in _commands(text) if code in sentence and code.lower() not in asked]
     if keys and commands:
-        start, end = keys[0].start(), sentence.find(commands[0]) + len(commands[0])
-        end += sentence[end : end + 1] in QUOTES
-        if 0 < end - keys[0].end() <= KEY_TO_COMMAND:
-            return sentence[start:end]
+        begins = sentence.find(commands[0])
+        if begins > keys[0].end() and KEY_THEN_COMMAND.match(sentence[keys[0].end() : begins]):
+            ends = begins + len(commands[0])
+            ends += sentence[ends : ends + 1] in CLOSING_QUOTES + "`"
+            return sentence[keys[0].start() : ends]
     return next(iter([*(k.group(0) for k in keys), *commands]), None)
 
 
@@ -405,62 +416,71 @@ def _something_to_type(
     question: str, chosen: _Candidate, passages: Sequence[Passage], wanted: set[str]
 ) -> tuple[Passage, str, str] | None:
     """For "how do I": the passage, sentence and key or command of the sentence that gives one — the chosen sentence,
-    else the closest of any passage shown that is at least as close and says half the question's words at least, a
-    step of a numbered list read with its procedure's words: "Click any node to open that note" tells how to open a
+    else a step of a numbered procedure in any passage shown whose steps (with the heading they stand under) say
+    every word of the question and give a key or a command: "Click any node to open that note" tells how to open a
     note from the graph, the steps "Open the Command Palette", "Run the "Foam: Show Graph" command", "The graph will
-    open …" how to open the graph."""
+    open …" under "Using the Graph" how to open the graph. A single sentence elsewhere that gives a key is not read:
+    it is as often a key for something else ("Run Foam: Open Random Note from the command palette")."""
     found = _what_to_type(question, chosen.sentence, chosen.passage.text)
     if found:
         return chosen.passage, chosen.sentence, found
-    best: tuple[tuple[int, int, int], Passage, str, str] | None = None
-    for place, passage in enumerate(passages):
+    for passage in passages:
         read = read_passage(passage.text, passage.heading)
         for sentence in read.sentences:
-            typed = None if sentence.endswith("?") else _what_to_type(question, sentence, passage.text)
-            if typed is None:
-                continue
-            heading = read.heading_of.get(sentence, "")
-            said = " ".join(steps_of(sentence, passage.text)) or sentence
-            key = (shared_words(wanted, said, heading), shared_words(wanted - set(terms(heading)), said), -place)
-            if key[0] >= max(1.0, chosen.key[1], len(wanted) / 2) and (best is None or key > best[0]):
-                best = (key, passage, sentence, typed)
-    return best[1:] if best else None
+            procedure = steps_of(sentence, passage.text)
+            typed = _what_to_type(question, sentence, passage.text) if procedure else None
+            said = " ".join(procedure)
+            if typed and wanted and shared_words(wanted, said, read.heading_of.get(sentence, "")) == len(wanted):
+                return passage, sentence, typed
+    return None
 
 
 def steps_of(sentence: str, text: str) -> list[str]:
     """The steps of the numbered list `sentence` is a step of ("1. Open the Command Palette …", "2. Run …"), as
-    plain text; none when it is no step, or the list has one. A step that ends by announcing a list ("You can:")
-    that is not one of the steps is said without that sentence."""
+    plain text; none when it is no step, or the list has one. What is nested under a step (a bullet, a code block)
+    and blank lines between steps are passed over. A step that ends by announcing a list ("You can:") is said
+    without that sentence."""
     lines = text.splitlines()
-    at = next((i for i, raw in enumerate(lines) if STEP.match(raw) and sentence in plain_line(raw)), None)
+    code = code_block_lines(text)
+    starts = {i: found.end() for i, raw in enumerate(lines) if i not in code and (found := STEP.match(raw))}
+    at = next((i for i, end in starts.items() if sentence in split_sentences(plain_line(lines[i][end:]))), None)
     if at is None:
         return []
     indent = _indent(lines[at])
     first = at
-    while first > 0 and STEP.match(lines[first - 1]) and _indent(lines[first - 1]) == indent:
-        first -= 1
+    for i in range(at - 1, -1, -1):  # back to the list's first step
+        if i in code or not lines[i].strip() or _indent(lines[i]) > indent:
+            continue
+        if STEP.match(lines[i]) and _indent(lines[i]) == indent:
+            first = i
+            continue
+        break
     steps = []
-    for raw in lines[first:]:
+    for i in range(first, len(lines)):
+        raw = lines[i]
+        if i in code or not raw.strip() or _indent(raw) > indent:
+            continue
         step = STEP.match(raw)
         if step is None or _indent(raw) != indent:
             break
         said = [s for s in split_sentences(plain_line(raw[step.end() :].strip())) if not s.endswith(":")]
-        steps.append(" ".join(said).rstrip("."))
+        steps.append(TRAILING_STOP.sub("", " ".join(said)))
     steps = [step for step in steps if step]
     return steps if len(steps) > 1 else []
 
 
 TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-TABLE_RULE = re.compile(r"^[\s|:-]+$")
+TABLE_RULE = re.compile(r"^[\s|:]*-[\s|:-]*$")
 
 
 def _tables(text: str) -> list[list[list[str]]]:
-    """The passage's tables: each a list of its rows (the header first, the rule left out), each row its cells as
-    plain text, empty ones kept in their place."""
+    """The passage's tables outside its code blocks: each a list of its rows (the header first, the rule left out),
+    each row its cells as plain text, empty ones kept in their place."""
     tables: list[list[list[str]]] = []
     table: list[list[str]] = []
-    for line in [*text.splitlines(), ""]:
-        row = TABLE_ROW.match(line)
+    code = code_block_lines(text)
+    for index, line in enumerate([*text.splitlines(), ""]):
+        row = None if index in code else TABLE_ROW.match(line)
         if row is None:
             if table:
                 tables.append(table)
@@ -475,34 +495,47 @@ def table_rows(text: str) -> list[list[str]]:
     return [[cell for cell in row if cell] for table in _tables(text) for row in table]
 
 
-def table_records(text: str) -> list[str]:
-    """Each body row of the passage's tables as its header says it: "Units: U16–U13 · Device: heron · Notes: GPU
-    workstation …, runs the model server" (a cell under an empty header stands alone)."""
+@dataclass(frozen=True)
+class Record:
+    """A table's body row: as its header says it ("Units: U10 · Device: NAS · Notes: local backup target"), and
+    its own cells, which are what it says of a question (every row has its header's words)."""
+
+    said: str
+    cells: str
+
+
+def table_records(text: str) -> list[Record]:
+    """Each body row of the passage's tables (a cell under an empty or missing header stands alone)."""
     return [
-        " · ".join(f"{name}: {cell}" if name else cell for name, cell in zip(header, row, strict=False) if cell)
+        Record(
+            " · ".join(
+                f"{name}: {cell}" if name else cell for name, cell in zip_longest(header, row, fillvalue="") if cell
+            ),
+            " · ".join(cell for cell in row if cell),
+        )
         for header, *body in _tables(text)
         for row in body
     ]
 
 
 def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Passage, str, int] | None:
-    """The table row of the passages that says most of the question's words, with how many."""
+    """The table row of the passages whose cells say most of the question's words, with how many."""
     scored = [
-        (shared_words(wanted, record), -place, passage, record)
+        (shared_words(wanted, record.cells), -place, passage, record.said)
         for place, passage in enumerate(passages)
         for record in table_records(passage.text)
     ]
     if not scored:
         return None
-    shared, _, passage, record = max(scored, key=lambda found: found[:2])
-    return passage, record, shared
+    shared, _, passage, said = max(scored, key=lambda found: found[:2])
+    return passage, said, shared
 
 
 @dataclass(frozen=True)
 class _Candidate:
-    # prose, closeness (with the heading), the question's words the sentence says beyond its heading, what it adds,
-    # the passage's place (negated)
-    key: tuple[bool, float, int, int, int]
+    # prose, closeness (with the heading), the follow-up's subject words it says, the question's words it says beyond
+    # its heading, what it adds, the passage's place (negated)
+    key: tuple[bool, float, int, int, int, int]
     passage: Passage
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
@@ -515,11 +548,14 @@ def answer_span(
     *,
     first: int = FIRST_SOURCES,
     closeness: Callable[[str], float] | None = None,
+    subject: str = "",
 ) -> Span | None:
     """The answer's lead, read from the first `first` passages in their order; None when none of them holds a
     statement. A sentence's closeness to the question is the words they share, unless `closeness` scores it (the
-    benchmark's variants, `bench/answer_spans.py`)."""
+    benchmark's variants, `bench/answer_spans.py`). `subject`: what a follow-up is about, whose words tell equally
+    close sentences apart."""
     wanted = set(terms(question))
+    about = set(terms(subject)) - wanted
     kind = "when" if asks_when(question) else asked_for(question)
     if kind == "how much":
         kind = "how long" if ASKS_TIME.search(question) else COST if COSTS.search(question) else kind
@@ -536,7 +572,7 @@ def answer_span(
             score = closeness(line) if closeness else shared_words(wanted, line, heading) + _labelled_as(kind, line)
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""))
             beyond = shared_words(wanted - set(terms(heading)), line)
-            key = (read.prose, score, beyond, _specific(line, question), -place)
+            key = (read.prose, score, shared_words(about, line, heading), beyond, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of))
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
