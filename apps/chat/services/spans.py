@@ -143,8 +143,8 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 # (`_label`).
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
-# A table row answers a what or which question when it says this many of its words at least, and more than any
-# sentence: "Which server runs the model server?" and the rack's row for heron.
+# A table row answers a what or which question when its cells say this many of its words at least, and more than
+# any sentence: "Which device is the backup target?" and the rack's row for the NAS.
 RECORD_WORDS = 2
 # The questions a list under a heading can answer: what and which, not a kind with a span of its own.
 LISTS_ANSWER = ("what", "which", "other")
