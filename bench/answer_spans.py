@@ -35,9 +35,10 @@ def main() -> None:
     import numpy as np
 
     from apps.chat.services import spans
-    from apps.chat.services.answering import Source, answer_lines
+    from apps.chat.services.answering import answer_lines, passages_of
     from apps.core.text import STOP, terms
     from apps.evaluation.answer_scores import answer_f1, readable
+    from apps.evaluation.runner import recorded_sources
     from apps.llm.embeddings import embed_texts
 
     parser = argparse.ArgumentParser()
@@ -120,18 +121,8 @@ def main() -> None:
     def answer(row: dict[str, Any], first: int, weight: float | None, mode: str) -> str | None:
         if row["answer"] is None:
             return None
-        sources = [
-            Source(
-                number=s["n"],
-                path=s["path"],
-                text=s["text"],
-                provenance="authored",
-                heading=s.get("heading", ""),
-                title=s.get("title", ""),
-            )
-            for s in row["sources"]
-        ]
-        passages = [spans.Passage(number=s.number, text=s.text, heading=s.heading) for s in sources]
+        sources = recorded_sources(row)
+        passages = passages_of(sources)
         found = span(row["question"], passages, first, weight, mode)
         return found.text if found else "".join(answer_lines(row["question"], sources))
 

@@ -33,10 +33,11 @@ def main() -> None:
 
     django.setup()
     from apps.chat.services import attribution
-    from apps.chat.services.answering import Source, misattribution
+    from apps.chat.services.answering import misattribution
     from apps.evaluation import locomo
     from apps.evaluation.answer_scores import answer_f1, readable
     from apps.evaluation.answerer import offline_answer
+    from apps.evaluation.runner import recorded_sources
 
     parser = argparse.ArgumentParser()
     parser.add_argument("answers", type=Path)
@@ -50,17 +51,7 @@ def main() -> None:
 
     def replay(row: dict[str, Any]) -> tuple[bool, float]:
         """Whether the rule abstains on the row, and the F1 of what is then said (0 for an abstention)."""
-        sources = [
-            Source(
-                number=s["n"],
-                path=s["path"],
-                text=s["text"],
-                provenance="authored",
-                heading=s.get("heading", ""),
-                title=s.get("title", ""),
-            )
-            for s in row["sources"]
-        ]
+        sources = recorded_sources(row)
         found = [attribution.Witness(path=w["path"], text=w["text"]) for w in row["found"]]
         if not sources or misattribution(row["question"], sources, speakers[row["conversation"]], found):
             return True, 0.0

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from apps.accounts.services import user_create
+from apps.chat.services.answering import Source
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answer_scores import AnswerTally
 from apps.evaluation.answerer import Answerer
@@ -73,6 +74,22 @@ def _items(ids: list[int], items: dict[int, Item]) -> list[Item]:
     return [items[i] for i in ids if i in items]
 
 
+def recorded_sources(row: dict[str, Any]) -> list[Source]:
+    """The sources an answer row of `--answers` records, as chat's answerer is given them (the benchmarks'
+    replays)."""
+    return [
+        Source(
+            number=s["n"],
+            path=s["path"],
+            text=s["text"],
+            provenance="authored",
+            heading=s.get("heading", ""),
+            title=s.get("title", ""),
+        )
+        for s in row["sources"]
+    ]
+
+
 class _Tally:
     """Per-pipeline accumulation of question scores, injected context, silence and latency."""
 
@@ -114,7 +131,7 @@ class _Tally:
             "sources": [
                 {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
                 for s in result.sources
-            ],
+            ],  # read back by `recorded_sources`
             "found": [{"path": w.path, "text": w.text} for w in answered.found],
         }
 
