@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tqdm import tqdm
 
+from apps.core.progress import progress_bar
 from apps.notes.models import ImportJob, ImportPhase
 
 
@@ -20,14 +21,16 @@ class ImportBar:
             self.phase = job.phase
             if job.phase in (ImportPhase.READING, ImportPhase.EMBEDDING):
                 unit = "file" if job.phase == ImportPhase.READING else "chunk"
-                self.bar = tqdm(desc=f"{self.desc}: {job.get_phase_display()}", unit=unit)
+                self.bar = progress_bar(desc=f"{self.desc}: {job.get_phase_display()}", unit=unit)
         if self.bar is None:
             return
         if self.phase == ImportPhase.READING:
-            self.bar.total, self.bar.n = job.total, job.processed
+            total, done = job.total, job.processed
         else:
-            self.bar.total, self.bar.n = job.embed_total, job.embed_done
-        self.bar.refresh()
+            total, done = job.embed_total, job.embed_done
+        self.bar.total = total
+        # update() redraws at most once per interval; closing the bar draws its last state
+        self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:

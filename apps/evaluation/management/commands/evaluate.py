@@ -7,9 +7,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
 from apps.core.local_models import is_local
+from apps.core.progress import progress_bar
 from apps.evaluation import corpus, locomo
 from apps.evaluation.answerer import JudgeUnavailable
 from apps.evaluation.calibration import calibrate, collect
@@ -149,7 +149,7 @@ class Command(BaseCommand):
         """One learning replay (`how`: `scout`, `pick`) on freshly ingested vaults, torn down after."""
         user = eval_user()
         try:
-            with tqdm(total=len(conversations), unit="conversation", desc=label) as bar:
+            with progress_bar(total=len(conversations), unit="conversation", desc=label) as bar:
                 return run_learning(user=user, conversations=conversations, unit=unit, tick=bar.update, **how)
         finally:
             corpus.teardown(user)
@@ -205,7 +205,7 @@ class Command(BaseCommand):
         )
         user = eval_user()
         try:
-            with tqdm(total=len(vaults) * len(BM25_POINTS), unit="point", desc="fusion") as bar:
+            with progress_bar(total=len(vaults) * len(BM25_POINTS), unit="point", desc="fusion") as bar:
                 measured = [measure(user, v, tick=bar.update) for v in vaults]
         finally:
             corpus.teardown(user)
@@ -219,7 +219,7 @@ class Command(BaseCommand):
         grid = PICK_GRID if pick else GRID
         user = eval_user()
         try:
-            with tqdm(total=len(conversations) * len(grid), unit="point", desc="learning folds") as bar:
+            with progress_bar(total=len(conversations) * len(grid), unit="point", desc="learning folds") as bar:
                 measured = [
                     conversation_measure(user=user, conv=c, unit=unit, grid=grid, tick=bar.update)
                     for c in conversations
@@ -246,7 +246,7 @@ class Command(BaseCommand):
         user = eval_user()
         try:
             total = sum(len(c.questions) for c in conversations)
-            with tqdm(total=total, unit="question", desc="learning curve") as bar:
+            with progress_bar(total=total, unit="question", desc="learning curve") as bar:
                 runs = [conversation_replay(user=user, conv=c, unit=unit, tick=bar.update) for c in conversations]
         finally:
             corpus.teardown(user)
@@ -339,7 +339,7 @@ class Command(BaseCommand):
                 self._fusion(options)
                 return
             graph = options["graph"]
-            with tqdm(unit="question", desc="collecting") as bar:
+            with progress_bar(unit="question", desc="collecting") as bar:
                 questions = collect(options["data"], tick=bar.update, graph=graph)
             figures = calibrate(questions, FEATURES + GRAPH_FEATURES if graph else FEATURES)
             self.stdout.write(json.dumps(figures, indent=2))
@@ -355,7 +355,7 @@ class Command(BaseCommand):
                 self._learning_only(options)
                 return
             total = sum(len(c.questions) for c in locomo.load(options["data"]))
-            with tqdm(total=total, unit="question", desc="LoCoMo") as bar, _judge_refused():
+            with progress_bar(total=total, unit="question", desc="LoCoMo") as bar, _judge_refused():
                 report = run_locomo(
                     data=options["data"],
                     unit=options["unit"],
@@ -371,7 +371,7 @@ class Command(BaseCommand):
             if not options["notes"].is_dir() or not options["queries"].exists():
                 raise CommandError("--notes must be a folder and --queries a .jsonl file")
             total = len(read_jsonl(options["queries"])) * len(pipelines)
-            with tqdm(total=total, unit="query", desc="vault") as bar:
+            with progress_bar(total=total, unit="query", desc="vault") as bar:
                 report = run_vault(
                     notes=options["notes"],
                     queries=options["queries"],

@@ -2,8 +2,8 @@ import statistics
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
+from apps.core.progress import progress_bar
 from apps.graph.communities import communities_detect
 from apps.graph.models import Community, Dependency, Entity, Extraction
 from apps.graph.services import graph_extract_pending
@@ -24,7 +24,7 @@ class Command(BaseCommand):
             if vaults.count() != len(set(options["vaults"])):
                 raise CommandError("no such vault")
         for vault in vaults:
-            with tqdm(desc=vault.name, unit="note") as bar:
+            with progress_bar(desc=vault.name, unit="note") as bar:
 
                 def tick(done: int, total: int) -> None:
                     bar.total = total

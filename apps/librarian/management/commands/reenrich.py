@@ -1,8 +1,8 @@
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
+from apps.core.progress import progress_bar
 from apps.librarian.enrich import current_writer, stale_notes
 from apps.librarian.services import reenrich
 from apps.notes.models import Note, Tier
@@ -24,7 +24,7 @@ class Command(BaseCommand):
             total = sum(stale_notes(v.pk, current_writer(v.chat_settings)).count() for v in vaults)
         else:
             total = Note.objects.filter(vault__in=vaults, tier=Tier.HOT).count()
-        with tqdm(total=total, unit="note", desc="re-enriching") as bar:
+        with progress_bar(total=total, unit="note", desc="re-enriching") as bar:
             counts = reenrich(vaults=vaults, everything=not options["stale"], tick=bar.update)
         self.stdout.write(
             f"re-enriched {counts['enriched']} notes, {counts['failed']} failed (see the vault page); "

@@ -1,8 +1,8 @@
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
+from apps.core.progress import progress_bar
 from apps.notes.services.embedding_switch import (
     embedding_model_remove,
     embedding_switch_build,
@@ -41,7 +41,7 @@ class Command(BaseCommand):
             self.stdout.write(f"building {model} on the workers; `manage.py embedding_switch` shows progress")
             return
         progress = embedding_switch_progress(model=model)
-        with tqdm(total=progress.total, initial=progress.embedded, unit="chunk", desc=model) as bar:
+        with progress_bar(total=progress.total, initial=progress.embedded, unit="chunk", desc=model) as bar:
             while progress.state == "building":
                 progress = embedding_switch_build(model=model, batches=1)
                 bar.update(progress.embedded - bar.n)

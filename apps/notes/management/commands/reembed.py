@@ -1,8 +1,8 @@
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
-from tqdm import tqdm
 
+from apps.core.progress import progress_bar
 from apps.llm.embeddings import current_model
 from apps.notes.services.chunks import chunks_embed_pending
 from apps.notes.vectors import chunks_without_vector, vectors_drop
@@ -31,7 +31,7 @@ class Command(BaseCommand):
         vault_id = options["vault"]
         pending_chunks = chunks_without_vector(model)
         pending = (pending_chunks.filter(vault_id=vault_id) if vault_id else pending_chunks).count()
-        bar = tqdm(total=pending, unit="chunk", desc=f"embedding with {model}")
+        bar = progress_bar(total=pending, unit="chunk", desc=f"embedding with {model}")
         while True:
             done = chunks_embed_pending(vault_id=vault_id, batch=options["batch"], limit=options["batch"])
             if not done:
