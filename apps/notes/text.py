@@ -4,6 +4,7 @@ dropped, each line and list item on its own."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
@@ -14,9 +15,12 @@ from apps.notes.syntax import code_block_lines, verbatim_test
 # "src/*.py", "_config_.yml", ".../wiki/_Foo_"); code spans are left as written.
 EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_](?=[\s,;:!?)\]\"'’”]|[.](?:\s|$)|$)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
+LABELLED_PAGE_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
 
 
 def plain_line(line: str) -> str:
+    line = _outside_code(line, lambda text: LABELLED_PAGE_LINK.sub(r"\1", text))
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
     pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again
@@ -25,6 +29,15 @@ def plain_line(line: str) -> str:
         for i, piece in enumerate(pieces)
     )
     return line.replace("`", "").strip(" -*>#\t")
+
+
+def _outside_code(line: str, change: Callable[[str], str]) -> str:
+    """`line` with `change` made to its text outside code spans."""
+    pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again
+    out = []
+    for i, piece in enumerate(pieces):
+        out.append(change(piece) if i % 3 == 0 else piece if i % 3 == 1 else piece + pieces[i - 1])
+    return "".join(out)
 
 
 def readable_text(text: str) -> str:

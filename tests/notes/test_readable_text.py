@@ -29,3 +29,13 @@ def test_emphasis_of_one_mark_reads_as_its_words_on_real_notes_and_marks_inside_
     assert readable_text("Run `pytest tests/*.py` on `_config_.yml`, see src/*.py") == (
         "Run pytest tests/*.py on _config_.yml, see src/*.py"
     )
+
+
+def test_a_logseq_link_to_a_page_with_words_of_its_own_reads_as_its_words_on_real_pages():
+    from tests.corpora import CORPORA
+
+    text = (CORPORA / "logseq-docs/pages/Getting started with the Journals page.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if "[continue with the lesson on how to create pages.]" in line)
+    assert readable_text(line) == (
+        "Once you feel more comfortable with Logseq, continue with the lesson on how to create pages."
+    )

@@ -176,3 +176,19 @@ def test_a_namespaced_page_is_found_by_its_name():
     assert "<title>term/page reference · DesirePath</title>" in term_page
     platforms = page.split("<dt>platforms</dt>", 1)[1].split("</dd>", 1)[0]  # a page property, its link as a link
     assert "All Platforms</a>" in platforms and "[[" not in platforms
+
+
+@pytest.mark.django_db
+def test_a_link_to_a_page_with_words_of_its_own_shows_the_words_and_goes_to_the_page():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    graph = make_note(vault, "pages/How to create a new graph.md", real("How to create a new graph.md"), embed=False)
+    start = make_note(vault, "pages/Start here.md", real("Start here.md"), embed=False)
+    html = page_of(start, owner)
+    assert f'<a class="internal" href="/notes/{graph.pk}/">&gt;&gt; Start by creating a new Logseq graph</a>' in html
+    # the other one names a page this vault does not hold
+    assert (
+        '<a class="unresolved" title="no note with this name yet">&gt;&gt; Start by creating a Logseq graph using '
+        "existing Markdown files</a>" in html
+    )
+    assert "](" not in html and "%EE%80" not in html

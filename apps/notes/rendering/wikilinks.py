@@ -27,10 +27,12 @@ from apps.notes.syntax import BLOCK_UUID, hidden_spans
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
-# Logseq's `{{embed [[Page]]}}`, `{{embed ((uuid))}}`, `[label](((uuid)))` and `((uuid))`, or a wikilink.
+# Logseq's `{{embed [[Page]]}}`, `{{embed ((uuid))}}`, `[label](((uuid)))`, `[label]([[Page]])` and `((uuid))`, or a
+# wikilink.
 _LOGSEQ_REFERENCE = re.compile(
     rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{BLOCK_UUID})\)\))[ \t]*\}}\}}"
     rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
+    rf"|\[(?P<page_label>[^\[\]\n]+)\]\((?P<labelled_page>\[\[[^\[\]|\n]+\]\])\)"
     rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
     rf"|(?P<wikilink>{WIKILINK.pattern})"
 )
@@ -100,6 +102,9 @@ def mark_wikilinks(body: str, page: Page) -> str:
             return marker(_wikilink_of(match.group("wikilink") if page.logseq else match.group(0)))
         if match.group("page") is not None:  # `{{embed [[Page]]}}` is `![[Page]]`
             return marker(_wikilink_of(f"!{match.group('page')}"))
+        if match.group("labelled_page") is not None:  # `[label]([[Page]])` is `[[Page|label]]`
+            link = _wikilink_of(match.group("labelled_page"))
+            return marker(WrittenLink(link.target, link.heading, match.group("page_label").strip(), False, match[0]))
         block = next(match.group(name) for name in ("embedded", "labelled", "referenced") if match.group(name))
         embed = match.group("embedded") is not None
         alias = match.group("label") or ""
