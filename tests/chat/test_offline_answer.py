@@ -245,3 +245,23 @@ def test_a_table_row_that_says_more_of_a_which_question_than_any_sentence_answer
     assert found.text == "Units: U10 · Device: NAS · Notes: local backup target, 4 × 8 TB"
     # A sentence that says more of the question than any row answers as a sentence.
     assert lead("Which backup job runs nightly?", [rack]).text == "The backup job runs nightly."
+
+
+def test_a_turn_that_only_says_the_question_back_is_answered_with_what_it_says_next():
+    turn = source(
+        "2:31 pm on 17 October, 2023: Melanie: BTW, recently I had a setback. Last month I got hurt and had to take "
+        "a break from pottery. I'm doing better now."
+    )
+    answer = "".join(extractive("What setback did Melanie face?", [turn]))
+    assert answer.startswith(
+        "**BTW, recently I had a setback. Last month I got hurt and had to take a break from pottery.** [1]"
+    )
+    assert answer.count("I had a setback") == 1  # not quoted again below the lead
+    # a sentence saying more than the question's words is the answer by itself
+    said = source("2:31 pm on 17 October, 2023: Melanie: I had a setback with the kiln cracking my vase. Oh well.")
+    assert lead("What setback did Melanie face?", [said]).text == "I had a setback with the kiln cracking my vase."
+    # in a note, the sentence with the question's words is its answer, and the next one says something else
+    note = source("You don't need to agree with the idea for it to become an evergreen note. They can be short.")
+    assert lead("Do I have to agree with an idea for an evergreen note?", [note]).text == (
+        "You don't need to agree with the idea for it to become an evergreen note."
+    )

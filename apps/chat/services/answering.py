@@ -75,7 +75,9 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     if found:
         numbers = [found.number]
         if found.text == found.sentence:
-            for key in [key for key in said if key == ("", found.text)]:  # a labelled one stays: it says what it is
+            # a labelled one stays: it says what it is; a lead that goes on past its sentence holds that sentence
+            opened = [key for key in said if key[0] == "" and (found.text + " ").startswith(f"{key[1]} ")]
+            for key in opened:
                 numbers += [n for n in said.pop(key) if n not in numbers]
         first = [f"**{_as_said(found.text)}** {_cited(numbers)}\n\n"]
     lines = _bullets(said)

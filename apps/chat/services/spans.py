@@ -169,6 +169,10 @@ TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
+# A turn's sentence that says at most this many words of its own beside the question's only says the question back
+# ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
+# (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+RESTATES = 2
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 FIRST_SOURCES = 2
@@ -621,7 +625,25 @@ def answer_span(
     if chosen.key[1] == 0 and not closeness:
         return None  # the closest sentence shares no word with the question: it is quoted below, not led with
     whole = with_its_items(chosen.sentence, chosen.passage.text)
+    if whole == chosen.sentence and not closeness:
+        whole = with_what_follows(chosen.sentence, chosen.passage, wanted)
     return Span(whole, chosen.passage.number, whole)
+
+
+def with_what_follows(sentence: str, passage: Passage, wanted: set[str]) -> str:
+    """A turn's sentence that only says the question back (`RESTATES`), with the sentence after it in the turn,
+    which says what ("BTW, recently I had a setback. Last month I got hurt and had to take a break from pottery.").
+    Not in a note: there a sentence with the question's words is most often its answer ("You don't need to agree
+    with the idea for it to become an evergreen note.") and the next one says something else."""
+    if len(set(terms(sentence)) - wanted) > RESTATES:
+        return sentence
+    read = read_passage(passage.text, passage.heading)
+    if read.speaker is None:
+        return sentence
+    at = read.sentences.index(sentence) if sentence in read.sentences else -1
+    if 0 <= at < len(read.sentences) - 1 and read.line_of.get(read.sentences[at + 1]) == read.line_of.get(sentence):
+        return f"{sentence} {read.sentences[at + 1]}"
+    return sentence
 
 
 def with_its_items(sentence: str, text: str) -> str:
