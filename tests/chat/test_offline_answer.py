@@ -237,7 +237,7 @@ def test_a_sentence_that_only_says_where_something_is_written_is_not_the_lead():
 
 def test_a_table_row_that_says_more_of_a_which_question_than_any_sentence_answers_it_with_its_headers():
     rack = source(
-        "One 24U rack in the basement.\n\n| Units | Device | Notes |\n|---|---|---|\n"
+        "One 24U rack in the basement holds the NAS and heron.\n\n| Units | Device | Notes |\n|---|---|---|\n"
         "| U20–U19 | **kestrel** | app server: Postgres, Redis, API, workers |\n"
         "| U10 | NAS | local backup target, 4 × 8 TB |\n\nThe backup job runs nightly."
     )
@@ -265,3 +265,20 @@ def test_a_turn_that_only_says_the_question_back_is_answered_with_what_it_says_n
     assert lead("Do I have to agree with an idea for an evergreen note?", [note]).text == (
         "You don't need to agree with the idea for it to become an evergreen note."
     )
+
+
+def test_how_many_counts_what_the_question_counts():
+    rack = source(
+        "# Server Room Rack Inventory\n\nOne 24U rack in the basement holds the NAS and heron.\n\n"
+        "| Units | Device | Notes |\n|---|---|---|\n"
+        "| U10 | NAS | local backup target, 4 × 8 TB |\n| U12 | heron | model server |\n"
+    )
+    assert lead("How many TB does the NAS hold?", [rack]).text == "4 × 8 TB"  # not "4": four disks of 8 TB
+    rota = source("One week per person, handover on Monday at 10:00. Nobody is on call twice in a row.")
+    assert lead("How many people are on the on-call rota?", [rota]).text.lower() != "one"  # one week, not one person
+    assert lead("How many weeks is each person on call?", [rota]).text == "One"
+    assert lead("How many dogs does Melanie have?", [source("We have three kids and two dogs.")]).text == "two"
+    # nothing counts eggs: the passages are quoted, none is led with as the count
+    focaccia = source("Pairs well with the leftover focaccia. Bake the focaccia at 220 °C until golden.")
+    answer = "".join(extractive("How many eggs are in the focaccia?", [focaccia]))
+    assert not answer.startswith("**") and "Pairs well with the leftover focaccia." in answer

@@ -135,6 +135,14 @@ FREQUENCY = re.compile(
     r"|hourly|nightly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
     re.I,
 )
+# What a "how many" question counts: "How many TB …" → "TB".
+HOW_MANY_OF = re.compile(r"\bhow many\s+([A-Za-z]+)", re.I)
+TIMES_A_NUMBER = re.compile(r"^\s*[×x]\s*\d+(?:[.,]\d+)?")  # "4 × 8 TB"
+# Units a number measures time, size, heat or money in: "One week per person", "one free day", "a 30 × 40 cm tray",
+# "220 °C", "5 €".
+_MEASURE_UNIT = rf"{_TIME_UNIT}|cm|mm|km|kg|g|mb|gb|tb|%|percent|°\s?[CF]|degrees|{_CURRENCY}"
+MEASURES = "seconds minutes hours days nights weeks months years decades cm mm km kg mb gb tb percent degrees"
+MEASURE_AFTER = re.compile(rf"^\s*(?:[×x]\s*\d+\s*)?(?:[a-z]+\s+)?(?:{_MEASURE_UNIT})(?!\w)", re.I)
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{_MONTHS})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{_MONTHS})\s*|\d[:./-]|#)$", re.I)
@@ -315,16 +323,44 @@ def _labelled_as(kind: str, line: str) -> int:
     return int(label is not None and label.group(1).lower() in KIND_LABELS.get(kind, ()))
 
 
-def _count(sentence: str) -> str | None:
-    """The first number that counts something: not a date's, a clock time's or a year's."""
-    for match in NUMBER_WORDS.finditer(sentence):
-        number = match.group(0)
-        if _DATE_AFTER.match(sentence[match.end() :]) or _DATE_BEFORE.search(sentence[: match.start()]):
+def _count(sentence: str, question: str = "") -> str | None:
+    """The number that counts what the question asks how many of ("three" in "The studio has three kilns"), said
+    with its factors ("4 × 8 TB" for "How many TB does the NAS hold?"); else the first number that counts something:
+    not a date's, a clock time's or a year's, nor one that measures a span of time or a size when the question counts
+    something else ("One week per person" says nothing of how many people). A question counting a unit of time or
+    size is answered only in that unit."""
+    asked = HOW_MANY_OF.search(question)
+    counted = set(terms(asked.group(1))) if asked else set()
+    measured = not counted & set(terms(MEASURES))  # the question counts things, not a unit
+    numbers = [
+        match
+        for match in NUMBER_WORDS.finditer(sentence)
+        if not _DATE_AFTER.match(sentence[match.end() :])
+        and not _DATE_BEFORE.search(sentence[: match.start()])
+        and not (match.group(0).isdigit() and len(match.group(0)) == 4 and 1900 <= int(match.group(0)) <= 2100)
+    ]
+    for match in numbers:
+        after = sentence[match.end() :]
+        if counted and measured and MEASURE_AFTER.match(after):
             continue
-        if number.isdigit() and len(number) == 4 and 1900 <= int(number) <= 2100:
+        times = TIMES_A_NUMBER.match(after)
+        rest = after[times.end() :] if times else after
+        for word in list(re.finditer(r"[^\s,.;:!?()]+", rest))[:2]:  # "three kilns", "two old kilns"
+            if counted & set(terms(word.group(0))):
+                ends = match.end() + len(after) - len(rest) + word.end()
+                return sentence[match.start() : ends] if times else match.group(0)
+    if counted and not measured:
+        return None  # "How many TB …": a number in no such unit counts something else
+    for match in numbers:
+        if counted and measured and MEASURE_AFTER.match(sentence[match.end() :]):
             continue
-        return number
+        return match.group(0)
     return None
+
+
+def _mentions_what_is_counted(question: str, sentence: str) -> bool:
+    asked = HOW_MANY_OF.search(question)
+    return asked is None or bool(set(terms(asked.group(1))) & set(terms(sentence)))
 
 
 def _how_often(sentence: str, question: str) -> str | None:
@@ -378,7 +414,7 @@ def _span(
     if kind == "how often":
         return _how_often(sentence, question)
     if kind in ("how many", "how old"):
-        return _count(sentence)
+        return _count(sentence, question)
     if kind == TEMPERATURE_ASKED:
         temperature = TEMPERATURE.search(sentence)
         return temperature.group(0) if temperature else None
@@ -624,6 +660,10 @@ def answer_span(
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
         return None  # the closest sentence shares no word with the question: it is quoted below, not led with
+    if kind == "how many" and not closeness and not _mentions_what_is_counted(question, chosen.sentence):
+        # No sentence counts it, and this one does not speak of it ("How many eggs are in the focaccia?" and "Pairs
+        # well with the leftover focaccia."): quoted below, not led with; "lots of people showed up" still answers.
+        return None
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
         whole = with_what_follows(chosen.sentence, chosen.passage, wanted)
