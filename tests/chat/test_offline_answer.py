@@ -282,3 +282,10 @@ def test_how_many_counts_what_the_question_counts():
     focaccia = source("Pairs well with the leftover focaccia. Bake the focaccia at 220 °C until golden.")
     answer = "".join(extractive("How many eggs are in the focaccia?", [focaccia]))
     assert not answer.startswith("**") and "Pairs well with the leftover focaccia." in answer
+
+
+def test_a_title_a_place_or_a_frequency_is_nobody():
+    pointer = source("Nightly backups are described in Backup and Restore Runbook.")
+    assert lead("Who stores the backups?", [pointer]).text == pointer.text  # neither "Nightly" nor "Restore Runbook"
+    assert lead("Who met the pilots?", [source("We met the pilots at Lindenhof with Adaeze.")]).text == "Adaeze"
+    assert lead("Who reviews the backups?", [source("Backups are reviewed by Jun Park.")]).text == "Jun Park"

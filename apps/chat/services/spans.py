@@ -73,7 +73,10 @@ PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 # Words that open a sentence capitalised without naming anyone (stop words aside), and pronouns that name no one
 # in particular ("Everyone"); a number word ("One week per person") is no one either.
-OPENERS = {"since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"}
+OPENERS = {
+    *("since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"),
+    *("hourly", "nightly", "daily", "weekly", "fortnightly", "monthly", "quarterly", "yearly", "annually"),
+}
 # A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
 GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
@@ -101,6 +104,9 @@ SUBJECTS_VERB = re.compile(
     rf"\s+(?:[a-z]+(?:s|ed)|{_AUXILIARY}|{_IRREGULAR_PAST})\b)"
 )
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
+# What makes the capitalised words after it a title's or a place's: a title's earlier word and a joining one ("Backup
+# and Restore Runbook", "Ministry of Health"), or where something is ("described in Ops Handbook", "at Lindenhof").
+TITLE_OR_PLACE_BEFORE = re.compile(r"(?:\b[A-Z][\w-]*\s+(?:and|&|of|for)\s+|\b(?:in|at|near|inside)\s+(?:the\s+)?)$")
 _MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
 _NUMBER = r"\d{1,3}(?:[,. ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:\s\d/\d)?|\d/\d"
@@ -296,6 +302,7 @@ def _specific(sentence: str, question: str) -> int:
 def _people(text: str, question: str) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
     thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
+    none a title's or a place's ("described in Backup and Restore Runbook", "at Lindenhof");
     the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
     does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
@@ -310,6 +317,7 @@ def _people(text: str, question: str) -> list[str]:
         and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
+        and not TITLE_OR_PLACE_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
     ]
     alone = len(found) == 1 and not KIND_LABEL.match(text) and SUBJECTS_VERB.match(text[found[0].end() :]) is not None
     opener = len(text) - len(text.lstrip())
