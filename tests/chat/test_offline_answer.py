@@ -289,3 +289,9 @@ def test_a_title_a_place_or_a_frequency_is_nobody():
     assert lead("Who stores the backups?", [pointer]).text == pointer.text  # neither "Nightly" nor "Restore Runbook"
     assert lead("Who met the pilots?", [source("We met the pilots at Lindenhof with Adaeze.")]).text == "Adaeze"
     assert lead("Who reviews the backups?", [source("Backups are reviewed by Jun Park.")]).text == "Jun Park"
+
+
+def test_who_comes_after_someone_in_a_list_given_in_order():
+    rota = source("One week per person. Current order: Tobias, Priya, Maren, Jun. Adaeze is the escalation contact.")
+    assert lead("Who is on call after Priya?", [rota]).text == "Maren"
+    assert lead("Who is on call before Priya?", [rota]).text == "Tobias"

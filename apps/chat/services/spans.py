@@ -103,6 +103,10 @@ SUBJECTS_VERB = re.compile(
     rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
     rf"\s+(?:[a-z]+(?:s|ed)|{_AUXILIARY}|{_IRREGULAR_PAST})\b)"
 )
+# "Who is on call after Priya?" and a list of three names or more, in order: "Tobias, Priya, Maren, Jun".
+IN_ORDER_ASKED = re.compile(r"\b(after|before)\s+([A-Z][a-z]+)\b")
+NAMES_IN_ORDER = re.compile(r"\b[A-Z][a-z]+(?:\s*(?:,|→|->)\s*(?:(?:and|then)\s+)?[A-Z][a-z]+){2,}\b")
+PERSON_WORD = re.compile(r"[A-Z][a-z]+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 # What makes the capitalised words after it a title's or a place's: a title's earlier word and a joining one ("Backup
 # and Restore Runbook", "Ministry of Health"), or where something is ("described in Ops Handbook", "at Lindenhof").
@@ -324,6 +328,20 @@ def _people(text: str, question: str) -> list[str]:
     return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
 
 
+def _next_in_order(question: str, sentence: str) -> str | None:
+    """For "Who is on call after Priya?", the name after hers in a list of names the sentence gives in order
+    ("Current order: Tobias, Priya, Maren, Jun." → Maren); before hers for "before"."""
+    asked = IN_ORDER_ASKED.search(question)
+    listed = NAMES_IN_ORDER.search(sentence) if asked else None
+    if asked is None or listed is None:
+        return None
+    names = PERSON_WORD.findall(listed.group(0))
+    if asked.group(2) not in names:
+        return None
+    at = names.index(asked.group(2)) + (-1 if asked.group(1).lower() == "before" else 1)
+    return names[at] if 0 <= at < len(names) else None
+
+
 def _labelled_as(kind: str, line: str) -> int:
     """1 when the line's label names the kind of answer asked for ("Duration: 1 hour 53 minutes." for "how long"):
     the label stands for the question's own word."""
@@ -401,6 +419,8 @@ def _span(
         found = when_in(sentence, said)
         return found or (said_on(said) if said else None)
     if kind == "who":
+        if neighbour := _next_in_order(question, sentence):
+            return neighbour
         head = LIST_HEAD.match(line) if line and not line.startswith(sentence) else None
         names = _people(sentence, question) or (_people(head.group(1), question) if head else [])
         if names:
