@@ -16,7 +16,7 @@ from apps.notes.syntax import code_block_lines, verbatim_test
 EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_](?=[\s,;:!?)\]\"'’”]|[.](?:\s|$)|$)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
-LABELLED_PAGE_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
+LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
 
 
 def plain_line(line: str) -> str:

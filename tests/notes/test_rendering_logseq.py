@@ -192,3 +192,10 @@ def test_a_link_to_a_page_with_words_of_its_own_shows_the_words_and_goes_to_the_
         "existing Markdown files</a>" in html
     )
     assert "](" not in html and "%EE%80" not in html
+
+
+def test_an_image_or_an_escaped_bracket_before_a_page_link_stays_as_written():
+    image = html_of("- ![diagram]([[Diagram Page]])\n- tags:: x\n")
+    assert "embed-file" in image and "\ue000" not in image
+    escaped = html_of("- Escaped \\[a]([[P]]) here\n- tags:: x\n")
+    assert "Escaped [a](" in escaped and "\ue000" not in escaped

@@ -105,12 +105,14 @@ SUBJECTS_VERB = re.compile(
 )
 # "Who is on call after Priya?" and a list of three names or more, in order: "Tobias, Priya, Maren, Jun".
 IN_ORDER_ASKED = re.compile(r"\b(after|before)\s+([A-Z][a-z]+)\b")
-NAMES_IN_ORDER = re.compile(r"\b[A-Z][a-z]+(?:\s*(?:,|→|->)\s*(?:(?:and|then)\s+)?[A-Z][a-z]+){2,}\b")
+NAMES_IN_ORDER = re.compile(
+    r"\b[A-Z][a-z]+(?:(?:\s*(?:,|→|->)\s*(?:(?:and|then)\s+)?|\s+(?:and|then)\s+)[A-Z][a-z]+){2,}\b"
+)
 PERSON_WORD = re.compile(r"[A-Z][a-z]+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
-# What makes the capitalised words after it a title's or a place's: a title's earlier word and a joining one ("Backup
-# and Restore Runbook", "Ministry of Health"), or where something is ("described in Ops Handbook", "at Lindenhof").
-TITLE_OR_PLACE_BEFORE = re.compile(r"(?:\b[A-Z][\w-]*\s+(?:and|&|of|for)\s+|\b(?:in|at|near|inside)\s+(?:the\s+)?)$")
+# Where something is: the capitalised words after it are a place's or a title's, not a person's ("described in Backup
+# and Restore Runbook", "at Lindenhof"); a name said as someone's ("in Maria's hands") is still a person's.
+PLACE_OR_TITLE_BEFORE = re.compile(r"\b(?:in|at|near|inside)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+(?:and|&|of|for)\s+)?$")
 _MONTHS = "|".join(MONTH_NAMES)
 # A number as notes write it: "1,200,000", "1 200 000", "1.200,50", "2.5", "2 1/2", "1/2".
 _NUMBER = r"\d{1,3}(?:[,. ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:\s\d/\d)?|\d/\d"
@@ -145,14 +147,33 @@ FREQUENCY = re.compile(
     r"|hourly|nightly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
     re.I,
 )
-# What a "how many" question counts: "How many TB …" → "TB".
-HOW_MANY_OF = re.compile(r"\bhow many\s+([A-Za-z]+)", re.I)
-TIMES_A_NUMBER = re.compile(r"^\s*[×x]\s*\d+(?:[.,]\d+)?")  # "4 × 8 TB"
+# What a "how many" question counts: the words after it up to its verb ("How many vacation days do I get?").
+HOW_MANY_OF = re.compile(
+    r"\bhow many\s+((?:[A-Za-z-]+\s+){0,2}?[A-Za-z-]+)(?=\s+(?:do|does|did|is|are|was|were|has|have|had|can|could|"
+    r"will|would|should|must|of|in|on|at|for|per|to|went|came)\b|\s*[?,.]|\s*$)",
+    re.I,
+)
+# A range or the factors a count is said with: "35 to 40 minutes", "4 × 8 TB".
+WITH_ITS_FACTORS = re.compile(r"^\s*(?:[×x]|to|or|-|–)\s*\d+(?:[.,]\d+)?")
 # Units a number measures time, size, heat or money in: "One week per person", "one free day", "a 30 × 40 cm tray",
-# "220 °C", "5 €".
+# "220 °C", "5 €". Between the number and the unit only a describing word: "twice this year", "3 a day" count.
 _MEASURE_UNIT = rf"{_TIME_UNIT}|cm|mm|km|kg|g|mb|gb|tb|%|percent|°\s?[CF]|degrees|{_CURRENCY}"
 MEASURES = "seconds minutes hours days nights weeks months years decades cm mm km kg mb gb tb percent degrees"
-MEASURE_AFTER = re.compile(rf"^\s*(?:[×x]\s*\d+\s*)?(?:[a-z]+\s+)?(?:{_MEASURE_UNIT})(?!\w)", re.I)
+MEASURE_AFTER = re.compile(
+    rf"^\s*(?:(?!(?:a|an|the|per|each|every|this|that|last|next|a|times?)\b)[a-z]+\s+)?(?:{_MEASURE_UNIT})(?!\w)", re.I
+)
+# How notes shorten the units a question spells out: "35 min" for "how many minutes".
+UNIT_SHORT = {
+    "min": "minutes",
+    "mins": "minutes",
+    "hr": "hours",
+    "hrs": "hours",
+    "h": "hours",
+    "sec": "seconds",
+    "secs": "seconds",
+}
+# Words that count times, not things: "twice in a row" says nothing of how many people.
+TIMES_WORDS = {"once", "twice"}
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{_MONTHS})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{_MONTHS})\s*|\d[:./-]|#)$", re.I)
@@ -306,7 +327,7 @@ def _specific(sentence: str, question: str) -> int:
 def _people(text: str, question: str) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
     thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
-    none a title's or a place's ("described in Backup and Restore Runbook", "at Lindenhof");
+    none where something is ("described in Backup and Restore Runbook", "at Lindenhof");
     the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
     does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
@@ -321,7 +342,10 @@ def _people(text: str, question: str) -> list[str]:
         and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
-        and not TITLE_OR_PLACE_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+        and not (
+            PLACE_OR_TITLE_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+            and not text[m.end() :].startswith("'s")
+        )
     ]
     alone = len(found) == 1 and not KIND_LABEL.match(text) and SUBJECTS_VERB.match(text[found[0].end() :]) is not None
     opener = len(text) - len(text.lstrip())
@@ -350,13 +374,12 @@ def _labelled_as(kind: str, line: str) -> int:
 
 
 def _count(sentence: str, question: str = "") -> str | None:
-    """The number that counts what the question asks how many of ("three" in "The studio has three kilns"), said
-    with its factors ("4 × 8 TB" for "How many TB does the NAS hold?"); else the first number that counts something:
-    not a date's, a clock time's or a year's, nor one that measures a span of time or a size when the question counts
-    something else ("One week per person" says nothing of how many people). A question counting a unit of time or
-    size is answered only in that unit."""
-    asked = HOW_MANY_OF.search(question)
-    counted = set(terms(asked.group(1))) if asked else set()
+    """The number that counts what the question asks how many of ("25" in "Everyone gets 25 vacation days"), said
+    with its range or factors ("35 to 40 minutes", "4 × 8 TB" for "How many TB does the NAS hold?"); else the first
+    number that counts something: not a date's, a clock time's or a year's, nor one that measures a span of time or a
+    size ("One week per person") or counts times ("twice in a row") when the question counts something else. A
+    question counting a unit of time or size is answered only in that unit."""
+    counted = _counted(question)
     measured = not counted & set(terms(MEASURES))  # the question counts things, not a unit
     numbers = [
         match
@@ -367,26 +390,34 @@ def _count(sentence: str, question: str = "") -> str | None:
     ]
     for match in numbers:
         after = sentence[match.end() :]
-        if counted and measured and MEASURE_AFTER.match(after):
-            continue
-        times = TIMES_A_NUMBER.match(after)
-        rest = after[times.end() :] if times else after
+        factors = WITH_ITS_FACTORS.match(after)
+        rest = after[factors.end() :] if factors else after
+        if counted and measured and MEASURE_AFTER.match(rest):
+            continue  # "a 30 × 40 cm tray" measures the tray
         for word in list(re.finditer(r"[^\s,.;:!?()]+", rest))[:2]:  # "three kilns", "two old kilns"
-            if counted & set(terms(word.group(0))):
+            said = word.group(0).lower()
+            if counted & set(terms(UNIT_SHORT.get(said, said))):
                 ends = match.end() + len(after) - len(rest) + word.end()
-                return sentence[match.start() : ends] if times else match.group(0)
+                return sentence[match.start() : ends] if factors else match.group(0)
     if counted and not measured:
         return None  # "How many TB …": a number in no such unit counts something else
     for match in numbers:
-        if counted and measured and MEASURE_AFTER.match(sentence[match.end() :]):
+        measures = MEASURE_AFTER.match(sentence[match.end() :]) or match.group(0).lower() in TIMES_WORDS
+        if counted and measures and "time" not in counted:
             continue
         return match.group(0)
     return None
 
 
-def _mentions_what_is_counted(question: str, sentence: str) -> bool:
+def _counted(question: str) -> set[str]:
+    """The words of what a "how many" question counts, as `terms`."""
     asked = HOW_MANY_OF.search(question)
-    return asked is None or bool(set(terms(asked.group(1))) & set(terms(sentence)))
+    return set(terms(asked.group(1))) if asked else set()
+
+
+def _mentions_what_is_counted(question: str, sentence: str) -> bool:
+    counted = _counted(question)
+    return not counted or bool(counted & set(terms(sentence)))
 
 
 def _how_often(sentence: str, question: str) -> str | None:
@@ -694,24 +725,26 @@ def answer_span(
         return None
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
-        whole = with_what_follows(chosen.sentence, chosen.passage, wanted)
+        whole = with_what_follows(chosen.sentence, chosen.passage, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
 
 
-def with_what_follows(sentence: str, passage: Passage, wanted: set[str]) -> str:
+def with_what_follows(sentence: str, passage: Passage, wanted: set[str], kind: str) -> str:
     """A turn's sentence that only says the question back (`RESTATES`), with the sentence after it in the turn,
     which says what ("BTW, recently I had a setback. Last month I got hurt and had to take a break from pottery.").
-    Not in a note: there a sentence with the question's words is most often its answer ("You don't need to agree
-    with the idea for it to become an evergreen note.") and the next one says something else."""
-    if len(set(terms(sentence)) - wanted) > RESTATES:
+    Not for a yes-or-no question, which such a sentence answers ("Yes, I adopted a dog."), nor with a question asked
+    back. Not in a note: there a sentence with the question's words is most often its answer ("You don't need to
+    agree with the idea for it to become an evergreen note.") and the next one says something else."""
+    if kind == "yes-no" or len(set(terms(sentence)) - wanted) > RESTATES:
         return sentence
     read = read_passage(passage.text, passage.heading)
-    if read.speaker is None:
-        return sentence
     at = read.sentences.index(sentence) if sentence in read.sentences else -1
-    if 0 <= at < len(read.sentences) - 1 and read.line_of.get(read.sentences[at + 1]) == read.line_of.get(sentence):
-        return f"{sentence} {read.sentences[at + 1]}"
-    return sentence
+    if read.speaker is None or not 0 <= at < len(read.sentences) - 1:
+        return sentence
+    after = read.sentences[at + 1]
+    if after.endswith("?") or read.line_of.get(after) != read.line_of.get(sentence):
+        return sentence
+    return f"{sentence} {after}"
 
 
 def with_its_items(sentence: str, text: str) -> str:

@@ -32,7 +32,7 @@ _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
 _LOGSEQ_REFERENCE = re.compile(
     rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{BLOCK_UUID})\)\))[ \t]*\}}\}}"
     rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
-    rf"|\[(?P<page_label>[^\[\]\n]+)\]\((?P<labelled_page>\[\[[^\[\]|\n]+\]\])\)"
+    rf"|(?<![!\\])\[(?P<page_label>[^\[\]\n]+)\]\((?P<labelled_page>\[\[[^\[\]|\n]+\]\])\)"
     rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
     rf"|(?P<wikilink>{WIKILINK.pattern})"
 )
