@@ -15,12 +15,14 @@ from apps.notes.syntax import code_block_lines, verbatim_test
 # "src/*.py", "_config_.yml", ".../wiki/_Foo_"); code spans are left as written.
 EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_](?=[\s,;:!?)\]\"'’”]|[.](?:\s|$)|$)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# Logseq's cloze, a phrase the reader hides to recall it: `{{cloze @white999 on Discord}}` says "@white999 on Discord".
+CLOZE = re.compile(r"\{\{\s*cloze\s+([^{}\n]*?)\s*\}\}")
 # Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
 LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
 
 
 def plain_line(line: str) -> str:
-    line = _outside_code(line, lambda text: LABELLED_PAGE_LINK.sub(r"\1", text))
+    line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
     pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again

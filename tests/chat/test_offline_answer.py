@@ -311,3 +311,28 @@ def test_who_comes_after_someone_in_a_list_given_in_order():
     assert lead("Who is on call before Priya?", [rota]).text == "Tobias"
     short = source("Current order: Tobias, Priya and Maren.")
     assert lead("Who is on call after Priya?", [short]).text == "Maren"
+
+
+def test_tags_and_the_apps_own_properties_are_never_said_and_a_cloze_reads_as_its_words():
+    block = source(
+        "- We moved the proxy back to nginx. #postmortem #ops\n  logseq.order-list-type:: number\n"
+        "- #[[Incident Review]]\n- id:: 6103e488-22d4-4751-b27a-69b278067c26\n- Luke {{cloze @white999 on Discord}}\n"
+    )
+    answer = "".join(extractive("What did we do with the proxy?", [block]))
+    assert "postmortem" not in answer and "order-list-type" not in answer and "Incident Review" not in answer
+    assert "6103e488" not in answer
+    assert lead("Who is on Discord?", [block]).text != "cloze"
+    assert "{{" not in "".join(extractive("Who is @white999 on Discord?", [block]))
+
+
+def test_a_sentence_that_says_a_linked_note_holds_it_is_not_the_lead():
+    adr = source(
+        "Settings and queue layout are in [[Celery Notes]].\n\n"
+        "Redis was needed anyway for Celery, so the Postgres option lost.\n"
+    )
+    assert (
+        lead("Why Celery and not a Postgres queue?", [adr]).text
+        == "Redis was needed anyway for Celery, so the Postgres option lost."
+    )
+    aside = source("10 min — scales with the metronome, see [[Metronome Drills]].")
+    assert lead("How long are the scales with the metronome?", [aside]).text == "10 min"

@@ -15,7 +15,7 @@ from itertools import zip_longest
 from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
 from apps.core.text import STOP, asked_for, asks_when, terms
 from apps.notes.blocks import OUTLINE
-from apps.notes.markdown import heading_match
+from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
 
@@ -51,6 +51,8 @@ KEY_THEN_COMMAND = re.compile(
     r"^(?:\s|→|->|>|,|;|:|\b(?:and|then|type|run|enter|select|choose|search for|pick)\b)*[\"“`]?$", re.I
 )
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+TAG_OR_LINK_TAG = re.compile(rf"{INLINE_TAG.pattern}|{LOGSEQ_TAG.pattern}")
+APP_PROPERTY = re.compile(r"^\s*(?:[-*+]\s+)?(?:logseq\.[\w.-]+|id|collapsed)::", re.I)
 # Code a reader can type as it stands: a slash command ("/Code block"), an editor's palette command ("Foam: Open
 # Daily Note"), a sequence of keys ("t r"), or a command line (a program and its arguments) that the sentence hands
 # over ("run `yarn install`") or that takes options. Other code is a name, a value or a placeholder ("note-name",
@@ -85,6 +87,14 @@ LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 # A sentence that only says where something is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
 # Postmortem.", "For more, see the [[Ops Handbook]]". What it points to is named (capitalised, quoted or linked):
 # "Refer to the on-call engineer" and "Details are in flux" say something.
+# The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
+# Handbook." (`_points_elsewhere` checks that what it names is a link of the passage). A trailing ", see X" is an aside
+# to a sentence that says something ("10 min — scales with the metronome, see Metronome Drills.").
+ENDS_IN_A_NAMED_PLACE = re.compile(
+    r"\b(?:is|are|was|were|described|documented|written up|covered|explained|recorded|listed|kept|noted|tracked)\s+in"
+    r"\s+(?:the\s+)?([^.,;:!?]+?)\s*[.!]?$",
+    re.I,
+)
 POINTS_ELSEWHERE = re.compile(
     r"^(?i:see(?:\s+also)?|refer\s+to|read\s+more\s+(?:in|at)|(?:full|more)\s+details?\s+(?:are\s+|is\s+)?(?:in|at|on)"
     r"|details?\s+(?:are\s+)?(?:in|at)|for\s+more(?:\s+details|\s+information)?,?\s+see)"
@@ -264,14 +274,16 @@ def read_passage(text: str, heading: str = "") -> Read:
         # Prose lines come in order; a wrapped one is joined, so only its opening words are found as written.
         found = text.find(raw.strip()[:20], at)
         at = found if found >= 0 else at
-        if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw):
+        if NOT_AN_ANSWER.match(raw) or _mostly_tags(raw) or _only_labels(raw):
             continue
         under = next((h for offset, h in reversed(headings) if offset < at), "")
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
         label = _label(raw)
-        of_line = [s for s in split_sentences(plain) if not label or s.rstrip(".:") != label]
+        of_line = [
+            s for s in split_sentences(plain) if (not label or s.rstrip(".:") != label) and not _only_labels(s)
+        ]
         (named if names_only(raw) else prose).extend(of_line)
         line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
         heading_of |= {sentence: under for sentence in of_line if under and sentence not in heading_of}
@@ -302,6 +314,12 @@ def _label(raw: str) -> str | None:
     if closed not in (".", ":") or len(words.split()) > 3 or any(ch.isdigit() for ch in words):
         return None
     return words.rstrip(".:")
+
+
+def _only_labels(line: str) -> bool:
+    """A line of tags only ("#postmortem #meeting") or a property the notes app keeps for itself
+    ("logseq.order-list-type:: number", "id:: …"): it files or lays out the block, it says nothing."""
+    return not TAG_OR_LINK_TAG.sub("", line).strip(" \t-*+") or APP_PROPERTY.match(line) is not None
 
 
 def _mostly_tags(line: str) -> bool:
@@ -677,10 +695,10 @@ def answer_span(
     if not said_lines:
         return None
     chosen = max(said_lines, key=lambda c: c.key)
-    if POINTS_ELSEWHERE.search(chosen.sentence):
+    if _points_elsewhere(chosen):
         # "See Logseq Sync Encryption." shares the question's words and says nothing of it: any sentence that shares
         # one and says something answers first; the pointer is still quoted below.
-        saying = [c for c in said_lines if c.key[1] > 0 and not POINTS_ELSEWHERE.search(c.sentence)]
+        saying = [c for c in said_lines if c.key[1] > 0 and not _points_elsewhere(c)]
         chosen = max(saying, key=lambda c: c.key, default=chosen)
     if chosen.typed is None and kind in TYPED and not closeness:
         # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
@@ -727,6 +745,22 @@ def answer_span(
     if whole == chosen.sentence and not closeness:
         whole = with_what_follows(chosen.sentence, chosen.passage, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
+
+
+def _points_elsewhere(candidate: _Candidate) -> bool:
+    """Whether the sentence only says where something is written: it opens as a pointer ("See …", "Full detail in
+    …"), or ends by saying it is in a note the passage links to ("Settings and queue layout are in [[Celery
+    Notes]].", "… written up in [[TLS Misconfiguration Postmortem]].")."""
+    if POINTS_ELSEWHERE.search(candidate.sentence):
+        return True
+    ending = ENDS_IN_A_NAMED_PLACE.search(candidate.sentence)
+    return ending is not None and ending.group(1).strip().lower() in _link_labels(candidate.passage.text)
+
+
+def _link_labels(text: str) -> set[str]:
+    """What the passage's links say, as a reader sees them: a wikilink's alias or target, a Markdown link's label."""
+    labels = {(found.group(3) or found.group(1)).strip().lower() for found in WIKILINK.finditer(text)}
+    return labels | {found.group("label").strip().lower() for found in INLINE_LINK.finditer(text)}
 
 
 def with_what_follows(sentence: str, passage: Passage, wanted: set[str], kind: str) -> str:
