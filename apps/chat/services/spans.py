@@ -281,9 +281,7 @@ def read_passage(text: str, heading: str = "") -> Read:
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
         label = _label(raw)
-        of_line = [
-            s for s in split_sentences(plain) if (not label or s.rstrip(".:") != label) and not _only_labels(s)
-        ]
+        of_line = [s for s in split_sentences(plain) if (not label or s.rstrip(".:") != label) and not _only_labels(s)]
         (named if names_only(raw) else prose).extend(of_line)
         line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
         heading_of |= {sentence: under for sentence in of_line if under and sentence not in heading_of}
