@@ -336,3 +336,13 @@ def test_a_sentence_that_says_a_linked_note_holds_it_is_not_the_lead():
     )
     aside = source("10 min — scales with the metronome, see [[Metronome Drills]].")
     assert lead("How long are the scales with the metronome?", [aside]).text == "10 min"
+
+
+def test_part_of_a_linked_title_is_nobody_and_a_linked_person_is_someone():
+    handbook = source(
+        "- [[Redis Outage Postmortem]] — May 2024, workers pointed at the wrong Redis\n"
+        "- [[TLS Misconfiguration Postmortem]] — June 2024, the site served plain HTTP on 443\n"
+    )
+    assert lead("Who wrote the TLS postmortem?", [handbook]).text != "Redis Outage"
+    people = source("- The postmortem was written by [[Tobias Kell]] the next morning.\n")
+    assert lead("Who wrote the TLS postmortem?", [people]).text == "Tobias Kell"

@@ -340,7 +340,7 @@ def _specific(sentence: str, question: str) -> int:
     return len(names) + len(NUMBER_WORDS.findall(sentence))
 
 
-def _people(text: str, question: str) -> list[str]:
+def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
     thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
     none where something is ("described in Backup and Restore Runbook", "at Lindenhof");
@@ -353,6 +353,7 @@ def _people(text: str, question: str) -> list[str]:
         m
         for m in PERSON.finditer(text)
         if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
+        and not any(m.group(0).lower() in title != m.group(0).lower() for title in titles)
         and not NUMBER_WORDS.fullmatch(m.group(0))
         and not GERUND.fullmatch(m.group(0))
         and not set(terms(m.group(0))) & asked
@@ -456,9 +457,11 @@ def _span(
     speaker: str | None,
     said: date | None,
     line: str = "",
+    titles: frozenset[str] = frozenset(),
 ) -> str | None:
     """The words of `sentence` that are the kind of answer the question asks for, or None; for "who", the name that
-    heads the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too."""
+    heads the sentence's `line` ("**Herr Brandt** — … Signs off on …") counts too, and none that is part of a longer
+    title the passages link to (`titles`: "Redis Outage" of [[Redis Outage Postmortem]]; [[Maren Vogt]] is hers)."""
     asked_names = {w.lower() for w in PERSON.findall(question)}
     if kind == "when":
         if len(set(DAY_MONTH.findall(sentence))) > 1:
@@ -469,7 +472,9 @@ def _span(
         if neighbour := _next_in_order(question, sentence):
             return neighbour
         head = LIST_HEAD.match(line) if line and not line.startswith(sentence) else None
-        names = _people(sentence, question) or (_people(head.group(1), question) if head else [])
+        # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" by a note
+        head_names = _people(head.group(1), question, titles) if head and PERSON.fullmatch(head.group(1)) else []
+        names = _people(sentence, question, titles) or head_names
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
@@ -677,6 +682,9 @@ def answer_span(
     if kind in ("what", "which", "other", "how") and ASKS_TEMPERATURE.search(question):
         kind = TEMPERATURE_ASKED
     candidates: list[_Candidate] = []
+    titles = (
+        frozenset(label for p in passages[:first] for label in _link_labels(p.text)) if kind == "who" else frozenset()
+    )
     for place, passage in enumerate(passages[:first]):
         read = read_passage(passage.text, passage.heading)
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
@@ -685,7 +693,7 @@ def answer_span(
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
             score = closeness(line) if closeness else shared_words(wanted, line, heading) + _labelled_as(kind, line)
-            found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""))
+            found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             key = (read.prose, score, shared_words(about, line, heading), beyond, _specific(line, question), -place)
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of))
