@@ -16,4 +16,7 @@ IN_A_LOG = 10.0
 def progress_bar(*, file: TextIO | None = None, **options: Any) -> tqdm:
     """A tqdm bar on `file` (standard error by default), redrawn as often as where it is written can bear."""
     out = file or sys.stderr
+    # miniters=1: only an update draws, at most once per interval; with tqdm's adaptive count its monitor thread also
+    # redraws a bar that went quiet, a line in a log moments before the next update's
+    options.setdefault("miniters", 1)
     return tqdm(file=out, mininterval=ON_A_TERMINAL if out.isatty() else IN_A_LOG, **options)
