@@ -25,20 +25,22 @@ def plain_line(line: str) -> str:
     line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
-    pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again
-    line = "".join(
-        piece if i % 3 == 2 else "" if i % 3 == 1 else EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", piece))
-        for i, piece in enumerate(pieces)
-    )
+    line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
     return line.replace("`", "").strip(" -*>#\t")
 
 
-def _outside_code(line: str, change: Callable[[str], str]) -> str:
-    """`line` with `change` made to its text outside code spans."""
+def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:
+    """`line` with `change` made to its text outside code spans; the code spans keep their backticks unless `marks`
+    is false."""
     pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again
     out = []
     for i, piece in enumerate(pieces):
-        out.append(change(piece) if i % 3 == 0 else piece if i % 3 == 1 else piece + pieces[i - 1])
+        if i % 3 == 0:
+            out.append(change(piece))
+        elif i % 3 == 1:
+            out.append(piece if marks else "")
+        else:
+            out.append(piece + pieces[i - 1] if marks else piece)
     return "".join(out)
 
 

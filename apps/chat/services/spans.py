@@ -84,9 +84,6 @@ GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
-# A sentence that only says where something is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
-# Postmortem.", "For more, see the [[Ops Handbook]]". What it points to is named (capitalised, quoted or linked):
-# "Refer to the on-call engineer" and "Details are in flux" say something.
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
 # Handbook." (`_points_elsewhere` checks that what it names is a link of the passage). A trailing ", see X" is an aside
 # to a sentence that says something ("10 min — scales with the metronome, see Metronome Drills.").
@@ -95,6 +92,9 @@ ENDS_IN_A_NAMED_PLACE = re.compile(
     r"\s+(?:the\s+)?([^.,;:!?]+?)\s*[.!]?$",
     re.I,
 )
+# A sentence that only says where something is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
+# Postmortem.", "For more, see the [[Ops Handbook]]". What it points to is named (capitalised, quoted or linked):
+# "Refer to the on-call engineer" and "Details are in flux" say something.
 POINTS_ELSEWHERE = re.compile(
     r"^(?i:see(?:\s+also)?|refer\s+to|read\s+more\s+(?:in|at)|(?:full|more)\s+details?\s+(?:are\s+|is\s+)?(?:in|at|on)"
     r"|details?\s+(?:are\s+)?(?:in|at)|for\s+more(?:\s+details|\s+information)?,?\s+see)"
@@ -660,6 +660,7 @@ class _Candidate:
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
     row: bool = False  # a table row: it can hold such an answer, never be one
+    read: Read | None = None  # its passage as read
 
 
 def answer_span(
@@ -696,7 +697,7 @@ def answer_span(
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             key = (read.prose, score, shared_words(about, line, heading), beyond, _specific(line, question), -place)
-            candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of))
+            candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
         return None
@@ -749,7 +750,7 @@ def answer_span(
         return None
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
-        whole = with_what_follows(chosen.sentence, chosen.passage, wanted, kind)
+        whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
 
 
@@ -769,15 +770,14 @@ def _link_labels(text: str) -> set[str]:
     return labels | {found.group("label").strip().lower() for found in INLINE_LINK.finditer(text)}
 
 
-def with_what_follows(sentence: str, passage: Passage, wanted: set[str], kind: str) -> str:
+def with_what_follows(sentence: str, read: Read | None, wanted: set[str], kind: str) -> str:
     """A turn's sentence that only says the question back (`RESTATES`), with the sentence after it in the turn,
     which says what ("BTW, recently I had a setback. Last month I got hurt and had to take a break from pottery.").
     Not for a yes-or-no question, which such a sentence answers ("Yes, I adopted a dog."), nor with a question asked
     back. Not in a note: there a sentence with the question's words is most often its answer ("You don't need to
     agree with the idea for it to become an evergreen note.") and the next one says something else."""
-    if kind == "yes-no" or len(set(terms(sentence)) - wanted) > RESTATES:
+    if read is None or kind == "yes-no" or len(set(terms(sentence)) - wanted) > RESTATES:
         return sentence
-    read = read_passage(passage.text, passage.heading)
     at = read.sentences.index(sentence) if sentence in read.sentences else -1
     if read.speaker is None or not 0 <= at < len(read.sentences) - 1:
         return sentence
