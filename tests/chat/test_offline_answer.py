@@ -346,3 +346,22 @@ def test_part_of_a_linked_title_is_nobody_and_a_linked_person_is_someone():
     assert lead("Who wrote the TLS postmortem?", [handbook]).text != "Redis Outage"
     people = source("- The postmortem was written by [[Tobias Kell]] the next morning.\n")
     assert lead("Who wrote the TLS postmortem?", [people]).text == "Tobias Kell"
+
+
+def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_verb_takes():
+    turn = source("4:33 pm on 12 July, 2023: Caroline: Researching adoption agencies — it's been a dream of mine.")
+    answer = "".join(extractive("What did Caroline research?", [turn]))
+    assert answer.startswith("**adoption agencies** [1]")
+    assert "Researching adoption agencies — it's been a dream of mine." in answer  # the sentence it is read from
+    played = source("1:14 pm on 25 May, 2023: Melanie: Yeah, I play clarinet! Started when I was young.")
+    assert lead("What instruments does Melanie play?", [played]).text == "clarinet"
+    template = source("The meeting template includes a front matter block and an agenda.")
+    assert lead("What does the meeting template include?", [template]).text == "a front matter block and an agenda"
+    # a vague verb asks for the whole deed; a question whose verb already has its thing asks for something else
+    hike = source("8:10 pm on 3 June, 2023: Melanie: We went on a hike to relax after the road trip.")
+    assert lead("What did Melanie do to relax after the road trip?", [hike]).text.startswith("We went on a hike")
+    trip = source("8:10 pm on 3 June, 2023: Jon: Took a short trip last week to Rome to clear my mind.")
+    assert lead("What did Jon take a trip to Rome for?", [trip]).text.startswith("Took a short trip")
+    # what follows the verb is no thing: a pronoun, a clause, a time
+    decided = source("We decided to use pgvector for the embeddings.")
+    assert lead("What did we decide for the embeddings?", [decided]).text == decided.text

@@ -13,7 +13,7 @@ from datetime import date
 from itertools import zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
-from apps.core.text import STOP, asked_for, asks_when, terms
+from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
@@ -100,14 +100,29 @@ POINTS_ELSEWHERE = re.compile(
     r"|details?\s+(?:are\s+)?(?:in|at)|for\s+more(?:\s+details|\s+information)?,?\s+see)"
     r"\s+(?:the\s+)?(?=[A-Z\"“\[]|https?:)"
 )
+# A verb's irregular forms, read back to the one a question asks with ("What did Mel make?", "we made pots").
+PAST_ROOT = {
+    "said": "say", "wrote": "write", "made": "make", "took": "take", "ran": "run", "went": "go", "saw": "see",
+    "told": "tell", "got": "get", "gave": "give", "kept": "keep", "led": "lead", "left": "leave", "met": "meet",
+    "paid": "pay", "put": "put", "sent": "send", "set": "set", "spent": "spend", "thought": "think", "won": "win",
+    "built": "build", "brought": "bring", "bought": "buy", "came": "come", "found": "find", "knew": "know",
+    "chose": "choose", "held": "hold", "drove": "drive", "flew": "fly", "drew": "draw", "grew": "grow",
+    "threw": "throw", "broke": "break", "began": "begin", "sang": "sing", "rode": "ride", "wore": "wear",
+    "spoke": "speak", "stood": "stand", "sold": "sell", "felt": "feel", "heard": "hear", "meant": "mean",
+    "lost": "lose", "read": "read", "hit": "hit", "cut": "cut", "let": "let", "ate": "eat", "fell": "fall",
+    "forgot": "forget", "slept": "sleep", "taught": "teach", "caught": "catch", "fought": "fight",
+    "understood": "understand", "woke": "wake",
+}  # fmt: skip
+PARTICIPLE_ROOT = {
+    "written": "write", "taken": "take", "gone": "go", "seen": "see", "given": "give", "known": "know",
+    "chosen": "choose", "driven": "drive", "flown": "fly", "drawn": "draw", "grown": "grow", "thrown": "throw",
+    "broken": "break", "begun": "begin", "sung": "sing", "worn": "wear", "spoken": "speak", "eaten": "eat",
+    "fallen": "fall", "forgotten": "forget", "learnt": "learn",
+}  # fmt: skip
+_IRREGULAR_PAST = "|".join(PAST_ROOT)
 # What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Jun held", "Maria
 # usually runs"), its possessive ("Maria's team") or an aside about it ("Tobias, our staff engineer, leads",
 # "Maria (design lead) will review").
-_IRREGULAR_PAST = (
-    "said|wrote|made|took|ran|went|saw|told|got|gave|kept|led|left|met|paid|put|sent|set|spent|thought|won|built|"
-    "brought|bought|came|found|knew|chose|held|drove|flew|drew|grew|threw|broke|began|sang|rode|wore|spoke|stood|"
-    "sold|felt|heard|meant|lost|read|hit|cut|let|ate|fell|forgot|slept|taught|caught|fought|understood|woke"
-)
 _AUXILIARY = "is|was|are|were|has|had|have|will|would|can|could|did|does|do|may|might|must|should|shall"
 SUBJECTS_VERB = re.compile(
     rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
@@ -221,6 +236,27 @@ MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s
 # A turn's sentence that says at most this many words of its own beside the question's only says the question back
 # ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
 # (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+# "What did Caroline research?", "What instruments does Melanie play?": the question's own verb, after the one it
+# asks about, with nothing after it but where or when; a vague verb ("do", "make", "like") asks for a whole deed.
+_ASKED_ABOUT = (
+    r"(?:[A-Z][\w-]*(?:'s(?:\s+[a-z]\w*){1,2})?(?:\s+and\s+(?:(?:her|his|their)\s+[a-z]\w*|[A-Z]\w*))?"
+    r"|they|he|she|we|you|(?:the|his|her|their|our)\s+[a-z]\w*(?:\s+[a-z]\w*)?)"
+)
+ASKED_VERB = re.compile(
+    rf"^(?i:what|which)\b(?:\s+[a-z]\w*){{0,3}}?\s+(?i:did|does|do|has|have|had|will|would)\s+{_ASKED_ABOUT}"
+    r"\s+([a-z]\w*)\b(?=\s*(?:\?|$|(?:during|at|in|on|for|with|after|before|recently|lately|last|to|from|this|"
+    r"when|while|since|as|together|most)\b))"
+)
+VAGUE_VERBS = {"do", "have", "get", "make", "go", "be", "say", "think", "like", "want", "feel", "plan", "use", "find"}
+VAGUE_VERBS |= {"know", "see", "mean", "need", "try"}
+# Where what the verb takes ends: a clause's punctuation, a preposition, a time, a new clause ("and I", "is").
+TAKEN_ENDS = re.compile(
+    r"[.,;:!?()\[\]–—]|\s-\s|(?<=\s)(?i:because|since|when|while|but|so|which|who|that|to|for|with|at|in|on|"
+    rf"last|this|yesterday|then|after|before|from|ago|recently|lately|now|{_AUXILIARY}|"
+    r"(?:and\s+)?(?:i|we|it|they|he|she|you))\b"
+)
+TAKEN_OPENERS = {"a", "an", "the", "some", "my", "our", "his", "her", "their", "this", "these", "those", "all"}
+TAKEN_WORDS = 8
 RESTATES = 2
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
@@ -750,6 +786,8 @@ def answer_span(
         return None
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
+        if kind in ("what", "which") and (taken := what_the_verb_takes(question, chosen.sentence)):
+            return Span(taken, chosen.passage.number, chosen.sentence)
         whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
 
@@ -785,6 +823,41 @@ def with_what_follows(sentence: str, read: Read | None, wanted: set[str], kind: 
     if after.endswith("?") or read.line_of.get(after) != read.line_of.get(sentence):
         return sentence
     return f"{sentence} {after}"
+
+
+def what_the_verb_takes(question: str, sentence: str) -> str | None:
+    """What the sentence says the question's verb takes: "What did Caroline research?" and "Researching adoption
+    agencies — it's been a dream" → "adoption agencies"; None when the question asks with no verb of its own, the
+    sentence does not say it, or what follows it is no thing (a pronoun, an auxiliary, only a time)."""
+    asked = ASKED_VERB.match(question)
+    if asked is None or asked.group(1).lower() in VAGUE_VERBS:
+        return None
+    root = _verb_root(asked.group(1))
+    said = next((w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root), None)
+    if said is None:
+        return None
+    rest = sentence[said.end() :]
+    end = TAKEN_ENDS.search(rest)
+    taken = (rest[: end.start()] if end else rest).strip()
+    words = taken.lower().split()
+    if not 1 <= len(words) <= TAKEN_WORDS or (words[0] in STOP and words[0] not in TAKEN_OPENERS):
+        return None
+    content = [w for w in re.findall(r"[a-z']+", taken.lower()) if w not in STOP]
+    return taken if content and not all(TIME_EXPRESSION.fullmatch(w) for w in content) else None
+
+
+def _verb_root(word: str) -> str:
+    """A verb's form read back to a shared root: research/researching, paint/painted, make/makes/made, study/studies,
+    plan/planned."""
+    word = word.lower()
+    word = PAST_ROOT.get(word) or PARTICIPLE_ROOT.get(word) or word
+    for ending in ("ing", "ied", "ies", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 2 and not word.endswith("ss"):
+            word = word[: -len(ending)] + ("y" if ending in ("ied", "ies") else "")
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word.rstrip("e")
 
 
 def with_its_items(sentence: str, text: str) -> str:
