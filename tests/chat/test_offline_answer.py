@@ -365,3 +365,17 @@ def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_ve
     # what follows the verb is no thing: a pronoun, a clause, a time
     decided = source("We decided to use pgvector for the embeddings.")
     assert lead("What did we decide for the embeddings?", [decided]).text == decided.text
+    reading = source('3:00 pm on 1 June, 2023: Jon: I\'m currently reading "The Lean Startup" and hoping it helps.')
+    assert lead("What book is Jon currently reading?", [reading]).text == '"The Lean Startup"'
+
+
+def test_a_thing_asked_for_by_its_name_is_answered_with_the_words_that_name_it():
+    workshop = source("2:00 pm on 9 June, 2023: Caroline: Last Friday, I went to an LGBTQ+ counseling workshop.")
+    assert lead("What workshop did Caroline attend recently?", [workshop]).text == "LGBTQ+ counseling workshop"
+    flooring = source("5:00 pm on 2 March, 2023: Jon: I'm after Marley flooring, which is what studios use.")
+    assert lead("What kind of flooring is Jon looking for?", [flooring]).text == "Marley flooring"
+    # the name bare, or joined on by a preposition, names nothing more: the sentence answers
+    art = source("4:00 pm on 2 March, 2023: Caroline: Kids show their personalities through art.")
+    assert lead("What kind of art does Caroline make?", [art]).text == "Kids show their personalities through art."
+    bare = source("4:00 pm on 2 March, 2023: Caroline: I loved the workshop on Friday.")
+    assert lead("What workshop did Caroline attend?", [bare]).text == "I loved the workshop on Friday."

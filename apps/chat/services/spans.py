@@ -13,7 +13,7 @@ from datetime import date
 from itertools import zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
-from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, terms
+from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
@@ -233,19 +233,24 @@ TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
-# A turn's sentence that says at most this many words of its own beside the question's only says the question back
-# ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
-# (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
-# "What did Caroline research?", "What instruments does Melanie play?": the question's own verb, after the one it
-# asks about, with nothing after it but where or when; a vague verb ("do", "make", "like") asks for a whole deed.
+# "What did Caroline research?", "What instruments does Melanie play?", "What book is Jon reading?": the question's
+# own verb, after the one it asks about, with nothing after it but where or when; a vague verb ("do", "make",
+# "like") asks for a whole deed.
 _ASKED_ABOUT = (
     r"(?:[A-Z][\w-]*(?:'s(?:\s+[a-z]\w*){1,2})?(?:\s+and\s+(?:(?:her|his|their)\s+[a-z]\w*|[A-Z]\w*))?"
     r"|they|he|she|we|you|(?:the|his|her|their|our)\s+[a-z]\w*(?:\s+[a-z]\w*)?)"
 )
 ASKED_VERB = re.compile(
-    rf"^(?i:what|which)\b(?:\s+[a-z]\w*){{0,3}}?\s+(?i:did|does|do|has|have|had|will|would)\s+{_ASKED_ABOUT}"
-    r"\s+([a-z]\w*)\b(?=\s*(?:\?|$|(?:during|at|in|on|for|with|after|before|recently|lately|last|to|from|this|"
+    rf"^(?i:what|which)\b(?:\s+[a-z]\w*){{0,3}}?\s+(?:(?i:did|does|do|has|have|had|will|would)\s+{_ASKED_ABOUT}"
+    rf"\s+([a-z]\w*)|(?i:is|are|was|were)\s+{_ASKED_ABOUT}\s+(?:(?:currently|now|still)\s+)?([a-z]\w*ing))"
+    r"\b(?=\s*(?:\?|$|(?:during|at|in|on|for|with|after|before|recently|lately|last|to|from|this|"
     r"when|while|since|as|together|most)\b))"
+)
+# "What workshop did Caroline attend?", "What kind of flooring is Jon looking for?": the thing asked for by its name.
+ASKED_THING = re.compile(
+    rf"^(?i:what|which)\s+(?:(?i:kinds?|types?|sorts?)\s+of\s+)?(?:(?!(?:{_AUXILIARY})\b)[a-z][\w-]*\s+)?"
+    rf"(?!(?:{_AUXILIARY})\b)([a-z][\w-]*)\s+"
+    r"(?i:did|does|do|has|have|had|is|are|was|were|will|would|can)\b"
 )
 VAGUE_VERBS = {"do", "have", "get", "make", "go", "be", "say", "think", "like", "want", "feel", "plan", "use", "find"}
 VAGUE_VERBS |= {"know", "see", "mean", "need", "try"}
@@ -257,6 +262,13 @@ TAKEN_ENDS = re.compile(
 )
 TAKEN_OPENERS = {"a", "an", "the", "some", "my", "our", "his", "her", "their", "this", "these", "those", "all"}
 TAKEN_WORDS = 8
+THING_WORDS = 3  # the words a thing is named by before its name
+# Words before a name that do not name it: how it is reached or joined on ("through art", "Plus pets").
+NOT_NAMING = {"through", "plus", "across", "during", "without", "within", "around", "toward", "towards", "via", "per"}
+NOT_NAMING |= {"despite", "like", "unlike", "among", "along", "behind", "beyond", "under", "above", "upon", "including"}
+# A turn's sentence that says at most this many words of its own beside the question's only says the question back
+# ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
+# (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 RESTATES = 2
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
@@ -786,7 +798,9 @@ def answer_span(
         return None
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
-        if kind in ("what", "which") and (taken := what_the_verb_takes(question, chosen.sentence)):
+        if kind in ("what", "which") and (
+            taken := what_the_verb_takes(question, chosen.sentence) or the_thing_named(question, chosen.sentence)
+        ):
             return Span(taken, chosen.passage.number, chosen.sentence)
         whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
@@ -830,20 +844,42 @@ def what_the_verb_takes(question: str, sentence: str) -> str | None:
     agencies — it's been a dream" → "adoption agencies"; None when the question asks with no verb of its own, the
     sentence does not say it, or what follows it is no thing (a pronoun, an auxiliary, only a time)."""
     asked = ASKED_VERB.match(question)
-    if asked is None or asked.group(1).lower() in VAGUE_VERBS:
+    verb = asked and (asked.group(1) or asked.group(2))
+    if not verb or _verb_root(verb) in {_verb_root(v) for v in VAGUE_VERBS}:
         return None
-    root = _verb_root(asked.group(1))
+    root = _verb_root(verb)
     said = next((w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root), None)
     if said is None:
         return None
     rest = sentence[said.end() :]
     end = TAKEN_ENDS.search(rest)
     taken = (rest[: end.start()] if end else rest).strip()
+    if (title := QUOTED.match(taken)) is not None:
+        taken = title.group(0)  # a title in quotes is all of it: 'reading "The Lean Startup" and hoping'
     words = taken.lower().split()
     if not 1 <= len(words) <= TAKEN_WORDS or (words[0] in STOP and words[0] not in TAKEN_OPENERS):
         return None
     content = [w for w in re.findall(r"[a-z']+", taken.lower()) if w not in STOP]
     return taken if content and not all(TIME_EXPRESSION.fullmatch(w) for w in content) else None
+
+
+def the_thing_named(question: str, sentence: str) -> str | None:
+    """The thing the question asks for by its name, with the words the sentence names it by: "What workshop did
+    Caroline attend?" and "I went to an LGBTQ+ counseling workshop" → "LGBTQ+ counseling workshop"; None when the
+    sentence says the name bare or only with the question's own words."""
+    asked = ASKED_THING.match(question)
+    if asked is None:
+        return None
+    name = stem(asked.group(1).lower())
+    words = re.findall(r"[\w+'-]+", sentence)
+    at = next((i for i, w in enumerate(words) if stem(w.lower()) == name), None)
+    if at is None:
+        return None
+    start = at
+    while start > 0 and at - start < THING_WORDS and words[start - 1].lower() not in STOP | NOT_NAMING:
+        start -= 1
+    named_by = {stem(w.lower()) for w in words[start:at]} - {stem(w) for w in re.findall(r"[\w+'-]+", question.lower())}
+    return " ".join(words[start : at + 1]) if named_by else None
 
 
 def _verb_root(word: str) -> str:
