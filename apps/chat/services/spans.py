@@ -135,6 +135,8 @@ NAMES_IN_ORDER = re.compile(
 )
 PERSON_WORD = re.compile(r"[A-Z][a-z]+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
+# A name that says what kind a thing is: "a folder of Markdown notes", "for Python scripts" (not "by Priya").
+KIND_OF_THING = (re.compile(r"\b(?:of|for|with|about|into|on)\s+$"), re.compile(r"^\s+[a-z]{2,}s\b"))
 # Where something is: the capitalised words after it are a place's or a title's, not a person's ("described in Backup
 # and Restore Runbook", "at Lindenhof"); a name said as someone's ("in Maria's hands") is still a person's.
 PLACE_OR_TITLE_BEFORE = re.compile(r"\b(?:in|at|near|inside)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+(?:and|&|of|for)\s+)?$")
@@ -266,6 +268,10 @@ THING_WORDS = 3  # the words a thing is named by before its name
 # Words before a name that do not name it: how it is reached or joined on ("through art", "Plus pets").
 NOT_NAMING = {"through", "plus", "across", "during", "without", "within", "around", "toward", "towards", "via", "per"}
 NOT_NAMING |= {"despite", "like", "unlike", "among", "along", "behind", "beyond", "under", "above", "upon", "including"}
+# Words that tell one of a kind from another without naming it: "the current model" names no model.
+ANY_OF_A_KIND = {"current", "new", "old", "same", "next", "last", "first", "previous", "whole", "main", "best", "good"}
+ANY_OF_A_KIND |= {"great", "big", "small", "little", "real", "right", "wrong", "usual", "different", "entire", "latest"}
+ANY_OF_A_KIND |= {"recent", "only", "single", "full", "certain", "particular", "nice", "cool", "awesome", "amazing"}
 # A turn's sentence that says at most this many words of its own beside the question's only says the question back
 # ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
 # (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
@@ -390,8 +396,8 @@ def _specific(sentence: str, question: str) -> int:
 
 def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> list[str]:
     """The names of people in `text` other than those the question names: no month or weekday, no name given to a
-    thing ("the Lindenhof building"), none of the question's own words ("Signs off on …" for "Who signs off …?");
-    none where something is ("described in Backup and Restore Runbook", "at Lindenhof");
+    thing ("the Lindenhof building", "a folder of Markdown notes"), none of the question's own words ("Signs off on
+    …" for "Who signs off …?"); none where something is ("described in Backup and Restore Runbook", "at Lindenhof");
     the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
     does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
@@ -407,6 +413,9 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
         and not set(terms(m.group(0))) & asked
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
+        and not (
+            KIND_OF_THING[0].search(text[max(0, m.start() - 8) : m.start()]) and KIND_OF_THING[1].match(text[m.end() :])
+        )
         and not (
             PLACE_OR_TITLE_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
             and not text[m.end() :].startswith("'s")
@@ -866,7 +875,8 @@ def what_the_verb_takes(question: str, sentence: str) -> str | None:
 def the_thing_named(question: str, sentence: str) -> str | None:
     """The thing the question asks for by its name, with the words the sentence names it by: "What workshop did
     Caroline attend?" and "I went to an LGBTQ+ counseling workshop" → "LGBTQ+ counseling workshop"; None when the
-    sentence says the name bare or only with the question's own words."""
+    sentence says the name bare, only with the question's own words or with words any of its kind could have ("the
+    current model")."""
     asked = ASKED_THING.match(question)
     if asked is None:
         return None
@@ -878,7 +888,8 @@ def the_thing_named(question: str, sentence: str) -> str | None:
     start = at
     while start > 0 and at - start < THING_WORDS and words[start - 1].lower() not in STOP | NOT_NAMING:
         start -= 1
-    named_by = {stem(w.lower()) for w in words[start:at]} - {stem(w) for w in re.findall(r"[\w+'-]+", question.lower())}
+    asked_words = {stem(w) for w in re.findall(r"[\w+'-]+", question.lower())}
+    named_by = {stem(w.lower()) for w in words[start:at]} - asked_words - {stem(w) for w in ANY_OF_A_KIND}
     return " ".join(words[start : at + 1]) if named_by else None
 
 
