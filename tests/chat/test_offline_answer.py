@@ -17,6 +17,12 @@ def test_when_is_answered_with_the_date_resolved_against_the_passage():
     assert lead("When did Caroline go to the support group?", [yesterday]).text == "7 May 2023"
     last_year = source("1:56 pm on 8 May, 2023: Melanie: Yeah, I painted that lake sunrise last year!")
     assert lead("When did Melanie paint a sunrise?", [last_year]).text == "2022"
+    retro = source("Sprint retro plus the review of INC-2041, the Redis outage from 2 May.")
+    assert lead("When was the Redis outage?", [retro]).text == "2 May"  # no year said: none made up
+    birthday = source("1:56 pm on 8 May, 2023: Melanie: My daughter's birthday is on August 13th, so we'll party!")
+    assert lead("When is Melanie's daughter's birthday?", [birthday]).text == "13 August 2023"
+    modal = source("We may 2 of us ship it with the release on 14 June.")
+    assert lead("When can we ship the release?", [modal]).text == "14 June"  # "may 2" is no date
 
 
 def test_who_how_many_and_how_do_i_get_a_person_a_number_and_the_key():

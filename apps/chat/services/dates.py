@@ -14,6 +14,9 @@ _MONTH = "|".join(MONTH_NAMES)
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.I)
+_CAPITALISED_MONTH = "|".join(name.capitalize() for name in MONTH_NAMES)  # "may" alone is a verb
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_CAPITALISED_MONTH})\b")
+_MONTH_DAY = re.compile(rf"\b({_CAPITALISED_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _YEAR = re.compile(r"\b(?:in|since|of|from)\s+((?:19|20)\d{2})\b")
 _RELATIVE = re.compile(
@@ -93,6 +96,13 @@ def when_in(sentence: str, said: date | None) -> str | None:
     month_year = _MONTH_YEAR.search(sentence)
     if month_year:
         return f"{month_year.group(1).capitalize()} {month_year.group(2)}"
+    day_month = _day_and_month(sentence)
+    if day_month:
+        day, month = day_month
+        try:  # the year it was said in, when known: "on 2 May" in a note or turn of 2024
+            return _on(date(said.year, month, day)) if said else f"{day} {MONTH_NAMES[month - 1].capitalize()}"
+        except ValueError:
+            return None
     relative = _RELATIVE.search(sentence)
     if relative and said:
         return _relative(relative.group(0), said)
@@ -100,6 +110,20 @@ def when_in(sentence: str, said: date | None) -> str | None:
     if year:
         return year.group(1)
     return None
+
+
+def _day_and_month(sentence: str) -> tuple[int, int] | None:
+    """The first day of a month the sentence names, with or without its year ("from 2 May", "on June 11th"), as
+    (day, month)."""
+    days = days_named(sentence)
+    return days[0] if days else None
+
+
+def days_named(sentence: str) -> list[tuple[int, int]]:
+    """The days of a month the sentence names, as (day, month), in the order it names them."""
+    found = [(m.start(), int(m.group(1)), m.group(2)) for m in _DAY_MONTH.finditer(sentence)]
+    found += [(m.start(), int(m.group(2)), m.group(1)) for m in _MONTH_DAY.finditer(sentence)]
+    return [(day, MONTH_NAMES.index(month.lower()) + 1) for _, day, month in sorted(found)]
 
 
 def said_on(said: date) -> str:

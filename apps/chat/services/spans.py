@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import zip_longest
 
-from apps.chat.services.dates import MONTH_NAMES, said_on, when_in, written_on
+from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
@@ -162,7 +162,6 @@ _UNIT = rf"{_CURRENCY}|%|(?i:percent)|g|kg|mg|ml|l|(?i:litres?|liters?)|cm|mm|km
 AMOUNT = re.compile(
     rf"(?:[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER})(?:\s*(?:to|-|–)\s*(?:{_NUMBER}))?{_SCALE}\s?(?:{_UNIT})(?!\w))"
 )
-DAY_MONTH = re.compile(rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}})\b", re.I)
 _TIMES = r"once|twice|(?:\d+|two|three|four|five|six|ten)(?:\s*(?:-|–|to|or)\s*(?:\d+|three|four|five|six|ten))? times"
 _EVERY = (
     r"every\s+(?:other\s+|\d+\s+|(?:two|three|four|five|six|ten|few)\s+)?"
@@ -521,7 +520,7 @@ def _span(
     title the passages link to (`titles`: "Redis Outage" of [[Redis Outage Postmortem]]; [[Maren Vogt]] is hers)."""
     asked_names = {w.lower() for w in PERSON.findall(question)}
     if kind == "when":
-        if len(set(DAY_MONTH.findall(sentence))) > 1:
+        if len(set(days_named(sentence))) > 1:
             return sentence  # "release candidate on 16 September, release on 30 September": each date needs its words
         found = when_in(sentence, said)
         return found or (said_on(said) if said else None)
