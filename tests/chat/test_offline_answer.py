@@ -390,3 +390,13 @@ def test_a_thing_asked_for_by_its_name_is_answered_with_the_words_that_name_it()
     assert lead("What workshop did Caroline attend?", [bare]).text == "I loved the workshop on Friday."
     current = source("Priya showed German queries doing worse with the current model.")
     assert lead("Which embedding model did we choose?", [current]).text == current.text
+
+
+def test_a_label_naming_who_did_what_the_question_asks_answers_who():
+    header = source(
+        "**Incident:** INC-2041. **Date:** Thursday 2 May 2024. **Author:** Tobias Kell. **Reviewed:** at the "
+        "[[2024-05-07 Retro]].\n\n## Summary\n\nA routine deploy moved Redis into its own compose stack.\n"
+    )
+    retro = source("No decision; Maren owns it, as recorded in the postmortem's action items.", 2)
+    assert lead("Who wrote the Redis outage postmortem?", [header, retro]).text == "Tobias Kell"
+    assert lead("Who owns the postmortem's action items?", [header, retro]).text == "Maren"

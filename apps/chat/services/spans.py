@@ -229,6 +229,10 @@ KIND_LABELS = {
     "where": ("location", "place", "venue", "address"),
     TEMPERATURE_ASKED: ("temperature", "oven", "heat"),
 }
+# A label that names who did something, and what they did: "Author: Tobias Kell." answers "Who wrote …?".
+DOER_OF = {"author": "write", "writer": "write", "owner": "own", "lead": "lead", "maintainer": "maintain"}
+DOER_OF |= {"reviewer": "review", "approver": "approve", "organiser": "organise", "organizer": "organize"}
+DOER_OF |= {"assignee": "assign", "editor": "edit", "creator": "create", "host": "host", "chair": "chair"}
 ASKS_TEMPERATURE = re.compile(r"\b(?:temperature|how (?:hot|warm|cold))\b", re.I)
 TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)", re.I)
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
@@ -439,11 +443,17 @@ def _next_in_order(question: str, sentence: str) -> str | None:
     return names[at] if 0 <= at < len(names) else None
 
 
-def _labelled_as(kind: str, line: str) -> int:
+def _labelled_as(kind: str, line: str, question: str = "") -> int:
     """1 when the line's label names the kind of answer asked for ("Duration: 1 hour 53 minutes." for "how long"):
-    the label stands for the question's own word."""
+    the label stands for the question's own word; 1 more when it names the one who does what the question asks
+    ("Author: Tobias Kell." for "Who wrote the postmortem?"), a word the sentence says only through its label."""
     label = KIND_LABEL.match(line)
-    return int(label is not None and label.group(1).lower() in KIND_LABELS.get(kind, ()))
+    if label is None:
+        return 0
+    named = label.group(1).lower()
+    doer = DOER_OF.get(named)
+    asked = {_verb_root(word) for word in re.findall(r"[A-Za-z]+", question)}
+    return int(named in KIND_LABELS.get(kind, ())) + int(doer is not None and _verb_root(doer) in asked)
 
 
 def _count(sentence: str, question: str = "") -> str | None:
@@ -749,7 +759,11 @@ def answer_span(
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
-            score = closeness(line) if closeness else shared_words(wanted, line, heading) + _labelled_as(kind, line)
+            score = (
+                closeness(line)
+                if closeness
+                else shared_words(wanted, line, heading) + _labelled_as(kind, line, question)
+            )
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             key = (read.prose, score, shared_words(about, line, heading), beyond, _specific(line, question), -place)
