@@ -400,3 +400,7 @@ def test_a_label_naming_who_did_what_the_question_asks_answers_who():
     retro = source("No decision; Maren owns it, as recorded in the postmortem's action items.", 2)
     assert lead("Who wrote the Redis outage postmortem?", [header, retro]).text == "Tobias Kell"
     assert lead("Who owns the postmortem's action items?", [header, retro]).text == "Maren"
+    # as close as the label, a sentence under a heading that names Redis: the note the question names answers first
+    postmortem = Source(1, "ops/Redis Outage Postmortem.md", header.text, "authored", title="Redis Outage Postmortem")
+    discussion = Source(2, "2024-05-07 Retro.md", retro.text, "authored", "Should live keep Redis?", "2024-05-07 Retro")
+    assert lead("Who wrote the Redis outage postmortem?", [postmortem, discussion]).text == "Tobias Kell"

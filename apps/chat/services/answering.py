@@ -102,7 +102,7 @@ def misattribution(
 
 
 def passages_of(sources: Sequence[Source]) -> list[Passage]:
-    return [Passage(number=s.number, text=s.text, heading=s.heading) for s in sources]
+    return [Passage(number=s.number, text=s.text, heading=s.heading, title=s.title) for s in sources]
 
 
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:

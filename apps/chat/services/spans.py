@@ -281,6 +281,9 @@ ANY_OF_A_KIND |= {"recent", "only", "single", "full", "certain", "particular", "
 RESTATES = 2
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+# The words a note's title must share with the question to name it: one is a word every note of a vault may say
+# ("foam" in foam-docs).
+TITLE_WORDS = 2
 FIRST_SOURCES = 2
 
 
@@ -289,6 +292,7 @@ class Passage:
     number: int
     text: str
     heading: str = ""  # the nearest heading of the section it was read from ("Known issue: large pages hang")
+    title: str = ""  # its note's
 
 
 @dataclass(frozen=True)
@@ -719,9 +723,9 @@ def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Pass
 
 @dataclass(frozen=True)
 class _Candidate:
-    # prose, closeness (with the heading), the follow-up's subject words it says, the question's words it says beyond
-    # its heading, what it adds, the passage's place (negated)
-    key: tuple[bool, float, int, int, int, int]
+    # prose, closeness (with the heading), the question's words its note's title says, the follow-up's subject words it
+    # says, the question's words it says beyond its heading, what it adds, the passage's place (negated)
+    key: tuple[bool, float, int, int, int, int, int]
     passage: Passage
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
@@ -766,7 +770,19 @@ def answer_span(
             )
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
-            key = (read.prose, score, shared_words(about, line, heading), beyond, _specific(line, question), -place)
+            # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
+            # Redis Outage Postmortem before "Maren owns it, as recorded in the postmortem's action items." in a retro
+            titled = shared_words(wanted, passage.title)
+            titled = titled if titled >= TITLE_WORDS else 0
+            key = (
+                read.prose,
+                score,
+                titled,
+                shared_words(about, line, heading),
+                beyond,
+                _specific(line, question),
+                -place,
+            )
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
