@@ -79,6 +79,9 @@ OPENERS = {
     *("since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"),
     *("hourly", "nightly", "daily", "weekly", "fortnightly", "monthly", "quarterly", "yearly", "annually"),
 }
+# A person's name in a text: two capitalised words are one name unless the first opens the sentence as a word of
+# its own ("Weekly Ana runs the sync." names Ana).
+NAMED_PERSON = re.compile(rf"\b(?!(?i:{'|'.join(sorted(OPENERS))})\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 # A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
 GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
@@ -412,7 +415,7 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     found = [
         m
-        for m in PERSON.finditer(text)
+        for m in NAMED_PERSON.finditer(text)
         if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
         and not any(m.group(0).lower() in title != m.group(0).lower() for title in titles)
         and not NUMBER_WORDS.fullmatch(m.group(0))
