@@ -299,6 +299,9 @@ def test_how_many_counts_what_the_question_counts():
     focaccia = source("Pairs well with the leftover focaccia. Bake the focaccia at 220 °C until golden.")
     answer = "".join(extractive("How many eggs are in the focaccia?", [focaccia]))
     assert not answer.startswith("**") and "Pairs well with the leftover focaccia." in answer
+    rack = source("One 24U rack in the basement of the Lindenhof building.")
+    assert lead("How many units does the rack have?", [rack]) is None  # "One" counts the rack, not its units
+    assert lead("How many kilns does the studio have?", [source("Kilns: the studio has three.")]).text == "three"
 
 
 def test_a_title_a_place_or_a_frequency_is_nobody():

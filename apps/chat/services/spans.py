@@ -491,12 +491,19 @@ def _count(sentence: str, question: str = "") -> str | None:
                 return sentence[match.start() : ends] if factors else match.group(0)
     if counted and not measured:
         return None  # "How many TB …": a number in no such unit counts something else
+    if counted and "time" not in counted and not _loosely(counted) & _loosely(set(terms(sentence))):
+        return None  # "One 24U rack" for "How many units …": it counts something the question does not ask about
     for match in numbers:
         measures = MEASURE_AFTER.match(sentence[match.end() :]) or match.group(0).lower() in TIMES_WORDS
         if counted and measures and "time" not in counted:
             continue
         return match.group(0)
     return None
+
+
+def _loosely(stems: set[str]) -> set[str]:
+    """Stems as a plural's and its singular's agree ("coffees" and "coffee")."""
+    return {word.rstrip("e") for word in stems}
 
 
 def _counted(question: str) -> set[str]:
