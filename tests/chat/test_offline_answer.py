@@ -316,6 +316,8 @@ def test_a_title_a_place_or_a_frequency_is_nobody():
     assert lead("Who leads the platform team?", [kind]).text == kind.text  # "Markdown notes" are notes, not a person
     assert lead("Who keeps the index?", [source("The index is kept up to date with Jun reviewing it.")]).text == "Jun"
     assert lead("Who runs the sync?", [source("Weekly Ana runs the sync with the pilots.")]).text == "Ana"
+    ghost = source("Ghost notes are a to-do list nobody wrote on purpose.")
+    assert lead("Who wrote the postmortem?", [ghost]).text == ghost.text  # "Ghost" is what kind of notes
 
 
 def test_who_comes_after_someone_in_a_list_given_in_order():

@@ -125,11 +125,11 @@ PARTICIPLE_ROOT = {
 _IRREGULAR_PAST = "|".join(PAST_ROOT)
 # What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Jun held", "Maria
 # usually runs"), its possessive ("Maria's team") or an aside about it ("Tobias, our staff engineer, leads",
-# "Maria (design lead) will review").
+# "Maria (design lead) will review"); a word in -s that a verb follows is a plural ("Ghost notes are …").
 _AUXILIARY = "is|was|are|were|has|had|have|will|would|can|could|did|does|do|may|might|must|should|shall"
 SUBJECTS_VERB = re.compile(
     rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
-    rf"\s+(?:[a-z]+(?:s|ed)|{_AUXILIARY}|{_IRREGULAR_PAST})\b)"
+    rf"\s+(?:[a-z]+s\b(?!\s+(?:are|were|have|do|can|will|need|must)\b)|(?:[a-z]+ed|{_AUXILIARY}|{_IRREGULAR_PAST})\b))"
 )
 # "Who is on call after Priya?" and a list of three names or more, in order: "Tobias, Priya, Maren, Jun".
 IN_ORDER_ASKED = re.compile(r"\b(after|before)\s+([A-Z][a-z]+)\b")
