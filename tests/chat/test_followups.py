@@ -8,9 +8,18 @@ from apps.chat.services.followups import needs_context, read_as, resolve
 
 
 def test_a_thing_that_is_always_of_something_asked_for_alone_is_a_follow_up():
-    for message in ("What was the root cause?", "Who is the owner?", "What were the lessons learned?"):
+    for message in (
+        "What was the root cause?",
+        "Who is the owner?",
+        "What were the lessons learned?",
+        "Who wrote the postmortem?",
+    ):
         assert needs_context(message), message
-    for message in ("What was the root cause of the TLS outage?", "What were the lessons learned from the migration?"):
+    for message in (
+        "What was the root cause of the TLS outage?",
+        "What were the lessons learned from the migration?",
+        "Who wrote the postmortem for the TLS outage?",
+    ):
         assert not needs_context(message), message
 
 

@@ -30,6 +30,8 @@ def _lead(vault, question: str) -> str:
         ("How much flour goes into the focaccia?", "500 g"),  # not "20 minutes" of rest
         ("How long did the Redis outage last?", "1 hour 53 minutes"),  # "Duration: …", not the incident's number
         ("How often is the backup restore tested?", "quarterly"),  # not "one" out of "the last one", not "nightly"
+        ("Who wrote the Redis outage postmortem?", "Tobias Kell"),  # "Author:" in its note, not a retro's "Maren"
+        ("When was the Redis outage?", "2 May"),  # "the Redis outage from 2 May", no year made up
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
@@ -105,3 +107,14 @@ def test_the_recipe_is_quoted_for_how_to_make_it_and_its_temperature_is_the_lead
     recipe = [item["citation"] for item in reply["context"] if item["path"] == "kitchen/focaccia.md"]
     assert recipe and set(recipe) & cited  # the recipe is quoted, not only notes that mention focaccia
     assert _lead(sample, "What temperature do I bake the focaccia at?") == "220 °C"
+
+
+def test_a_follow_up_asking_who_wrote_the_postmortem_reads_the_incident_asked_about(sample):
+    first = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "What happened in the Redis outage?"}, format="json"
+    )
+    assert first.status_code == 200, first.content
+    body = {"vaults": [sample.pk], "message": "Who wrote the postmortem?", "conversation": first.json()["conversation"]}
+    reply = api(sample.owner).post("/api/chat/", body, format="json")
+    assert reply.status_code == 200, reply.content
+    assert reply.json()["answer"].startswith("**Tobias Kell** [")  # not "Ghost", out of "Ghost notes are …"
