@@ -410,3 +410,16 @@ def test_a_label_naming_who_did_what_the_question_asks_answers_who():
     postmortem = Source(1, "ops/Redis Outage Postmortem.md", header.text, "authored", title="Redis Outage Postmortem")
     discussion = Source(2, "2024-05-07 Retro.md", retro.text, "authored", "Should live keep Redis?", "2024-05-07 Retro")
     assert lead("Who wrote the Redis outage postmortem?", [postmortem, discussion]).text == "Tobias Kell"
+
+
+def test_a_sentence_that_announces_a_code_block_leads_with_its_first_lines():
+    search = source(
+        "Find all notes that have a `due` property (any value):\n\n```bash\nfoam search --property due\n```\n\n"
+        "To list only the daily notes of the workspace, filter by their type:\n\n```bash\n# notes/2024-05-01.md\n"
+        "foam search --type daily-note\n```\n"
+    )
+    answer = "".join(extractive("How do I find notes that have a due property, whatever its value?", [search]))
+    assert answer.startswith("**Find all notes that have a due property (any value): `foam search --property due`**")
+    daily = lead("How do I list only the daily notes?", [search]).text
+    expected = "To list only the daily notes of the workspace, filter by their type: `foam search --type daily-note`"
+    assert daily == expected  # its comment left out

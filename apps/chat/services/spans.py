@@ -211,6 +211,9 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 # (`_label`).
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
+CODE_LINES = 3
+FENCE = re.compile(r"^(?:`{3,}|~{3,})")
+CODE_COMMENT = re.compile(r"^(?:#|//|--|;)\s")
 # A table row answers a what or which question when its cells say this many of its words at least, and more than
 # any sentence: "Which device is the backup target?" and the rack's row for the NAS.
 RECORD_WORDS = 2
@@ -948,13 +951,34 @@ def _verb_root(word: str) -> str:
 
 def with_its_items(sentence: str, text: str) -> str:
     """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it: the
-    items one level below it (or, after a paragraph, the list that follows), at most `LISTED` of them."""
+    items one level below it (or, after a paragraph, the list that follows), at most `LISTED` of them; one that
+    announces a code block, with its first lines."""
     if not sentence.endswith(":"):
         return sentence
     lines = text.splitlines()
     start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
     items = _said(_items_after(lines, start)) if start is not None else ""
-    return f"{sentence} {items}." if items else sentence
+    if items:
+        return f"{sentence} {items}."
+    code = _code_after(lines, start) if start is not None else []
+    return f"{sentence} {'; '.join(f'`{line}`' for line in code)}" if code else sentence
+
+
+def _code_after(lines: list[str], start: int) -> list[str]:
+    """The first lines of the code block right after line `start` ("Find all notes that have a due property:" over
+    `foam search --property due`), at most `CODE_LINES`, its comments left out: what the sentence announces."""
+    inside = code_block_lines("\n".join(lines))
+    after = next((i for i in range(start + 1, len(lines)) if lines[i].strip()), None)
+    if after is None or after not in inside:
+        return []
+    code: list[str] = []
+    for index in range(after, len(lines)):
+        line = lines[index].strip()
+        if index not in inside or (code and not line):
+            break
+        if line and not FENCE.match(line) and not CODE_COMMENT.match(line) and "`" not in line:
+            code.append(line)
+    return code[:CODE_LINES]
 
 
 def _items_after(lines: list[str], start: int) -> list[str]:
