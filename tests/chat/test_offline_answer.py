@@ -380,6 +380,8 @@ def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_ve
     # what follows the verb is no thing: a pronoun, a clause, a time
     decided = source("We decided to use pgvector for the embeddings.")
     assert lead("What did we decide for the embeddings?", [decided]).text == decided.text
+    tattoo = source("3:00 pm on 8 Feb, 2023: Gina: Got the tattoo years ago, it stands for freedom - dancing free.")
+    assert lead("What does Gina's tattoo symbolize?", [tattoo]).text == "freedom"
     reading = source('3:00 pm on 1 June, 2023: Jon: I\'m currently reading "The Lean Startup" and hoping it helps.')
     assert lead("What book is Jon currently reading?", [reading]).text == '"The Lean Startup"'
 

@@ -265,6 +265,11 @@ ASKED_THING = re.compile(
 )
 VAGUE_VERBS = {"do", "have", "get", "make", "go", "be", "say", "think", "like", "want", "feel", "plan", "use", "find"}
 VAGUE_VERBS |= {"know", "see", "mean", "need", "try"}
+# What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
+STANDS_FOR = re.compile(
+    r"\b(?:symboli[sz](?:e|es|ed|ing)|represent(?:s|ed|ing)?|means|meant|st(?:ands|ood|and|anding)\s+for)\b", re.I
+)
+STANDS_FOR_ROOTS = {"symboliz", "symbolis", "represent"}
 # Where what the verb takes ends: a clause's punctuation, a preposition, a time, a new clause ("and I", "is").
 TAKEN_ENDS = re.compile(
     r"[.,;:!?()\[\]–—]|\s-\s|(?<=\s)(?i:because|since|when|while|but|so|which|who|that|to|for|with|at|in|on|"
@@ -899,7 +904,10 @@ def what_the_verb_takes(question: str, sentence: str) -> str | None:
     if not verb or _verb_root(verb) in {_verb_root(v) for v in VAGUE_VERBS}:
         return None
     root = _verb_root(verb)
-    said = next((w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root), None)
+    if root in STANDS_FOR_ROOTS:
+        said = STANDS_FOR.search(sentence)
+    else:
+        said = next((w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root), None)
     if said is None:
         return None
     rest = sentence[said.end() :]
