@@ -425,3 +425,26 @@ def test_a_sentence_that_announces_a_code_block_leads_with_its_first_lines():
     daily = lead("How do I list only the daily notes?", [search]).text
     expected = "To list only the daily notes of the workspace, filter by their type: `foam search --type daily-note`"
     assert daily == expected  # its comment left out
+
+
+def test_what_a_thing_is_is_the_description_its_own_note_gives():
+    cloze = Source(
+        1,
+        "pages/Cloze.md",
+        "type:: [[Command]]\ndescription:: Creates collapsible content that is not shown by "
+        "default. Usually used with [[Flashcards]]\n\n- ## Functionality\n\t- For example, {{cloze something}}, you "
+        "can click it to reveal its content.\n",
+        "authored",
+        title="Cloze",
+    )
+    expected = "Creates collapsible content that is not shown by default. Usually used with Flashcards"
+    assert lead("What is a cloze?", [cloze]).text == expected
+    reload = Source(
+        1,
+        "pages/Reload.md",
+        "type:: [[Tool]]\ndescription:: Reloads the embedded content\n",
+        "authored",
+        title="Whiteboard/Action Bar/Reload",
+    )
+    assert lead("What does reload do?", [reload]).text == "Reloads the embedded content"  # a namespace's page
+    assert lead("What is a flashcard?", [cloze]).text != expected  # another note's description says nothing of it

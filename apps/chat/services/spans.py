@@ -290,6 +290,13 @@ ANY_OF_A_KIND |= {"recent", "only", "single", "full", "certain", "particular", "
 # ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
 # (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 RESTATES = 2
+# "What is a cloze?", "What does the reload tool do?": what a thing is, asked by the name a note has.
+ASKS_WHAT_IT_IS = re.compile(
+    r"^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(.{1,60}?)|what\s+does\s+(?:an?\s+|the\s+)?(.{1,60}?)\s+do)"
+    r"\s*\??\s*$",
+    re.I,
+)
+DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The answer is read from the best sentence of the first two passages: the closest to the question, then the most
 # particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
@@ -802,6 +809,8 @@ def answer_span(
                 -place,
             )
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
+    if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
+        return described
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
         return None
@@ -860,6 +869,22 @@ def answer_span(
             return Span(taken, chosen.passage.number, chosen.sentence)
         whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
+
+
+def _described(question: str, passages: Sequence[Passage]) -> Span | None:
+    """For "What is a cloze?", the description a note titled so gives of itself (Logseq's `description::`, a
+    front matter `description:`): the note's own definition, ahead of any sentence that mentions it."""
+    asked = ASKS_WHAT_IT_IS.match(question)
+    if asked is None:
+        return None
+    named = _loosely(set(terms(asked.group(1) or asked.group(2))))
+    for passage in passages:
+        titles = {passage.title, passage.title.rsplit("/", 1)[-1]}  # a Logseq namespace's page by its own name too
+        if not named or all(_loosely(set(terms(title))) != named for title in titles):
+            continue
+        if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
+            return Span(said, passage.number, said)
+    return None
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
