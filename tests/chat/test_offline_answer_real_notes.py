@@ -135,3 +135,13 @@ def test_a_table_of_contents_entry_is_never_quoted():
     vault = _vault("foam-docs", ["index.md"])
     answer = _answer(vault, "What are the key features of Foam?")
     assert "](#" not in answer  # "[Key Features](#key-features)" would be a link to a heading of a page not shown
+
+
+def test_what_a_logseq_page_is_is_its_own_description_and_a_code_block_announced_is_read():
+    vault = _vault("logseq-docs", ["pages/Cloze.md", "pages/Flashcards.md"])
+    assert _lead(_answer(vault, "What is a cloze?")) == (
+        "Creates collapsible content that is not shown by default. Usually used with Flashcards"
+    )
+    foam = _vault("foam-docs", ["user/tools/cli/search.md"])
+    lead = _lead(_answer(foam, "How do I find notes that have a due property, whatever its value?"))
+    assert lead.endswith(": `foam search --property due`"), lead
