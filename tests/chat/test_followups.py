@@ -19,6 +19,9 @@ def test_a_thing_that_is_always_of_something_asked_for_alone_is_a_follow_up():
         "What was the root cause of the TLS outage?",
         "What were the lessons learned from the migration?",
         "Who wrote the postmortem for the TLS outage?",
+        "Where is the postmortem template?",
+        "When is the next retro?",
+        "Where do I file the expense report?",
     ):
         assert not needs_context(message), message
 

@@ -16,7 +16,10 @@ _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(
 _MONTH_YEAR = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.I)
 _CAPITALISED_MONTH = "|".join(name.capitalize() for name in MONTH_NAMES)  # "may" alone is a verb
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_CAPITALISED_MONTH})\b")
-_MONTH_DAY = re.compile(rf"\b({_CAPITALISED_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)")
+# "June 11th", "June 11," or "June 11" at a sentence's end: not "in March 2 services went down"
+_MONTH_DAY = re.compile(
+    rf"\b({_CAPITALISED_MONTH})\s+(\d{{1,2}})(?:(?:st|nd|rd|th)\b|(?=[,.;:!?)]|\s*$|\s+(?:at|and|to|until)\b))"
+)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _YEAR = re.compile(r"\b(?:in|since|of|from)\s+((?:19|20)\d{2})\b")
 _RELATIVE = re.compile(
@@ -96,27 +99,29 @@ def when_in(sentence: str, said: date | None) -> str | None:
     month_year = _MONTH_YEAR.search(sentence)
     if month_year:
         return f"{month_year.group(1).capitalize()} {month_year.group(2)}"
-    day_month = _day_and_month(sentence)
-    if day_month:
-        day, month = day_month
-        try:  # the year it was said in, when known: "on 2 May" in a note or turn of 2024
-            return _on(date(said.year, month, day)) if said else f"{day} {MONTH_NAMES[month - 1].capitalize()}"
-        except ValueError:
-            return None
     relative = _RELATIVE.search(sentence)
     if relative and said:
         return _relative(relative.group(0), said)
+    days = days_named(sentence)
+    if days:
+        return _day_of(*days[0], said)
     year = _YEAR.search(sentence)
     if year:
         return year.group(1)
     return None
 
 
-def _day_and_month(sentence: str) -> tuple[int, int] | None:
-    """The first day of a month the sentence names, with or without its year ("from 2 May", "on June 11th"), as
-    (day, month)."""
-    days = days_named(sentence)
-    return days[0] if days else None
+def _day_of(day: int, month: int, said: date | None) -> str | None:
+    """A day named without its year, in the year that puts it closest to when it was said ("We moved in on 20
+    December" said in March 2023 is 20 December 2022), or as named when that is not known; None for no such day."""
+    try:
+        date(2000, month, day)  # a leap year: 29 February is a day
+    except ValueError:
+        return None
+    if said is None:
+        return f"{day} {MONTH_NAMES[month - 1].capitalize()}"
+    years = [year for year in (said.year - 1, said.year, said.year + 1) if month != 2 or day != 29 or year % 4 == 0]
+    return _on(min((date(year, month, day) for year in years), key=lambda day_in: abs(day_in - said)))
 
 
 def days_named(sentence: str) -> list[tuple[int, int]]:

@@ -39,12 +39,13 @@ POINTERS = {
     "same",
 }
 # Things that are always of something: "the root cause" is the cause of whatever was asked about before, "the
-# postmortem" that of the incident, unless the message says what of ("the root cause of the TLS outage").
+# postmortem" (said last, not "the postmortem template") that of the incident, unless the message says what of ("the
+# root cause of the TLS outage").
 _ALWAYS_OF_SOMETHING = (
     r"\bthe\s+(?:\w+\s+)?(?:cause|reason|fix|workaround|solution|outcome|result|impact|effect|consequence|owner|"
     r"author|deadline|status|cost|price|timeline|decision|next steps?|lessons?(?: learned)?|takeaways?|conclusion|"
-    r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending|postmortem|post-mortem|write-?up|report|"
-    r"minutes|agenda|retro)s?\b"
+    r"downside|upside|risks?|symptoms?|trigger|duration|verdict|ending|(?:postmortem|post-mortem|write-?up)"
+    r"(?=\s*(?:[?.!,]|$)))s?\b"
 )
 OF_SOMETHING = re.compile(
     rf"{_ALWAYS_OF_SOMETHING}(?!(?:\s+learned)?\s+(?:of|for|to|behind|in|on|with|from|about|at)\b)", re.I

@@ -78,7 +78,9 @@ CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday"
 OPENERS = {
     *("since", "during", "until", "while", "however", "last", "next", "now", "today", "hey", "oh", "wow", "well"),
     *("hourly", "nightly", "daily", "weekly", "fortnightly", "monthly", "quarterly", "yearly", "annually"),
+    *("tomorrow", "yesterday", "tonight", "usually", "sometimes", "often", "then", "later", "afterwards"),
 }
+OPENING_WORD = re.compile(rf"\s*(?i:{'|'.join(sorted(OPENERS))})\s+")
 # A person's name in a text: two capitalised words are one name unless the first opens the sentence as a word of
 # its own ("Weekly Ana runs the sync." names Ana).
 NAMED_PERSON = re.compile(rf"\b(?!(?i:{'|'.join(sorted(OPENERS))})\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
@@ -127,9 +129,11 @@ _IRREGULAR_PAST = "|".join(PAST_ROOT)
 # usually runs"), its possessive ("Maria's team") or an aside about it ("Tobias, our staff engineer, leads",
 # "Maria (design lead) will review"); a word in -s that a verb follows is a plural ("Ghost notes are …").
 _AUXILIARY = "is|was|are|were|has|had|have|will|would|can|could|did|does|do|may|might|must|should|shall"
+# Verbs a plural noun takes ("Restic snapshots run nightly"): after a word in -s, they make it a noun.
+_PLURAL_VERBS = "need|run|go|live|sit|stay|get|show|keep|look|work|come|take|make|help|happen|belong|seem|say|use"
 SUBJECTS_VERB = re.compile(
     rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
-    rf"\s+(?:[a-z]+s\b(?!\s+(?:are|were|have|do|can|will|need|must)\b)|(?:[a-z]+ed|{_AUXILIARY}|{_IRREGULAR_PAST})\b))"
+    rf"\s+(?:[a-z]+s\b(?!\s+(?:{_AUXILIARY}|{_PLURAL_VERBS})\b)|(?:[a-z]+ed|{_AUXILIARY}|{_IRREGULAR_PAST})\b))"
 )
 # "Who is on call after Priya?" and a list of three names or more, in order: "Tobias, Priya, Maren, Jun".
 IN_ORDER_ASKED = re.compile(r"\b(after|before)\s+([A-Z][a-z]+)\b")
@@ -139,7 +143,8 @@ NAMES_IN_ORDER = re.compile(
 PERSON_WORD = re.compile(r"[A-Z][a-z]+")
 THE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|our|their)\s+$", re.I)
 # A name that says what kind a thing is: "a folder of Markdown notes", "for Python scripts" (not "by Priya").
-KIND_OF_THING = (re.compile(r"\b(?:of|for|with|about|into|on)\s+$"), re.compile(r"^\s+[a-z]{2,}s\b"))
+NAMES_A_KIND_AFTER = re.compile(r"\b(?:of|for|with|about|into|on)\s+$")
+NAMES_A_KIND_BEFORE = re.compile(r"^\s+([a-z]{2,}s)\b")
 # Where something is: the capitalised words after it are a place's or a title's, not a person's ("described in Backup
 # and Restore Runbook", "at Lindenhof"); a name said as someone's ("in Maria's hands") is still a person's.
 PLACE_OR_TITLE_BEFORE = re.compile(r"\b(?:in|at|near|inside)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+(?:and|&|of|for)\s+)?$")
@@ -213,7 +218,7 @@ BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S
 LISTED = 10
 CODE_LINES = 3
 FENCE = re.compile(r"^(?:`{3,}|~{3,})")
-CODE_COMMENT = re.compile(r"^(?:#|//|--|;)\s")
+CODE_COMMENT = re.compile(r"^(?:#+|//|--|;)\s|^[\W_]+$")  # a comment or heading, or punctuation alone ("---", "{")
 # A table row answers a what or which question when its cells say this many of its words at least, and more than
 # any sentence: "Which device is the backup target?" and the rack's row for the NAS.
 RECORD_WORDS = 2
@@ -266,16 +271,30 @@ ASKED_THING = re.compile(
 VAGUE_VERBS = {"do", "have", "get", "make", "go", "be", "say", "think", "like", "want", "feel", "plan", "use", "find"}
 VAGUE_VERBS |= {"know", "see", "mean", "need", "try"}
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
-STANDS_FOR = re.compile(
-    r"\b(?:symboli[sz](?:e|es|ed|ing)|represent(?:s|ed|ing)?|means|meant|st(?:ands|ood|and|anding)\s+for)\b", re.I
+# What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom";
+# "means" last, as it is also said of what something is worth ("means a lot to me").
+STANDS_FOR = (
+    re.compile(r"\b(?:symboli[sz](?:e|es|ed|ing)|represent(?:s|ed|ing)?|st(?:ands|ood|and|anding)\s+for)\b", re.I),
+    re.compile(r"\b(?:means|meant)\b", re.I),
 )
-STANDS_FOR_ROOTS = {"symboliz", "symbolis", "represent"}
-# Where what the verb takes ends: a clause's punctuation, a preposition, a time, a new clause ("and I", "is").
+ASKED_AS_STANDING_FOR = ("symbolize", "symbolise", "represent")
+# Where what the verb takes ends: a clause's punctuation (not a version's or a number's point), a preposition, a
+# time, a new clause ("and I", "is", "and approved").
 TAKEN_ENDS = re.compile(
-    r"[.,;:!?()\[\]–—]|\s-\s|(?<=\s)(?i:because|since|when|while|but|so|which|who|that|to|for|with|at|in|on|"
-    rf"last|this|yesterday|then|after|before|from|ago|recently|lately|now|{_AUXILIARY}|"
-    r"(?:and\s+)?(?:i|we|it|they|he|she|you))\b"
+    r"[.,;:!?](?=\s|$)|[()\[\]–—]|\s-\s|(?<=\s)(?i:because|since|when|while|but|so|which|who|that|to|for|with|"
+    rf"at|in|on|last|this|yesterday|then|after|before|from|ago|recently|lately|now|nightly|daily|weekly|twice|once|"
+    rf"someday|again|too|also|together|{_AUXILIARY}|(?:and\s+)?(?:i|we|it|they|he|she|you)|and\s+[a-z]+ed)\b"
 )
+# A short thing goes on past these to say which one it is: "an event for LGBTQ youth", "the team that owns search".
+TAKEN_GOES_ON = re.compile(r"^\s(?:for|of|with|that|who|which)\b", re.I)
+# A list said after the verb: "restores, failover and DNS changes" is one thing taken.
+LISTED_AFTER = re.compile(r"^[^,.;:!?]+(?:,\s[^,.;:!?]+)+,?\s(?:and|or)\s")  # up to its last item
+# Who may do the verb the question asks about, said just before it: the person asked about, a pronoun, or no one
+# (the verb opens the sentence: "Researching adoption agencies").
+DOERS = {"i", "we", "he", "she", "they", "you", "i've", "we've", "i'm", "we're"}
+BETWEEN_DOER_AND_VERB = {"also", "just", "finally", "recently", "currently", "really", "already", "still", "even"}
+BETWEEN_DOER_AND_VERB |= {"been", "am", "is", "are", "was", "were", "have", "has", "had", "'m", "'ve", "always"}
+NEGATIONS = {"not", "never", "didn't", "don't", "doesn't", "won't", "can't", "haven't", "hasn't", "no"}
 TAKEN_OPENERS = {"a", "an", "the", "some", "my", "our", "his", "her", "their", "this", "these", "those", "all"}
 TAKEN_WORDS = 8
 THING_WORDS = 3  # the words a thing is named by before its name
@@ -297,11 +316,12 @@ ASKS_WHAT_IT_IS = re.compile(
     re.I,
 )
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
-# The answer is read from the best sentence of the first two passages: the closest to the question, then the most
-# particular, then the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
 TITLE_WORDS = 2
+# The answer is read from the best sentence of the first two passages: the closest to the question, then the one
+# saying most of a follow-up's subject, then the one of the note the question names, then the most particular, then
+# the earlier passage (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 FIRST_SOURCES = 2
 
 
@@ -439,7 +459,7 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
         and not CALENDAR & set(m.group(0).lower().split())
         and not THE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
         and not (
-            KIND_OF_THING[0].search(text[max(0, m.start() - 8) : m.start()]) and KIND_OF_THING[1].match(text[m.end() :])
+            NAMES_A_KIND_AFTER.search(text[max(0, m.start() - 8) : m.start()]) and _a_plural_after(text[m.end() :])
         )
         and not (
             PLACE_OR_TITLE_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
@@ -448,7 +468,17 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     ]
     alone = len(found) == 1 and not KIND_LABEL.match(text) and SUBJECTS_VERB.match(text[found[0].end() :]) is not None
     opener = len(text) - len(text.lstrip())
+    if (opening := OPENING_WORD.match(text)) is not None:
+        opener = opening.end()  # "Daily Standup notes are …": the word after the opening one opens the sentence too
     return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
+
+
+def _a_plural_after(text: str) -> bool:
+    """Whether `text` opens with a plural noun ("notes", "scripts"), not a word in -s that is none ("this", "plus",
+    "across", "always")."""
+    found = NAMES_A_KIND_BEFORE.match(text)
+    word = found.group(1) if found else ""
+    return bool(word) and word not in STOP and not word.endswith(("ss", "us", "ys", "is"))
 
 
 def _next_in_order(question: str, sentence: str) -> str | None:
@@ -506,8 +536,6 @@ def _count(sentence: str, question: str = "") -> str | None:
                 return sentence[match.start() : ends] if factors else match.group(0)
     if counted and not measured:
         return None  # "How many TB …": a number in no such unit counts something else
-    if counted and "time" not in counted and not _loosely(counted) & _loosely(set(terms(sentence))):
-        return None  # "One 24U rack" for "How many units …": it counts something the question does not ask about
     for match in numbers:
         measures = MEASURE_AFTER.match(sentence[match.end() :]) or match.group(0).lower() in TIMES_WORDS
         if counted and measures and "time" not in counted:
@@ -748,7 +776,7 @@ def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Pass
 
 @dataclass(frozen=True)
 class _Candidate:
-    # prose, closeness (with the heading), the question's words its note's title says, the follow-up's subject words it
+    # prose, closeness (with the heading), the follow-up's subject words it says, the question's words its note's title
     # says, the question's words it says beyond its heading, what it adds, the passage's place (negated)
     key: tuple[bool, float, int, int, int, int, int]
     passage: Passage
@@ -802,8 +830,8 @@ def answer_span(
             key = (
                 read.prose,
                 score,
-                titled,
                 shared_words(about, line, heading),
+                titled,
                 beyond,
                 _specific(line, question),
                 -place,
@@ -923,23 +951,49 @@ def with_what_follows(sentence: str, read: Read | None, wanted: set[str], kind: 
 def what_the_verb_takes(question: str, sentence: str) -> str | None:
     """What the sentence says the question's verb takes: "What did Caroline research?" and "Researching adoption
     agencies — it's been a dream" → "adoption agencies"; None when the question asks with no verb of its own, the
-    sentence does not say it, or what follows it is no thing (a pronoun, an auxiliary, only a time)."""
+    sentence does not say it of the one asked about (someone else did it, or nobody did: "Jun did not deploy the
+    hotfix"), or what follows it is no thing (a pronoun, an auxiliary, only a time)."""
     asked = ASKED_VERB.match(question)
     verb = asked and (asked.group(1) or asked.group(2))
     if not verb or _verb_root(verb) in {_verb_root(v) for v in VAGUE_VERBS}:
         return None
     root = _verb_root(verb)
-    if root in STANDS_FOR_ROOTS:
-        said = STANDS_FOR.search(sentence)
+    asked_about = {w for w in re.findall(r"[a-z']+", question.lower()) if w not in STOP}
+    standing_for = root in {_verb_root(v) for v in ASKED_AS_STANDING_FOR}
+    if standing_for:
+        said = [found for pattern in STANDS_FOR for found in pattern.finditer(sentence)]
     else:
-        said = next((w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root), None)
-    if said is None:
-        return None
-    rest = sentence[said.end() :]
-    end = TAKEN_ENDS.search(rest)
+        said = [w for w in re.finditer(r"[A-Za-z']+", sentence) if _verb_root(w.group(0)) == root]
+    for found in said:
+        if not standing_for and not _done_by(sentence[: found.start()], found.group(0), asked_about):
+            continue
+        return _taken(sentence[found.end() :])
+    return None
+
+
+def _done_by(before: str, verb: str, asked_about: set[str]) -> bool:
+    """Whether the words `before` a verb make it the deed of the one asked about: their name (or another word the
+    question says of them: "the meeting template includes") or a pronoun just before it, adverbs and auxiliaries
+    between; or nothing at all when the verb opens the sentence as a gerund or in the past."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", before)]
+    while words and words[-1] in BETWEEN_DOER_AND_VERB:
+        words.pop()
+    if not words:  # "Researching adoption agencies", "Took a short trip": not "Research shows that …"
+        return verb.lower().endswith(("ing", "ed")) or verb.lower() in PAST_ROOT
+    if words[-1] in NEGATIONS or (len(words) > 1 and words[-2] in NEGATIONS):
+        return False
+    return words[-1] in DOERS or words[-1] in asked_about or words[-1].removesuffix("'s") in asked_about
+
+
+def _taken(rest: str) -> str | None:
+    """What a verb takes, read from the words after it (`what_the_verb_takes`)."""
+    if (title := QUOTED.match(rest.strip())) is not None:
+        return title.group(0)  # a title in quotes is all of it: 'reading "The Lean Startup" and hoping'
+    listed = LISTED_AFTER.match(rest)
+    end = TAKEN_ENDS.search(rest, listed.end() if listed else 0)
+    if end and len(rest[: end.start()].split()) <= 2 and TAKEN_GOES_ON.match(rest[end.start() - 1 :]):
+        end = TAKEN_ENDS.search(rest, end.end())  # "an event" is no answer: "an event for LGBTQ youth"
     taken = (rest[: end.start()] if end else rest).strip()
-    if (title := QUOTED.match(taken)) is not None:
-        taken = title.group(0)  # a title in quotes is all of it: 'reading "The Lean Startup" and hoping'
     words = taken.lower().split()
     if not 1 <= len(words) <= TAKEN_WORDS or (words[0] in STOP and words[0] not in TAKEN_OPENERS):
         return None
@@ -956,16 +1010,33 @@ def the_thing_named(question: str, sentence: str) -> str | None:
     if asked is None:
         return None
     name = stem(asked.group(1).lower())
-    words = re.findall(r"[\w+'-]+", sentence)
-    at = next((i for i, w in enumerate(words) if stem(w.lower()) == name), None)
+    words = list(re.finditer(r"[\w+'-]+(?:\.[\w+'-]+)*", sentence))
+    at = next((i for i, w in enumerate(words) if stem(w.group(0).lower()) == name), None)
     if at is None:
         return None
-    start = at
-    while start > 0 and at - start < THING_WORDS and words[start - 1].lower() not in STOP | NOT_NAMING:
-        start -= 1
     asked_words = {stem(w) for w in re.findall(r"[\w+'-]+", question.lower())}
-    named_by = {stem(w.lower()) for w in words[start:at]} - asked_words - {stem(w) for w in ANY_OF_A_KIND}
-    return " ".join(words[start : at + 1]) if named_by else None
+    start = at
+    while start > 0 and at - start < THING_WORDS and _names_a_thing(words[start - 1].group(0), asked_words):
+        start -= 1
+    named_by = {stem(w.group(0).lower()) for w in words[start:at]} - {stem(w) for w in ANY_OF_A_KIND}
+    end = words[at].end()
+    numbered = at + 1 < len(words) and any(c.isdigit() for c in words[at + 1].group(0))
+    numbered = numbered and not sentence[end : words[at + 1].start()].strip()
+    if numbered:
+        end = words[at + 1].end()  # "port 6379", "room 4B": the number names it
+    return sentence[words[start].start() : end] if named_by or numbered else None
+
+
+def _names_a_thing(word: str, asked_words: set[str]) -> bool:
+    """Whether a word before a thing's name can say which one it is: not a stop word, a preposition, a word of the
+    question (its subject: "Redis uses port 6379" for "What port does Redis use?") nor a verb in -s or -ed ("likes
+    indie folk music")."""
+    lowered = word.lower()
+    return (
+        lowered not in STOP | NOT_NAMING
+        and stem(lowered) not in asked_words
+        and not (lowered.endswith(("s", "ed")) and not lowered.endswith("ss") and not word[:1].isupper())
+    )
 
 
 def _verb_root(word: str) -> str:
