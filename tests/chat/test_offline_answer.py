@@ -478,3 +478,30 @@ def test_what_a_thing_is_is_the_description_its_own_note_gives():
     )
     assert lead("What does reload do?", [reload]).text == "Reloads the embedded content"  # a namespace's page
     assert lead("What is a flashcard?", [cloze]).text != expected  # another note's description says nothing of it
+
+
+def test_a_property_that_says_what_is_asked_answers_before_a_sentence_that_mentions_the_thing():
+    meeting = Source(
+        1,
+        "Notes/Meeting.md",
+        "- Discussed the book [[Out of Control]] on the topic of [[Emergence]]",
+        "authored",
+        title="2023-09-12 Meeting with Steph",
+    )
+    book = Source(
+        2,
+        "References/Out of Control.md",
+        "categories: Books\npages: 528\nyear: 1992\nauthor: Kevin Kelly\ngenre: Futurism, Nonfiction\n",
+        "authored",
+        title="Out of Control",
+    )
+    assert lead("Who wrote Out of Control?", [meeting, book]).text == "Kevin Kelly"  # not "Emergence"
+    assert lead("How many pages is Out of Control?", [meeting, book]).text == "528"
+    movie = Source(
+        1,
+        "References/Blade Runner.md",
+        "categories: Movies\ndirector: Ridley Scott\nyear: 1982\n",
+        "authored",
+        title="Blade Runner",
+    )
+    assert lead("Who directed Blade Runner?", [movie]).text == "Ridley Scott"

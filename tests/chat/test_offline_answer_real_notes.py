@@ -145,3 +145,9 @@ def test_what_a_logseq_page_is_is_its_own_description_and_a_code_block_announced
     foam = _vault("foam-docs", ["user/tools/cli/search.md"])
     lead = _lead(_answer(foam, "How do I find notes that have a due property, whatever its value?"))
     assert lead.endswith(": `foam search --property due`"), lead
+
+
+def test_a_property_that_says_what_is_asked_is_the_lead_on_kepano_obsidian():
+    vault = _vault("kepano-obsidian", ["Notes/2023-09-12 Meeting with Steph.md", "References/Out of Control.md"])
+    assert _lead(_answer(vault, "Who wrote Out of Control?")) == "Kevin Kelly"  # its author property, not "Emergence"
+    assert _lead(_answer(vault, "How many pages is Out of Control?")) == "528"

@@ -239,11 +239,17 @@ KIND_LABELS = {
     "how often": ("frequency", "schedule", "cadence"),
     "where": ("location", "place", "venue", "address"),
     TEMPERATURE_ASKED: ("temperature", "oven", "heat"),
+    "when": ("date", "year", "published", "released", "started", "start", "due", "deadline", "when"),
 }
 # A label that names who did something, and what they did: "Author: Tobias Kell." answers "Who wrote …?".
 DOER_OF = {"author": "write", "writer": "write", "owner": "own", "lead": "lead", "maintainer": "maintain"}
 DOER_OF |= {"reviewer": "review", "approver": "approve", "organiser": "organise", "organizer": "organize"}
 DOER_OF |= {"assignee": "assign", "editor": "edit", "creator": "create", "host": "host", "chair": "chair"}
+DOER_OF |= {"director": "direct", "facilitator": "facilitate", "presenter": "present", "producer": "produce"}
+DOER_OF |= {"composer": "compose", "illustrator": "illustrate", "translator": "translate", "narrator": "narrate"}
+DOER_OF |= {"designer": "design", "developer": "develop", "founder": "found", "inventor": "invent"}
+DOER_OF |= {"painter": "paint", "photographer": "photograph", "performer": "perform", "moderator": "moderate"}
+DOER_OF |= {"coordinator": "coordinate", "manager": "manage", "sponsor": "sponsor", "builder": "build"}
 ASKS_TEMPERATURE = re.compile(r"\b(?:temperature|how (?:hot|warm|cold))\b", re.I)
 TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)", re.I)
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
@@ -506,6 +512,12 @@ def _labelled_as(kind: str, line: str, question: str = "") -> int:
     doer = DOER_OF.get(named)
     asked = {_verb_root(word) for word in re.findall(r"[A-Za-z]+", question)}
     return int(named in KIND_LABELS.get(kind, ())) + int(doer is not None and _verb_root(doer) in asked)
+
+
+def _label_asked(line: str, wanted: set[str]) -> bool:
+    """Whether the line's label is one of the question's own words ("pages: 528" for "How many pages …?")."""
+    label = KIND_LABEL.match(line)
+    return label is not None and bool(set(terms(label.group(1))) & wanted)
 
 
 def _count(sentence: str, question: str = "") -> str | None:
@@ -776,8 +788,9 @@ def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Pass
 
 @dataclass(frozen=True)
 class _Candidate:
-    # prose, closeness (with the heading), the follow-up's subject words it says, the question's words its note's title
-    # says, the question's words it says beyond its heading, what it adds, the passage's place (negated)
+    # prose (or a property saying what is asked), closeness (with the heading), the follow-up's subject words it
+    # says, the question's words its note's title says, the question's words it says beyond its heading, what it
+    # adds, the passage's place (negated)
     key: tuple[bool, float, int, int, int, int, int]
     passage: Passage
     sentence: str
@@ -816,11 +829,11 @@ def answer_span(
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
-            score = (
-                closeness(line)
-                if closeness
-                else shared_words(wanted, line, heading) + _labelled_as(kind, line, question)
-            )
+            labelled = _labelled_as(kind, line, question)
+            score = closeness(line) if closeness else shared_words(wanted, line, heading) + labelled
+            # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
+            # many pages …?") answers as a sentence would, among a note's other properties
+            said = read.prose or labelled > 0 or (kind in TYPED and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
@@ -828,7 +841,7 @@ def answer_span(
             titled = shared_words(wanted, passage.title)
             titled = titled if titled >= TITLE_WORDS else 0
             key = (
-                read.prose,
+                said,
                 score,
                 shared_words(about, line, heading),
                 titled,
