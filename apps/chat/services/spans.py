@@ -833,7 +833,7 @@ def answer_span(
             score = closeness(line) if closeness else shared_words(wanted, line, heading) + labelled
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
-            said = read.prose or labelled > 0 or (kind in TYPED and _label_asked(line, wanted))
+            stated = read.prose or labelled > 0 or (kind in TYPED and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
@@ -841,7 +841,7 @@ def answer_span(
             titled = shared_words(wanted, passage.title)
             titled = titled if titled >= TITLE_WORDS else 0
             key = (
-                said,
+                stated,
                 score,
                 shared_words(about, line, heading),
                 titled,
