@@ -829,11 +829,11 @@ def answer_span(
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
-            labelled = _labelled_as(kind, line, question)
-            score = closeness(line) if closeness else shared_words(wanted, line, heading) + labelled
+            label_says = _labelled_as(kind, line, question)
+            score = closeness(line) if closeness else shared_words(wanted, line, heading) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
-            stated = read.prose or labelled > 0 or (kind in TYPED and _label_asked(line, wanted))
+            stated = read.prose or label_says > 0 or (kind in TYPED and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
