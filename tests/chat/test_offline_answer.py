@@ -505,3 +505,10 @@ def test_a_property_that_says_what_is_asked_answers_before_a_sentence_that_menti
         title="Blade Runner",
     )
     assert lead("Who directed Blade Runner?", [movie]).text == "Ridley Scott"
+
+
+def test_who_did_it_is_read_from_the_sentence_after_the_closest_when_that_names_no_one():
+    kitchen = source("We briefly considered a cold-brew setup for the office kitchen. Adaeze vetoed it on cost.")
+    assert lead("Who vetoed the cold brew setup for the office?", [kitchen]).text == "Adaeze"
+    other = source("We briefly considered a cold-brew setup for the office kitchen. Adaeze liked the idea.")
+    assert lead("Who vetoed the cold brew setup for the office?", [other]).text != "Adaeze"  # she did not veto it

@@ -135,6 +135,8 @@ SUBJECTS_VERB = re.compile(
     rf"^(?:'s\b|\s*\(|,\s+(?:our|the|a|an|my|his|her|their|who)\b|(?:\s+(?:\w+ly|also|always|never|often|now|then|just|still|already|first|later))?"
     rf"\s+(?:[a-z]+s\b(?!\s+(?:{_AUXILIARY}|{_PLURAL_VERBS})\b)|(?:[a-z]+ed|{_AUXILIARY}|{_IRREGULAR_PAST})\b))"
 )
+# "Who vetoed …?", "Who wrote …?": a question about who did something, by its verb.
+WHO_DID = re.compile(rf"^\s*who\s+([a-z]+ed|{_IRREGULAR_PAST})\b", re.I)
 # "Who is on call after Priya?" and a list of three names or more, in order: "Tobias, Priya, Maren, Jun".
 IN_ORDER_ASKED = re.compile(r"\b(after|before)\s+([A-Z][a-z]+)\b")
 NAMES_IN_ORDER = re.compile(
@@ -869,6 +871,8 @@ def answer_span(
         floor = max(1.0, chosen.key[1] - 1)
         typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0] and c.key[1] >= floor]
         chosen = max(typed, key=lambda c: c.key, default=chosen)
+    if chosen.typed is None and kind == "who" and not closeness and (doer := _done_next(question, chosen, titles)):
+        return doer
     if kind in LISTS_ANSWER and not closeness and (section := _section_list(question, passages[:first], wanted)):
         passage, listed, named = section
         if chosen.key[1] <= named:  # no sentence says more of the question than the heading names
@@ -926,6 +930,23 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
         if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
             return Span(said, passage.number, said)
     return None
+
+
+def _done_next(question: str, chosen: _Candidate, titles: frozenset[str]) -> Span | None:
+    """For "Who vetoed the cold brew setup?", when the closest sentence names no one ("We briefly considered a
+    cold-brew setup for the office kitchen."), the sentence right after it that says the question's verb of someone:
+    "Adaeze vetoed it." → Adaeze."""
+    asked = WHO_DID.match(question)
+    read = chosen.read
+    if asked is None or read is None or chosen.sentence not in read.sentences:
+        return None
+    at = read.sentences.index(chosen.sentence)
+    after = read.sentences[at + 1] if at + 1 < len(read.sentences) else ""
+    root = _verb_root(asked.group(1))
+    if not any(_verb_root(word) == root for word in re.findall(r"[A-Za-z']+", after)):
+        return None
+    names = _people(after, question, titles)
+    return Span(names[0], chosen.passage.number, after) if names else None
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
