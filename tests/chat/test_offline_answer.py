@@ -512,3 +512,23 @@ def test_who_did_it_is_read_from_the_sentence_after_the_closest_when_that_names_
     assert lead("Who vetoed the cold brew setup for the office?", [kitchen]).text == "Adaeze"
     other = source("We briefly considered a cold-brew setup for the office kitchen. Adaeze liked the idea.")
     assert lead("Who vetoed the cold brew setup for the office?", [other]).text != "Adaeze"  # she did not veto it
+
+
+def test_an_exact_count_answers_before_a_vague_one_and_a_page_describing_itself_points_elsewhere():
+    sync = Source(
+        1,
+        "pages/Logseq Sync.md",
+        "- ## Functionality\n\t- Syncs up to 10 graphs between Logseq Desktop, Android, and iOS.\n",
+        "authored",
+        title="Logseq Sync",
+    )
+    other = Source(
+        2,
+        "pages/How to sync.md",
+        "- Any file sync service will sync your Logseq graph across several devices.\n",
+        "authored",
+        title="How to sync your Logseq graph across devices",
+    )
+    assert lead("How many graphs can Logseq Sync sync?", [sync, other]).text == "10"  # not "several"
+    scheme = source("- > This doc describes the #[[Logseq Sync]] encryption scheme.\n- Use standard Age Encryption.\n")
+    assert lead("What encryption does Logseq Sync use?", [scheme]).text == "standard Age Encryption"

@@ -98,12 +98,13 @@ ENDS_IN_A_NAMED_PLACE = re.compile(
     re.I,
 )
 # A sentence that only says where something is written: "See Logseq Sync Encryption.", "Full detail in Redis Outage
-# Postmortem.", "For more, see the [[Ops Handbook]]". What it points to is named (capitalised, quoted or linked):
-# "Refer to the on-call engineer" and "Details are in flux" say something.
+# Postmortem.", "For more, see the [[Ops Handbook]]", "This doc describes the encryption scheme.". What it points to is
+# named (capitalised, quoted or linked): "Refer to the on-call engineer" and "Details are in flux" say something.
 POINTS_ELSEWHERE = re.compile(
     r"^(?i:see(?:\s+also)?|refer\s+to|read\s+more\s+(?:in|at)|(?:full|more)\s+details?\s+(?:are\s+|is\s+)?(?:in|at|on)"
     r"|details?\s+(?:are\s+)?(?:in|at)|for\s+more(?:\s+details|\s+information)?,?\s+see)"
     r"\s+(?:the\s+)?(?=[A-Z\"“\[]|https?:)"
+    r"|^(?i:this|the)\s+(?i:doc|document|page|note|section|article|guide)\s+(?i:describes|covers|explains|is\s+about)\b"
 )
 # A verb's irregular forms, read back to the one a question asks with ("What did Mel make?", "we made pots").
 PAST_ROOT = {
@@ -210,6 +211,7 @@ UNIT_SHORT = {
 }
 # Words that count times, not things: "twice in a row" says nothing of how many people.
 TIMES_WORDS = {"once", "twice"}
+VAGUE_COUNTS = ("a couple", "a few", "several")
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{_MONTHS})\b|(?:st|nd|rd|th)\b)", re.I)
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{_MONTHS})\s*|\d[:./-]|#)$", re.I)
@@ -871,6 +873,11 @@ def answer_span(
         floor = max(1.0, chosen.key[1] - 1)
         typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0] and c.key[1] >= floor]
         chosen = max(typed, key=lambda c: c.key, default=chosen)
+    if kind == "how many" and chosen.typed in VAGUE_COUNTS and not closeness:
+        # "several devices" beside "Syncs up to 10 graphs": a count said exactly answers first
+        floor = max(1.0, chosen.key[1] - 1)
+        exact = [c for c in candidates if c.typed not in (None, *VAGUE_COUNTS) and c.key[1] >= floor]
+        chosen = max(exact, key=lambda c: c.key, default=chosen)
     if chosen.typed is None and kind == "who" and not closeness and (doer := _done_next(question, chosen, titles)):
         return doer
     if kind in LISTS_ANSWER and not closeness and (section := _section_list(question, passages[:first], wanted)):
