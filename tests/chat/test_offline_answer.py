@@ -390,6 +390,8 @@ def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_ve
         ("What did Caroline research?", "Research shows that adoption agencies help."),
     ):
         assert lead(question, [source(said)]).text == said
+    offering = source("3:00 pm on 1 June, 2023: Jon: I'm expanding the studio and offering workshops to schools.")
+    assert lead("What is Jon offering?", [offering]).text == "workshops"  # the clause's doer does both
     tested = source("Jun tested restores, failover and DNS changes before the release.")
     assert lead("What did Jun test?", [tested]).text == "restores, failover and DNS changes"
     assert lead("What did Jun ship?", [source("Jun shipped v2.3.1 to the pilots.")]).text == "v2.3.1"

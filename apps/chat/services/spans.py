@@ -1023,6 +1023,9 @@ def _done_by(before: str, verb: str, asked_about: set[str]) -> bool:
         return verb.lower().endswith(("ing", "ed")) or verb.lower() in PAST_ROOT
     if words[-1] in NEGATIONS or (len(words) > 1 and words[-2] in NEGATIONS):
         return False
+    if words[-1] in ("and", "or"):  # "I'm expanding the studio and offering workshops": the clause's doer
+        clause = [w.lower() for w in re.findall(r"[A-Za-z']+", re.split(r"[,.;:!?]", before)[-1])]
+        return any(w in DOERS or w in asked_about for w in clause) and not NEGATIONS & set(clause)
     return words[-1] in DOERS or words[-1] in asked_about or words[-1].removesuffix("'s") in asked_about
 
 
