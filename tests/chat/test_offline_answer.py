@@ -534,3 +534,13 @@ def test_an_exact_count_answers_before_a_vague_one_and_a_page_describing_itself_
     assert lead("How many graphs can Logseq Sync sync?", [sync, other]).text == "10"  # not "several"
     scheme = source("- > This doc describes the #[[Logseq Sync]] encryption scheme.\n- Use standard Age Encryption.\n")
     assert lead("What encryption does Logseq Sync use?", [scheme]).text == "standard Age Encryption"
+
+
+def test_how_to_set_what_a_sentence_names_in_code_is_the_code_line_that_sets_it():
+    server = source(
+        "Overrides go in a drop-in file created with `systemctl edit ollama`:\n\n    [Service]\n"
+        '    Environment="OLLAMA_HOST=0.0.0.0:11434"\n\n`OLLAMA_HOST` makes it listen on the LAN instead of only '
+        "localhost.\n"
+    )
+    lead_text = lead("How do I make Ollama listen on the LAN instead of localhost?", [server]).text
+    assert lead_text == 'Environment="OLLAMA_HOST=0.0.0.0:11434"'

@@ -151,3 +151,9 @@ def test_a_property_that_says_what_is_asked_is_the_lead_on_kepano_obsidian():
     vault = _vault("kepano-obsidian", ["Notes/2023-09-12 Meeting with Steph.md", "References/Out of Control.md"])
     assert _lead(_answer(vault, "Who wrote Out of Control?")) == "Kevin Kelly"  # its author property, not "Emergence"
     assert _lead(_answer(vault, "How many pages is Out of Control?")) == "528"
+
+
+def test_a_sentence_that_gives_an_example_leads_with_the_example_on_logseq_docs():
+    vault = _vault("logseq-docs", ["pages/Keyboard shortcuts.md"])
+    lead = _lead(_answer(vault, "How do I add a custom keyboard shortcut in config.edn?"))
+    assert lead.endswith('`:shortcuts {:ui/toggle-theme "mod+c mod+t"}`'), lead  # not "#+BEGIN_EXAMPLE"

@@ -33,6 +33,7 @@ def _lead(vault, question: str) -> str:
         ("Who wrote the Redis outage postmortem?", "Tobias Kell"),  # "Author:" in its note, not a retro's "Maren"
         ("When was the Redis outage?", "2 May"),  # "the Redis outage from 2 May", no year made up
         ("Who vetoed the cold brew setup for the office?", "Adaeze"),  # the sentence after the closest says it
+        ("How do I make Ollama listen on the LAN instead of localhost?", 'Environment="OLLAMA_HOST=0.0.0.0:11434"'),
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):

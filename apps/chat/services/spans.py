@@ -221,7 +221,11 @@ PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A
 BOLD_LEAD = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*([^*]+)\*\*([.:]?)\s+\S")
 LISTED = 10
 CODE_LINES = 3
-FENCE = re.compile(r"^(?:`{3,}|~{3,})")
+CODE_NAME_CHARS = 4  # a name in code a sentence gives, long enough to find it in a code block ("OLLAMA_HOST", not "x")
+# A setting's or variable's name ("OLLAMA_HOST", "foam.graph.style"), not a word an example uses ("card", "note-name").
+SETTING_NAME = re.compile(r"[A-Za-z][\w-]*(?:[._][\w-]+)+|[A-Z][A-Z0-9]+")
+FENCE = re.compile(r"^(?:`{3,}|~{3,}|#\+(?:BEGIN|END)_\w+)", re.I)  # Logseq's #+BEGIN_EXAMPLE too
+GIVES_AN_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|like this|as follows)\b", re.I)
 CODE_COMMENT = re.compile(r"^(?:#+|//|--|;)\s|^[\W_]+$")  # a comment or heading, or punctuation alone ("---", "{")
 # A table row answers a what or which question when its cells say this many of its words at least, and more than
 # any sentence: "Which device is the backup target?" and the rack's row for the NAS.
@@ -681,6 +685,7 @@ def _something_to_type(
     open …" under "Using the Graph" how to open the graph. A single sentence elsewhere that gives a key is not read:
     it is as often a key for something else ("Run Foam: Open Random Note from the command palette")."""
     found = _what_to_type(question, chosen.sentence, chosen.passage.text)
+    found = found or _code_naming(chosen.sentence, chosen.passage.text)
     if found:
         return chosen.passage, chosen.sentence, found
     for passage in passages:
@@ -691,6 +696,20 @@ def _something_to_type(
             said = " ".join(procedure)
             if typed and wanted and shared_words(wanted, said, read.heading_of.get(sentence, "")) == len(wanted):
                 return passage, sentence, typed
+    return None
+
+
+def _code_naming(sentence: str, text: str) -> str | None:
+    """The line of a code block in the passage that sets what the sentence names in code: "`OLLAMA_HOST` makes it
+    listen on the LAN" and `Environment="OLLAMA_HOST=0.0.0.0:11434"` in the drop-in file above it."""
+    lines = text.splitlines()
+    raw = next((line for line in lines if sentence in plain_line(line)), "")
+    named = {code.group(1).strip() for code in CODE.finditer(raw)}
+    named = {name for name in named if len(name) >= CODE_NAME_CHARS and SETTING_NAME.fullmatch(name)}
+    for index in sorted(code_block_lines(text)):
+        line = lines[index].strip()
+        if any(name in line for name in named) and not FENCE.match(line) and not CODE_COMMENT.match(line):
+            return line
     return None
 
 
@@ -1100,12 +1119,14 @@ def _verb_root(word: str) -> str:
 def with_its_items(sentence: str, text: str) -> str:
     """A sentence that announces a list ("Only three alerts page at night:") with the list's items after it: the
     items one level below it (or, after a paragraph, the list that follows), at most `LISTED` of them; one that
-    announces a code block, with its first lines."""
-    if not sentence.endswith(":"):
+    announces a code block (or says it gives an example: "add the :shortcuts section, for example, then refresh"),
+    with its first lines."""
+    announces = sentence.endswith(":")
+    if not announces and not GIVES_AN_EXAMPLE.search(sentence):
         return sentence
     lines = text.splitlines()
     start = next((i for i, raw in enumerate(lines) if sentence in plain_line(raw)), None)
-    items = _said(_items_after(lines, start)) if start is not None else ""
+    items = _said(_items_after(lines, start)) if start is not None and announces else ""
     if items:
         return f"{sentence} {items}."
     code = _code_after(lines, start) if start is not None else []
