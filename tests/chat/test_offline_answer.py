@@ -544,3 +544,15 @@ def test_how_to_set_what_a_sentence_names_in_code_is_the_code_line_that_sets_it(
     )
     lead_text = lead("How do I make Ollama listen on the LAN instead of localhost?", [server]).text
     assert lead_text == 'Environment="OLLAMA_HOST=0.0.0.0:11434"'
+
+
+def test_a_notes_sentence_saying_one_word_of_a_long_question_is_quoted_not_led_with():
+    stable = source("Please make the app stable and I hope you can get rid of the bugs.")
+    question = "Is there a way to keep the app from sending info about my crashes back to the developers?"
+    answer = "".join(extractive(question, [stable]))
+    assert not answer.startswith("**") and "Please make the app stable" in answer  # quoted below, not the lead
+    turn = source("1:56 pm on 8 May, 2023: Melanie: Honestly, the schedule was a bit too early for me.")
+    said = lead("What did Melanie think of the new pottery class schedule?", [turn]).text  # a turn says little
+    assert said == "Honestly, the schedule was a bit too early for me."
+    short = source("A PTW is signed by facilities.")
+    assert lead("Who signs a PTW?", [short]).text == "A PTW is signed by facilities."  # a short question asks little

@@ -323,6 +323,8 @@ ANY_OF_A_KIND |= {"recent", "only", "single", "full", "certain", "particular", "
 # ("BTW, recently I had a setback." for "What setback did Melanie face?"): the sentence after it in the turn says what
 # (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 RESTATES = 2
+# A question of this many words or more is not answered from a note's sentence that says only one of them.
+ASKED_WORDS = 4
 # "What is a cloze?", "What does the reload tool do?": what a thing is, asked by the name a note has.
 ASKS_WHAT_IT_IS = re.compile(
     r"^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(.{1,60}?)|what\s+does\s+(?:an?\s+|the\s+)?(.{1,60}?)\s+do)"
@@ -928,6 +930,8 @@ def answer_span(
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
         return None  # the closest sentence shares no word with the question: it is quoted below, not led with
+    if not closeness and _barely_about(chosen, wanted):
+        return None  # "Please make the app stable …" for a long question about crash reports: quoted, not led with
     if kind == "how many" and not closeness and not _mentions_what_is_counted(question, chosen.sentence):
         # No sentence counts it, and this one does not speak of it ("How many eggs are in the focaccia?" and "Pairs
         # well with the leftover focaccia."): quoted below, not led with; "lots of people showed up" still answers.
@@ -973,6 +977,15 @@ def _done_next(question: str, chosen: _Candidate, titles: frozenset[str]) -> Spa
         return None
     names = _people(after, question, titles)
     return Span(names[0], chosen.passage.number, after) if names else None
+
+
+def _barely_about(chosen: _Candidate, wanted: set[str]) -> bool:
+    """Whether a note's sentence says too little of a question that says much to be its answer: one word of
+    `ASKED_WORDS` or more ("Is there a way to keep the app from sending info about my crashes back to the
+    developers?" and "Please make the app stable …"). A conversation's turn is not held to it: a turn that answers
+    says little of the question's words ("When did …?" and "Last Saturday!")."""
+    speaks = chosen.read is not None and chosen.read.speaker is not None
+    return not speaks and len(wanted) >= ASKED_WORDS and chosen.key[1] <= 1
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
