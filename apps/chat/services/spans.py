@@ -107,24 +107,25 @@ POINTS_ELSEWHERE = re.compile(
     r"|^(?i:this|the)\s+(?i:doc|document|page|note|section|article|guide)\s+(?i:describes|covers|explains|is\s+about)\b"
 )
 # A verb's irregular forms, read back to the one a question asks with ("What did Mel make?", "we made pots").
-PAST_ROOT = {
-    "said": "say", "wrote": "write", "made": "make", "took": "take", "ran": "run", "went": "go", "saw": "see",
-    "told": "tell", "got": "get", "gave": "give", "kept": "keep", "led": "lead", "left": "leave", "met": "meet",
-    "paid": "pay", "put": "put", "sent": "send", "set": "set", "spent": "spend", "thought": "think", "won": "win",
-    "built": "build", "brought": "bring", "bought": "buy", "came": "come", "found": "find", "knew": "know",
-    "chose": "choose", "held": "hold", "drove": "drive", "flew": "fly", "drew": "draw", "grew": "grow",
-    "threw": "throw", "broke": "break", "began": "begin", "sang": "sing", "rode": "ride", "wore": "wear",
-    "spoke": "speak", "stood": "stand", "sold": "sell", "felt": "feel", "heard": "hear", "meant": "mean",
-    "lost": "lose", "read": "read", "hit": "hit", "cut": "cut", "let": "let", "ate": "eat", "fell": "fall",
-    "forgot": "forget", "slept": "sleep", "taught": "teach", "caught": "catch", "fought": "fight",
-    "understood": "understand", "woke": "wake",
-}  # fmt: skip
-PARTICIPLE_ROOT = {
-    "written": "write", "taken": "take", "gone": "go", "seen": "see", "given": "give", "known": "know",
-    "chosen": "choose", "driven": "drive", "flown": "fly", "drawn": "draw", "grown": "grow", "thrown": "throw",
-    "broken": "break", "begun": "begin", "sung": "sing", "worn": "wear", "spoken": "speak", "eaten": "eat",
-    "fallen": "fall", "forgotten": "forget", "learnt": "learn",
-}  # fmt: skip
+PAST_ROOT = dict(
+    pair.split(":")
+    for pair in (
+        "said:say wrote:write made:make took:take ran:run went:go saw:see told:tell got:get gave:give kept:keep "
+        "led:lead left:leave met:meet paid:pay put:put sent:send set:set spent:spend thought:think won:win built:build "
+        "brought:bring bought:buy came:come found:find knew:know chose:choose held:hold drove:drive flew:fly drew:draw "
+        "grew:grow threw:throw broke:break began:begin sang:sing rode:ride wore:wear spoke:speak stood:stand sold:sell "
+        "felt:feel heard:hear meant:mean lost:lose read:read hit:hit cut:cut let:let ate:eat fell:fall forgot:forget "
+        "slept:sleep taught:teach caught:catch fought:fight understood:understand woke:wake"
+    ).split()
+)
+PARTICIPLE_ROOT = dict(
+    pair.split(":")
+    for pair in (
+        "written:write taken:take gone:go seen:see given:give known:know chosen:choose driven:drive flown:fly "
+        "drawn:draw grown:grow thrown:throw broken:break begun:begin sung:sing worn:wear spoken:speak eaten:eat "
+        "fallen:fall forgotten:forget learnt:learn"
+    ).split()
+)
 _IRREGULAR_PAST = "|".join(PAST_ROOT)
 # What follows a name that is a sentence's subject: its verb ("Maria signs off", "Jun noticed", "Jun held", "Maria
 # usually runs"), its possessive ("Maria's team") or an aside about it ("Tobias, our staff engineer, leads",
