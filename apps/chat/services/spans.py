@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
-from itertools import zip_longest
+from itertools import islice, zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
@@ -215,6 +215,7 @@ TIMES_WORDS = {"once", "twice"}
 VAGUE_COUNTS = ("a couple", "a few", "several")
 # A number that is part of a date or a clock time ("20 April", "April 20", "18:00") or a year counts nothing.
 _DATE_AFTER = re.compile(rf"^(?:[:/]\d|\s*(?:{_MONTHS})\b|(?:st|nd|rd|th)\b)", re.I)
+DATE_BEFORE_CHARS = 12  # what a number is read after to tell a date's day from a count: "September 16", "2024-05-"
 _DATE_BEFORE = re.compile(rf"(?:\b(?:{_MONTHS})\s*|\d[:./-]|#)$", re.I)
 PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+((?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 # A line's bold lead-in that labels what follows ("**Release date.** Adaeze proposed …"): a label, not a statement
@@ -543,7 +544,7 @@ def _count(sentence: str, question: str = "") -> str | None:
         match
         for match in NUMBER_WORDS.finditer(sentence)
         if not _DATE_AFTER.match(sentence[match.end() :])
-        and not _DATE_BEFORE.search(sentence[: match.start()])
+        and not _DATE_BEFORE.search(sentence[max(0, match.start() - DATE_BEFORE_CHARS) : match.start()])
         and not (match.group(0).isdigit() and len(match.group(0)) == 4 and 1900 <= int(match.group(0)) <= 2100)
     ]
     for match in numbers:
@@ -552,7 +553,7 @@ def _count(sentence: str, question: str = "") -> str | None:
         rest = after[factors.end() :] if factors else after
         if counted and measured and MEASURE_AFTER.match(rest):
             continue  # "a 30 × 40 cm tray" measures the tray
-        for word in list(re.finditer(r"[^\s,.;:!?()]+", rest))[:2]:  # "three kilns", "two old kilns"
+        for word in islice(re.finditer(r"[^\s,.;:!?()]+", rest), 2):  # "three kilns", "two old kilns"
             said = word.group(0).lower()
             if counted & set(terms(UNIT_SHORT.get(said, said))):
                 ends = match.end() + len(after) - len(rest) + word.end()
