@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
 from itertools import islice, zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
@@ -284,8 +285,7 @@ ASKED_THING = re.compile(
     rf"(?!(?:{_AUXILIARY})\b)([a-z][\w-]*)\s+"
     r"(?i:did|does|do|has|have|had|is|are|was|were|will|would|can)\b"
 )
-VAGUE_VERBS = {"do", "have", "get", "make", "go", "be", "say", "think", "like", "want", "feel", "plan", "use", "find"}
-VAGUE_VERBS |= {"know", "see", "mean", "need", "try"}
+VAGUE_VERBS = tuple("do have get make go be say think like want feel plan use find know see mean need try".split())
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom";
 # "means" last, as it is also said of what something is worth ("means a lot to me").
@@ -566,11 +566,6 @@ def _count(sentence: str, question: str = "") -> str | None:
             continue
         return match.group(0)
     return None
-
-
-def _loosely(stems: set[str]) -> set[str]:
-    """Stems as a plural's and its singular's agree ("coffees" and "coffee")."""
-    return {word.rstrip("e") for word in stems}
 
 
 def _counted(question: str) -> set[str]:
@@ -969,11 +964,9 @@ def _done_next(question: str, chosen: _Candidate, titles: frozenset[str]) -> Spa
     cold-brew setup for the office kitchen."), the sentence right after it that says the question's verb of someone:
     "Adaeze vetoed it." → Adaeze."""
     asked = WHO_DID.match(question)
-    read = chosen.read
-    if asked is None or read is None or chosen.sentence not in read.sentences:
+    after = _sentence_after(chosen.read, chosen.sentence)
+    if asked is None or not after:
         return None
-    at = read.sentences.index(chosen.sentence)
-    after = read.sentences[at + 1] if at + 1 < len(read.sentences) else ""
     root = _verb_root(asked.group(1))
     if not any(_verb_root(word) == root for word in re.findall(r"[A-Za-z']+", after)):
         return None
@@ -988,6 +981,11 @@ def _barely_about(chosen: _Candidate, wanted: set[str]) -> bool:
     says little of the question's words ("When did …?" and "Last Saturday!")."""
     speaks = chosen.read is not None and chosen.read.speaker is not None
     return not speaks and len(wanted) >= ASKED_WORDS and chosen.key[1] <= 1
+
+
+def _loosely(stems: set[str]) -> set[str]:
+    """Stems as a plural's and its singular's agree ("coffees" and "coffee")."""
+    return {word.rstrip("e") for word in stems}
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
@@ -1012,15 +1010,20 @@ def with_what_follows(sentence: str, read: Read | None, wanted: set[str], kind: 
     Not for a yes-or-no question, which such a sentence answers ("Yes, I adopted a dog."), nor with a question asked
     back. Not in a note: there a sentence with the question's words is most often its answer ("You don't need to
     agree with the idea for it to become an evergreen note.") and the next one says something else."""
-    if read is None or kind == "yes-no" or len(set(terms(sentence)) - wanted) > RESTATES:
+    if read is None or read.speaker is None or kind == "yes-no" or len(set(terms(sentence)) - wanted) > RESTATES:
         return sentence
-    at = read.sentences.index(sentence) if sentence in read.sentences else -1
-    if read.speaker is None or not 0 <= at < len(read.sentences) - 1:
-        return sentence
-    after = read.sentences[at + 1]
-    if after.endswith("?") or read.line_of.get(after) != read.line_of.get(sentence):
+    after = _sentence_after(read, sentence)
+    if not after or after.endswith("?") or read.line_of.get(after) != read.line_of.get(sentence):
         return sentence
     return f"{sentence} {after}"
+
+
+def _sentence_after(read: Read | None, sentence: str) -> str:
+    """The sentence its passage says right after `sentence`, or "" when it says none."""
+    if read is None or sentence not in read.sentences:
+        return ""
+    at = read.sentences.index(sentence)
+    return read.sentences[at + 1] if at + 1 < len(read.sentences) else ""
 
 
 def what_the_verb_takes(question: str, sentence: str) -> str | None:
@@ -1030,11 +1033,11 @@ def what_the_verb_takes(question: str, sentence: str) -> str | None:
     hotfix"), or what follows it is no thing (a pronoun, an auxiliary, only a time)."""
     asked = ASKED_VERB.match(question)
     verb = asked and (asked.group(1) or asked.group(2))
-    if not verb or _verb_root(verb) in {_verb_root(v) for v in VAGUE_VERBS}:
+    if not verb or _verb_root(verb) in _roots(VAGUE_VERBS):
         return None
     root = _verb_root(verb)
     asked_about = {w for w in re.findall(r"[a-z']+", question.lower()) if w not in STOP}
-    standing_for = root in {_verb_root(v) for v in ASKED_AS_STANDING_FOR}
+    standing_for = root in _roots(ASKED_AS_STANDING_FOR)
     if standing_for:
         said = [found for pattern in STANDS_FOR for found in pattern.finditer(sentence)]
     else:
@@ -1115,6 +1118,12 @@ def _names_a_thing(word: str, asked_words: set[str]) -> bool:
         and stem(lowered) not in asked_words
         and not (lowered.endswith(("s", "ed")) and not lowered.endswith("ss") and not word[:1].isupper())
     )
+
+
+@cache
+def _roots(verbs: tuple[str, ...]) -> frozenset[str]:
+    """The roots of a fixed list of verbs (`_verb_root`), read once."""
+    return frozenset(_verb_root(verb) for verb in verbs)
 
 
 def _verb_root(word: str) -> str:
