@@ -143,3 +143,36 @@ def test_a_question_asking_for_a_judgement_is_answered_whoever_the_passages_spea
     deed = misattribution("How is Melanie a supportive friend to the community?", [praise], people)
     assert deed is not None and deed.reason == "Nothing in your notes says Melanie did that; Caroline did [1]."
     assert misattribution("Would Melanie be considered a supportive friend to the community?", [praise], people) is None
+
+
+def test_what_a_speaker_tells_the_other_they_can_do_is_the_speakers_suggestion():
+    tip = _turn(
+        "session_20/D20-15.md",
+        "6:03 pm on 5 September, 2022: Nate: You can swap the butter for coconut oil in any dairy-free bake.",
+    )
+    people = ["Joanna", "Nate"]
+    assert misattribution("What does Nate suggest instead of butter in dairy-free baking?", [tip], people) is None
+    wrong = misattribution("What does Joanna suggest instead of butter in dairy-free baking?", [tip], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
+
+
+def test_a_sentence_whose_i_only_frames_what_the_other_did_is_about_the_other():
+    surprise = _turn(
+        "session_28/D28-25.md",
+        "5:54 pm on 9 November, 2022: Joanna: I bet a week ago you never thought you'd end up with a third turtle!",
+    )
+    people = ["Joanna", "Nate"]
+    assert misattribution("Why did Nate get a third turtle?", [surprise], people) is None
+    wrong = misattribution("Why did Joanna get a third turtle?", [surprise], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
+
+
+def test_a_sentence_opening_with_what_the_other_did_is_about_them_though_it_says_me():
+    recalled = _turn(
+        "session_30/D30-2.md",
+        "1:59 pm on 31 July, 2023: John: You mentioned your shifts at the homeless shelter and it made me think.",
+    )
+    people = ["John", "Maria"]
+    assert misattribution("What did Maria mention about her homeless shelter shifts?", [recalled], people) is None
+    wrong = misattribution("What did John mention about his shifts at the homeless shelter?", [recalled], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says John did that; Maria did [1]."

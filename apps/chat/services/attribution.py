@@ -2,8 +2,10 @@
 the passages that carry its claim (its content words less the name) say it of that person; a question that asks what
 they would, might or could do, or are likely to, asks for a judgement, not a deed, and is answered as any other. A
 conversation turn's statements speak of the person asked about when they tell of them by name ("Caroline told me she…"),
-else of its speaker when they say I or we, of the one it addresses when they say you; a question it asks the other about
-themselves ("what got you into running?") is about the one addressed. When the turn that carries most of the claim says
+else of its speaker when they tell the other what they can or should do, of the one it addresses when they open with
+you or the speaker's I only frames them ("I bet you…"), else of its speaker when they say I or we, of the one addressed
+when they say you; a question it asks the other about themselves ("what got you into running?") is about the one
+addressed. When the turn that carries most of the claim says
 it of someone else, and nothing carries as much of it of the person asked about, the answer abstains and says who did.
 Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's words finds
 (`apps.chat.services.witnesses`) are read too: the search ranks the named person's own turns first.
@@ -30,6 +32,20 @@ CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye
 # A question asking what someone would, might or could do, or is likely to, asks for a judgement, not a deed.
 JUDGEMENT = re.compile(r"\b(would|might|could|likely|probably)\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# What the speaker tells the other they can or should do ("You can use coconut oil instead of butter", "You should
+# come and join me") is the speaker's suggestion, not something the other did.
+ADVICE = re.compile(
+    r"\byou(?: can| could| should| might| may| must| need to| have to| ought to| gotta)\b(?! ?(?:'ve|have)\b)", re.I
+)
+# A sentence that says I and you is about the other when it opens with what they did ("You mentioned your work at the
+# shelter and it made me think …") or the speaker's I only frames it ("I bet you never thought you'd get a third
+# turtle", "I love that you chose pottery").
+ABOUT_YOU = re.compile(
+    r"^(?:[A-Z][a-z]+,\s+|(?:wow|oh|yeah|so|and|but|well)[,!]?\s+)?(?:you|your)\b(?! know\b| see\b| guys\b)"
+    r"|\b(?:i|i'm|i am|we)\s+(?:\w+\s+)?"
+    r"(?:bet|think|guess|hope|know|believe|love|glad|proud|sure|tell|see|heard|remember|admire)\s+(?:that\s+|how\s+|of\s+)?(?:\w+\s+){0,3}?(?:you|your)\b",
+    re.I,
+)
 # How many of the claim's words the turn that says it of someone else must carry, the share of that the best turn
 # saying it of the person asked about must reach to be answered, and how many of the other speakers' turns found by
 # the narrow lookup are read (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
@@ -91,10 +107,11 @@ def _claims(
     body: str, speaker: str, addressee: str | None, asked: str, people: Iterable[str]
 ) -> list[tuple[str, str | None]]:
     """What a turn claims and of whom: a statement that speaks of the person asked about by name ("Caroline told me
-    she…"), of them; one that says I or we, of its speaker; one that says you or calls out to one of `people` ("That
-    charity race sounds great, Mel!"), of the one addressed; any other statement, of its speaker; a
-    question it asks the other about themselves ("what got you into running?"), of the one addressed. Each person's
-    part of the turn is read together."""
+    she…"), of them; one that tells the other what they can or should do, of its speaker; one that opens with you or
+    whose I only frames what the other did, of the one addressed; one that says I or we, of its speaker; one that says
+    you or calls out to one of `people` ("That charity race sounds great, Mel!"), of the one addressed; any other
+    statement, of its speaker; a question it asks the other about themselves ("what got you into running?"), of the
+    one addressed. Each person's part of the turn is read together."""
     parts: dict[str | None, list[str]] = {}
     for sentence in SENTENCE.split(body):
         if sentence.rstrip().endswith("?"):
@@ -103,6 +120,10 @@ def _claims(
             continue
         if _speaks_of(sentence, speaker, asked):
             whom: str | None = asked
+        elif ADVICE.search(sentence):
+            whom = speaker
+        elif ABOUT_YOU.search(sentence):
+            whom = addressee
         elif FIRST_PERSON.search(sentence):
             whom = speaker
         elif SECOND_PERSON.search(sentence) or _calls_out(sentence, people):
