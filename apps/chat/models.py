@@ -88,6 +88,7 @@ class ContextItem(models.Model):
     title = models.CharField(max_length=500, blank=True)
     heading = models.CharField(max_length=500, blank=True, default="")  # the section of the note it was read from
     text = models.TextField()
+    byline = models.TextField(blank=True, default="")  # its note's byline, when the passage does not hold it
     sources = models.JSONField(default=list)  # [{note, chunk, vault, path}], the main source first
     score = models.PositiveSmallIntegerField()
     probability = models.FloatField(null=True)

@@ -19,6 +19,9 @@ class ChoiceOut(serializers.Serializer):
 class ContextItemOut(serializers.Serializer):
     id = serializers.IntegerField()
     text = serializers.CharField()
+    byline = serializers.CharField(
+        allow_blank=True, help_text="its note's byline (who, when), when the passage is not the note's first"
+    )
     note = serializers.IntegerField(allow_null=True)
     vault = serializers.IntegerField()
     path = serializers.CharField()

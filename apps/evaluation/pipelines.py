@@ -46,6 +46,7 @@ def _answered(result: GateResult) -> Retrieved:
             provenance=r.candidate.provenance,
             heading=section_of(r.candidate.heading, r.candidate.title),
             title=r.candidate.title,
+            byline=r.candidate.byline,
         )
         for n, r in enumerate(result.survivors, start=1)
     )

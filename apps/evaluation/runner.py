@@ -85,6 +85,7 @@ def recorded_sources(row: dict[str, Any]) -> list[Source]:
             provenance="authored",
             heading=s.get("heading", ""),
             title=s.get("title", ""),
+            byline=s.get("byline", ""),
         )
         for s in row["sources"]
     ]
@@ -130,6 +131,7 @@ class _Tally:
             "judged_correct": verdict,
             "sources": [
                 {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
+                | ({"byline": s.byline} if s.byline else {})
                 for s in result.sources
             ],  # read back by `recorded_sources`
             "found": [{"path": w.path, "text": w.text} for w in answered.found],

@@ -564,6 +564,22 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
             yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")
 
 
+BYLINE_LABEL = re.compile(r"\*\*[A-Z][\w ]{0,30}:\*\*\s")
+BYLINE_CHARS = 400  # a byline says who and when in a line or two; a longer paragraph is the note's prose
+
+
+def byline_of(opening: str) -> str:
+    """The note's byline: the first paragraph of its opening passage (after its title heading), when it labels who
+    and when ("**Date:** 20 February 2024. **Decided by:** Maren Vogt."); "" when it has none. It belongs to every
+    passage of the note, though only the first holds it."""
+    for paragraph in re.split(r"\n[ \t]*\n", opening.strip()):
+        if HEADING.match(paragraph.strip()):
+            continue
+        text = paragraph.strip()
+        return text if BYLINE_LABEL.search(text) and len(text) <= BYLINE_CHARS else ""
+    return ""
+
+
 def properties_text(frontmatter: dict[str, Any]) -> str:
     """A note's properties as it reads them, one `key: value, value` line each (links by their shown name). An empty
     property keeps its key: a template's fields are what it says."""

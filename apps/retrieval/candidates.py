@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection
 
 from apps.llm.embeddings import current_model
+from apps.notes.markdown import byline_of
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 from apps.vaults.scope import Scope
@@ -23,7 +24,10 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
        CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
                  OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
             ELSE 1 - (v.embedding <=> %(qvec)s::vector) END AS similarity,
-       v.embedding IS NOT NULL AS embedded
+       v.embedding IS NOT NULL AS embedded,
+       CASE WHEN c.ordinal = 0 THEN '' ELSE COALESCE(
+           (SELECT f.text FROM notes_chunk f
+            WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.vault_id = ANY(%(scope)s)), '') END AS opening
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
@@ -45,6 +49,7 @@ class Candidate:
     similarity: float  # cosine between the message and the chunk (0 when no vector)
     trace: Trace | None = None  # the graph path that brought it, for feedback on paths
     embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
+    byline: str = ""  # its note's byline ("**Author:** …"), when the passage is not the note's first, which holds it
 
 
 def load_candidates(*, hits: list[SearchHit], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
@@ -71,7 +76,18 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded = row
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening = row
     return Candidate(
-        chunk, note, vault, path, title, heading, text, provenance, rank, float(similarity), embedded=bool(embedded)
+        chunk,
+        note,
+        vault,
+        path,
+        title,
+        heading,
+        text,
+        provenance,
+        rank,
+        float(similarity),
+        embedded=bool(embedded),
+        byline=byline_of(opening),
     )

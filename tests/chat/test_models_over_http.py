@@ -193,3 +193,22 @@ def test_learned_odds_order_within_a_model_s_score_and_never_above_it(llm_server
     boosts = {useful.chunk: 4.0, answer.chunk: 0.5, other.chunk: 2.0}
     result = gate("Where is the printer?", [useful, answer, other], user=owner, vault_id=vault.pk, boosts=boosts)
     assert [r.candidate for r in result.survivors] == [answer, useful, other]
+
+
+def test_the_model_reads_the_notes_byline_with_a_later_section_of_it(llm_server, owner, vault):
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
+    background = "The embedding jobs ran in the web process and a deploy lost whatever was in flight. " * 6
+    make_note(
+        vault,
+        "Job Queue.md",
+        "# Job Queue\n\n**Date:** 5 March 2024. **Decided by:** Priya Raman.\n\n## Context\n\n"
+        f"{background}\n\n## Decision\n\nUse Celery with late acknowledgement for the embedding jobs.\n",
+    )
+    llm_server.replies += [scores(5), {"content": "Priya Raman decided it [1]."}]
+    body = {"vaults": [vault.pk], "message": "Who chose Celery with late acknowledgement?"}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+
+    assert "Decided by" not in reply["context"][0]["text"]  # the passage found is the decision section
+    prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
+    assert "**Date:** 5 March 2024. **Decided by:** Priya Raman.\n\nUse Celery with late acknowledgement" in prompt
+    assert reply["answer"] == "Priya Raman decided it [1]."

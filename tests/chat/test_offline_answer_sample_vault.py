@@ -34,6 +34,7 @@ def _lead(vault, question: str) -> str:
         ("When was the Redis outage?", "2 May"),  # "the Redis outage from 2 May", no year made up
         ("Who vetoed the cold brew setup for the office?", "Adaeze"),  # the sentence after the closest says it
         ("How do I make Ollama listen on the LAN instead of localhost?", 'Environment="OLLAMA_HOST=0.0.0.0:11434"'),
+        ("Who decided on the job queue?", "Priya Raman and Maren Vogt"),  # "Decided by: Priya Raman and Maren Vogt."
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
@@ -120,3 +121,17 @@ def test_a_follow_up_asking_who_wrote_the_postmortem_reads_the_incident_asked_ab
     reply = api(sample.owner).post("/api/chat/", body, format="json")
     assert reply.status_code == 200, reply.content
     assert reply.json()["answer"].startswith("**Tobias Kell** [")  # not "Ghost", out of "Ghost notes are …"
+
+
+def test_who_decided_is_read_from_the_byline_of_the_note_whose_later_section_was_found(sample):
+    reply = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "Who decided to use pgvector?"}, format="json"
+    )
+    body = reply.json()
+    adr = next(item for item in body["context"] if item["path"] == "engineering/ADR-007 Choosing pgvector.md")
+    # the passage found is the decision itself; the note's byline under its title travels with it
+    assert "Decided by" not in adr["text"]
+    assert adr["byline"].startswith("**Date:** 20 February 2024. **Decided by:** Maren Vogt")
+    n = adr["citation"]
+    assert body["answer"].startswith(f"**Maren Vogt** [{n}]")
+    assert f"- Decided by: Maren Vogt, after a two-week spike by Priya Raman. [{n}]" in body["answer"]

@@ -10,7 +10,7 @@ import textwrap
 
 from markdown_it import MarkdownIt
 
-from apps.notes.markdown import Link, ParsedNote, chunk_note, parse_note, split_frontmatter
+from apps.notes.markdown import Link, ParsedNote, byline_of, chunk_note, parse_note, split_frontmatter
 from apps.notes.syntax import with_block_references_shown, without_comments, without_link_definitions
 from tests.corpora import CORPORA, VAULTS
 
@@ -448,3 +448,24 @@ def test_link_definitions_the_page_hides_are_in_no_passage():
     assert [c.text for c in chunk_note("Note", text, max_chars=1000)] == [
         "A sentence.\n[kept]: as-text.md\n\n```\n[code]: stays.md\n```"
     ]
+
+
+def test_a_byline_is_the_labelled_paragraph_under_the_title_never_a_label_further_down():
+    # samples/vault/engineering/ADR-007 Choosing pgvector.md: its first chunk opens with the title and the byline
+    opening = (
+        "# ADR-007 Choosing pgvector\n\n**Date:** 20 February 2024. **Decided by:** Maren Vogt, after a two-week "
+        "spike by Priya Raman.\n\n## Context\n\nThe ask panel and semantic search need nearest-neighbour lookup."
+    )
+    assert byline_of(opening) == (
+        "**Date:** 20 February 2024. **Decided by:** Maren Vogt, after a two-week spike by Priya Raman."
+    )
+    # foam-docs opens with prose and says "**Note:**" or "**Tip:**" further down: no note of the three has a byline
+    openings = [
+        chunks[0].text
+        for vault in VAULTS
+        for path in sorted((CORPORA / vault).rglob("*.md"))
+        if (chunks := chunk_note(path.stem, path.read_text(encoding="utf-8", errors="replace"), max_chars=1500))
+    ]
+    labelled = [text for text in openings if re.search(r"^\*\*[A-Z][\w ]{0,30}:\*\*", text, re.M)]
+    assert len(openings) > 400 and labelled  # the labels are there, below a first paragraph of prose
+    assert [byline_of(text) for text in openings if byline_of(text)] == []

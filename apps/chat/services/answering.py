@@ -51,6 +51,7 @@ class Source:
     provenance: str
     heading: str = ""  # the nearest heading of the section it was read from, not the note's title (`section_of`)
     title: str = ""  # the note's
+    byline: str = ""  # the note's byline ("**Author:** …"), when the passage does not hold it (`byline_of`)
 
     @property
     def is_proposal(self) -> bool:
@@ -71,6 +72,9 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     follow-up is about, which tells equally close sentences apart (`followups.read_as`)."""
     found = lead(question, sources, subject)
     said, on_point = _supporting(question, sources)
+    if found and _read_from_a_byline(found, sources):
+        # "Maren Vogt" read from "Decided by: Maren Vogt." under the note's title: the passage shown does not say it
+        said = {("", found.sentence): [found.number], **said}
     first: list[str] = []
     if found:
         numbers = [found.number]
@@ -85,6 +89,12 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
     lead_in = LEAD_IN if on_point else CLOSEST
     return [*first, *([lead_in, *lines] if lines else [])]
+
+
+def _read_from_a_byline(found: Span, sources: Sequence[Source]) -> bool:
+    return any(
+        s.number == found.number and s.byline and found.sentence in read_passage(s.byline).sentences for s in sources
+    )
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
@@ -102,7 +112,7 @@ def misattribution(
 
 
 def passages_of(sources: Sequence[Source]) -> list[Passage]:
-    return [Passage(number=s.number, text=s.text, heading=s.heading, title=s.title) for s in sources]
+    return [Passage(number=s.number, text=s.text, heading=s.heading, title=s.title, byline=s.byline) for s in sources]
 
 
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
@@ -163,7 +173,8 @@ def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
     blocks = []
     for s in sources:
         kind = ' proposal="yes"' if s.is_proposal else ""
-        blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(s.text)}\n</source>')
+        text = f"{s.byline}\n\n{s.text}" if s.byline else s.text  # the note's byline says who and when of it all
+        blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]
 

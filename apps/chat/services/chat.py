@@ -148,6 +148,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 title=c.title,
                 heading=c.heading,
                 text=c.text,
+                byline=c.byline,
                 sources=[{"note": c.note, "chunk": c.chunk, "vault": c.vault, "path": c.path}],
                 score=rated.score,
                 probability=rated.probability,
@@ -229,6 +230,7 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
             provenance=i.provenance,
             heading=answering.section_of(i.heading, i.title),
             title=i.title,
+            byline=i.byline,
         )
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
@@ -468,6 +470,7 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
     return {
         "id": item.pk,
         "text": item.text,
+        "byline": item.byline,
         "note": item.note_id,
         "vault": item.vault_id,
         "path": item.path,

@@ -252,6 +252,7 @@ KIND_LABELS = {
     TEMPERATURE_ASKED: ("temperature", "oven", "heat"),
     "when": ("date", "year", "published", "released", "started", "start", "due", "deadline", "when"),
 }
+READS_THE_BYLINE = ("who", "when")  # a note's byline says who wrote or decided it, and when
 # A label that names who did something, and what they did: "Author: Tobias Kell." answers "Who wrote …?".
 DOER_OF = {"author": "write", "writer": "write", "owner": "own", "lead": "lead", "maintainer": "maintain"}
 DOER_OF |= {"reviewer": "review", "approver": "approve", "organiser": "organise", "organizer": "organize"}
@@ -349,6 +350,7 @@ class Passage:
     text: str
     heading: str = ""  # the nearest heading of the section it was read from ("Known issue: large pages hang")
     title: str = ""  # its note's
+    byline: str = ""  # its note's byline, when the passage does not hold it
 
 
 @dataclass(frozen=True)
@@ -617,6 +619,8 @@ def _span(
         # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" by a note
         head_names = _people(head.group(1), question, titles) if head and PERSON.fullmatch(head.group(1)) else []
         names = _people(sentence, question, titles) or head_names
+        if len(names) > 1 and f"{names[0]} and {names[1]}" in sentence:
+            return f"{names[0]} and {names[1]}"  # "Decided by: Priya Raman and Maren Vogt.": both did it
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
@@ -847,7 +851,12 @@ def answer_span(
     for place, passage in enumerate(passages[:first]):
         read = read_passage(passage.text, passage.heading)
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
-        for line in [*read.sentences, *rows]:
+        lines = [(read, line) for line in [*read.sentences, *rows]]
+        if passage.byline and kind in READS_THE_BYLINE:
+            # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
+            byline = read_passage(passage.byline)
+            lines += [(byline, line) for line in byline.sentences]
+        for read, line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
