@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+# The same stem on both sides of every comparison of words: "decide" meets "decided", "facilitated" "facilitator"
+from apps.core.porter import stem
+
 STOP = frozenset(
     """
     a an the and or but if of to in on at by for with about from into over after before between is are was were
@@ -53,14 +56,6 @@ LEAD_IN = re.compile(
     re.I,
 )
 YES_NO = frozenset("would could should can is are was were did does do has have will if whether".split())
-
-
-def stem(word: str) -> str:
-    """A crude English stem (plural and tense endings off), the same on both sides of every comparison."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def terms(text: str) -> list[str]:

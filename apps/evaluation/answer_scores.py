@@ -10,7 +10,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable
 
-from apps.evaluation.porter import stem
+from apps.core.porter import stem
 
 ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 PUNCTUATION = set(string.punctuation)

@@ -35,6 +35,7 @@ def _lead(vault, question: str) -> str:
         ("Who vetoed the cold brew setup for the office?", "Adaeze"),  # the sentence after the closest says it
         ("How do I make Ollama listen on the LAN instead of localhost?", 'Environment="OLLAMA_HOST=0.0.0.0:11434"'),
         ("Who decided on the job queue?", "Priya Raman and Maren Vogt"),  # "Decided by: Priya Raman and Maren Vogt."
+        ("Who facilitated the May retro?", "Adaeze"),  # "Facilitator: Adaeze.": "facilitated" and it share a stem
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
@@ -135,3 +136,13 @@ def test_who_decided_is_read_from_the_byline_of_the_note_whose_later_section_was
     n = adr["citation"]
     assert body["answer"].startswith(f"**Maren Vogt** [{n}]")
     assert f"- Decided by: Maren Vogt, after a two-week spike by Priya Raman. [{n}]" in body["answer"]
+
+
+def test_a_span_is_quoted_with_the_sentence_it_was_read_from(sample):
+    reply = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "Who facilitated the May retro?"}, format="json"
+    )
+    answer = reply.json()["answer"]
+    n = next(i["citation"] for i in reply.json()["context"] if i["path"] == "meetings/2024-05-07 Retro.md")
+    # not the retro's sentence closest to the question, "Sprint retro plus the review of INC-2041 …"
+    assert answer.startswith(f"**Adaeze** [{n}]\n\nFrom your notes:\n\n- Facilitator: Adaeze. [{n}]"), answer

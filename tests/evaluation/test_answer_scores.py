@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.core.porter import stem
 from apps.evaluation.answer_scores import (
     AnswerTally,
     answer_f1,
@@ -13,7 +14,6 @@ from apps.evaluation.answer_scores import (
     says_not_available,
     token_f1,
 )
-from apps.evaluation.porter import stem
 
 
 def test_normalisation_drops_case_commas_punctuation_articles_and_the_word_and():

@@ -80,7 +80,7 @@ def test_among_notes_a_note_close_in_meaning_lets_the_search_s_order_pass_when_t
     properties = "categories: Places\ntype: Restaurants\nloc:\nrating:"
     restaurant = note(0, "Templates/Restaurant Template.md", properties, 0.28)
     recipes = note(1, "Categories/Recipes.md", "![[Recipes.base]]", 0.12)
-    question = "how do I log a place where I ate out?"
+    question = "how do I log somewhere I ate out?"  # no word of the template's, whose properties say "Places"
     assert all(r.score < 3 for r in gate(question, [restaurant, recipes]).rated)  # the scorer alone passes nothing
 
     result = gate(question, [restaurant, recipes], among_notes=True)

@@ -72,9 +72,8 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     follow-up is about, which tells equally close sentences apart (`followups.read_as`)."""
     found = lead(question, sources, subject)
     said, on_point = _supporting(question, sources)
-    if found and _read_from_a_byline(found, sources):
-        # "Maren Vogt" read from "Decided by: Maren Vogt." under the note's title: the passage shown does not say it
-        said = {("", found.sentence): [found.number], **said}
+    if found and found.text != found.sentence:
+        said = _quoting_the_lead(found, sources, said)
     first: list[str] = []
     if found:
         numbers = [found.number]
@@ -91,10 +90,16 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     return [*first, *([lead_in, *lines] if lines else [])]
 
 
-def _read_from_a_byline(found: Span, sources: Sequence[Source]) -> bool:
-    return any(
-        s.number == found.number and s.byline and found.sentence in read_passage(s.byline).sentences for s in sources
-    )
+def _quoting_the_lead(
+    found: Span, sources: Sequence[Source], said: dict[tuple[str, str], list[int]]
+) -> dict[tuple[str, str], list[int]]:
+    """The supporting sentences with the one the lead was read from first, for its source: "Adaeze" is seen in
+    "Facilitator: Adaeze.", not beside "Sprint retro plus …", the sentence of that passage closest to the question,
+    and "Maren Vogt" in "Decided by: Maren Vogt." from under the note's title, which the passage shown does not say."""
+    source = next(s for s in sources if s.number == found.number)
+    others = {key: [n for n in numbers if n != found.number] for key, numbers in said.items()}
+    quoted = (LABELS.get(source.provenance, ""), with_its_items(found.sentence, source.text))
+    return {quoted: [found.number], **{key: numbers for key, numbers in others.items() if numbers and key != quoted}}
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:

@@ -679,18 +679,23 @@ def _commands(text: str) -> Iterator[str]:
 
 
 def _something_to_type(
-    question: str, chosen: _Candidate, passages: Sequence[Passage], wanted: set[str]
+    question: str, chosen: _Candidate, as_close: Sequence[_Candidate], passages: Sequence[Passage], wanted: set[str]
 ) -> tuple[Passage, str, str] | None:
     """For "how do I": the passage, sentence and key or command of the sentence that gives one — the chosen sentence,
-    else a step of a numbered procedure in any passage shown whose steps (with the heading they stand under) say
-    every word of the question and give a key or a command: "Click any node to open that note" tells how to open a
-    note from the graph, the steps "Open the Command Palette", "Run the "Foam: Show Graph" command", "The graph will
-    open …" under "Using the Graph" how to open the graph. A single sentence elsewhere that gives a key is not read:
-    it is as often a key for something else ("Run Foam: Open Random Note from the command palette")."""
+    else one as close to the question ("Type the `/Code block` command …" beside the page's description, "Renders a
+    block of code …"), else a step of a numbered procedure in any passage shown whose steps (with the heading they
+    stand under) say every word of the question and give a key or a command: "Click any node to open that note"
+    tells how to open a note from the graph, the steps "Open the Command Palette", "Run the "Foam: Show Graph"
+    command", "The graph will open …" under "Using the Graph" how to open the graph. A single sentence less close
+    that gives a key is not read: it is as often a key for something else ("Run Foam: Open Random Note from the
+    command palette")."""
     found = _what_to_type(question, chosen.sentence, chosen.passage.text)
     found = found or _code_naming(chosen.sentence, chosen.passage.text)
     if found:
         return chosen.passage, chosen.sentence, found
+    for other in sorted(as_close, key=lambda c: c.key, reverse=True):
+        if found := _what_to_type(question, other.sentence, other.passage.text):
+            return other.passage, other.sentence, found
     for passage in passages:
         read = read_passage(passage.text, passage.heading)
         for sentence in read.sentences:
@@ -928,7 +933,10 @@ def answer_span(
             and KEYS.search(c.sentence)
         ]
         chosen = max(labelled, key=lambda c: c.key, default=chosen)
-    if ASKS_WHAT_TO_TYPE.search(question) and (to_type := _something_to_type(question, chosen, passages, wanted)):
+    as_close = [c for c in said_lines if c.key[:2] == chosen.key[:2]]
+    if ASKS_WHAT_TO_TYPE.search(question) and (
+        to_type := _something_to_type(question, chosen, as_close, passages, wanted)
+    ):
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)

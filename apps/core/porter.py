@@ -1,7 +1,8 @@
-"""The Porter stemmer as NLTK's `PorterStemmer()` runs it by default (its NLTK_EXTENSIONS mode), which LoCoMo's
-answer scoring uses: the published algorithm (Porter 1980) with a table of irregular forms, "ies"/"ied" kept as
-"ie" in four-letter words, y → i only after a consonant, "-alli", "-fulli", "-bli" and "-logi" in step 2, and
-words of one or two letters left alone. Written here because nltk is not a dependency of the product."""
+"""The Porter stemmer as NLTK's `PorterStemmer()` runs it by default (its NLTK_EXTENSIONS mode): the stem every
+comparison of words reads (`apps.core.text.terms`), and LoCoMo's answer scoring's. The published algorithm (Porter
+1980) with a table of irregular forms, "ies"/"ied" kept as "ie" in four-letter words, y → i only after a consonant,
+"-alli", "-fulli", "-bli" and "-logi" in step 2, and words of one or two letters left alone. Written here because
+nltk is not a dependency of the product."""
 
 from __future__ import annotations
 
