@@ -145,34 +145,34 @@ def test_a_question_asking_for_a_judgement_is_answered_whoever_the_passages_spea
     assert misattribution("Would Melanie be considered a supportive friend to the community?", [praise], people) is None
 
 
-def test_what_a_speaker_tells_the_other_they_can_do_is_the_speakers_suggestion():
-    tip = _turn(
-        "session_20/D20-15.md",
-        "6:03 pm on 5 September, 2022: Nate: You can swap the butter for coconut oil in any dairy-free bake.",
-    )
+@pytest.mark.parametrize(
+    ("turn", "answered", "asked_of_the_other"),
+    [
+        # what the speaker tells the other they can do is the speaker's suggestion
+        (
+            "6:03 pm on 5 September, 2022: Nate: You can swap the butter for coconut oil in any dairy-free bake.",
+            "What does Nate suggest instead of butter in dairy-free baking?",
+            "What does Joanna suggest instead of butter in dairy-free baking?",
+        ),
+        # a sentence whose I only frames what the other did is about the other
+        (
+            "5:54 pm on 9 November, 2022: Joanna: I bet a week ago you never thought you'd end up with a third turtle!",
+            "Why did Nate get a third turtle?",
+            "Why did Joanna get a third turtle?",
+        ),
+        # a sentence opening with what the other did is about them though it says "me"
+        (
+            "1:59 pm on 31 July, 2023: Nate: You mentioned your shifts at the homeless shelter and it made me think.",
+            "What did Joanna mention about her homeless shelter shifts?",
+            "What did Nate mention about his shifts at the homeless shelter?",
+        ),
+    ],
+)
+def test_who_a_sentence_speaks_of_when_it_says_you(turn, answered, asked_of_the_other):
+    said = _turn("session_30/D30-2.md", turn)
     people = ["Joanna", "Nate"]
-    assert misattribution("What does Nate suggest instead of butter in dairy-free baking?", [tip], people) is None
-    wrong = misattribution("What does Joanna suggest instead of butter in dairy-free baking?", [tip], people)
-    assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
-
-
-def test_a_sentence_whose_i_only_frames_what_the_other_did_is_about_the_other():
-    surprise = _turn(
-        "session_28/D28-25.md",
-        "5:54 pm on 9 November, 2022: Joanna: I bet a week ago you never thought you'd end up with a third turtle!",
-    )
-    people = ["Joanna", "Nate"]
-    assert misattribution("Why did Nate get a third turtle?", [surprise], people) is None
-    wrong = misattribution("Why did Joanna get a third turtle?", [surprise], people)
-    assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
-
-
-def test_a_sentence_opening_with_what_the_other_did_is_about_them_though_it_says_me():
-    recalled = _turn(
-        "session_30/D30-2.md",
-        "1:59 pm on 31 July, 2023: John: You mentioned your shifts at the homeless shelter and it made me think.",
-    )
-    people = ["John", "Maria"]
-    assert misattribution("What did Maria mention about her homeless shelter shifts?", [recalled], people) is None
-    wrong = misattribution("What did John mention about his shifts at the homeless shelter?", [recalled], people)
-    assert wrong is not None and wrong.reason == "Nothing in your notes says John did that; Maria did [1]."
+    assert misattribution(answered, [said], people) is None
+    wrong = misattribution(asked_of_the_other, [said], people)
+    asked = asked_of_the_other.split()[2]
+    did = ({"Joanna", "Nate"} - {asked}).pop()
+    assert wrong is not None and wrong.reason == f"Nothing in your notes says {asked} did that; {did} did [1]."
