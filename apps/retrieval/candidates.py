@@ -4,6 +4,8 @@ Read in one SQL statement that repeats the permission filter (`vault_id = ANY(%(
 chunk id that reached this point by any route is still never read from a vault the requester cannot read, nor from a
 note drawn from one (`drawn_from`: what the Librarian filed, summarised or published). A query embedded just
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
+A passage other than its note's first carries the note's byline, read from the first in the same statement under the
+same filter.
 """
 
 from __future__ import annotations
