@@ -511,6 +511,26 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     assert [c.chunk for c in found] == [chunk.pk]
 
 
+def test_a_later_passages_byline_is_read_from_its_own_served_first_passage_only(sample, vault):
+    """The byline rides in the candidates' statement, under its filter: read from the note's first passage only
+    while that passage is served (a corrected one is moved out of service), never from outside the scope."""
+    from apps.notes.models import Chunk, Tier
+    from apps.retrieval.candidates import load_chunks
+
+    adr = sample.notes.get(path="engineering/ADR-007 Choosing pgvector.md")
+    first, later = adr.chunks.order_by("ordinal")[0], adr.chunks.order_by("ordinal").last()
+    assert later.ordinal > 0 and "Decided by" not in later.text
+    with reading_as([sample.pk]):
+        (found,) = load_chunks(chunks=[later.pk], query_vector=None, scope=scope_of([sample.pk]))
+    assert found.byline.startswith("**Date:** 20 February 2024. **Decided by:** Maren Vogt")
+    with reading_as([vault.pk]):
+        assert load_chunks(chunks=[later.pk], query_vector=None, scope=scope_of([vault.pk])) == []
+    Chunk.objects.filter(pk=first.pk).update(tier=Tier.COLD)
+    with reading_as([sample.pk]):
+        (found,) = load_chunks(chunks=[later.pk], query_vector=None, scope=scope_of([sample.pk]))
+    assert found.byline == ""
+
+
 def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking():
     """BM25's document frequencies and lengths come from the requester's readable vaults only: flooding a vault
     they cannot read with one query term would, with shared statistics, turn their ranking around."""

@@ -564,20 +564,24 @@ def _passages(lines: list[str], block: Block, budget: int) -> Iterator[_Heading 
             yield _Passage(piece, _joiner(lines, block.start) if number == 0 else "\n\n")
 
 
-BYLINE_LABEL = re.compile(r"\*\*[A-Z][\w ]{0,30}:\*\*\s")
+# A label in bold that opens the paragraph or one of its sentences: "**Author:** …", "**Date**: …"; not "See **Note:**"
+BYLINE_LABEL = re.compile(r"(?:^|[.!?]\s+)\*\*[A-Z][\w ]{0,30}(?::\*\*|\*\*:)\s")
 BYLINE_CHARS = 400  # a byline says who and when in a line or two; a longer paragraph is the note's prose
 
 
 def byline_of(opening: str) -> str:
-    """The note's byline: the first paragraph of its opening passage (after its title heading), when it labels who
-    and when ("**Date:** 20 February 2024. **Decided by:** Maren Vogt."); "" when it has none. It belongs to every
-    passage of the note, though only the first holds it."""
-    for paragraph in re.split(r"\n[ \t]*\n", opening.strip()):
-        if HEADING.match(paragraph.strip()):
-            continue
-        text = paragraph.strip()
-        return text if BYLINE_LABEL.search(text) and len(text) <= BYLINE_CHARS else ""
-    return ""
+    """The note's byline: the first paragraph of its opening passage, after its title heading, when it labels who
+    and when ("**Date:** 20 February 2024. **Decided by:** Maren Vogt."); "" when it has none, or when the passage
+    opens a section first ("## Tips" and "**Tip:** …" under it). It belongs to every passage of the note, though only
+    the first holds it."""
+    text = opening.strip()
+    title = HEADING.match(text.split("\n", 1)[0])
+    if title and len(title.group(1)) == 1:
+        text = text.split("\n", 1)[1].strip() if "\n" in text else ""
+    paragraph = re.split(r"\n[ \t]*\n", text, maxsplit=1)[0].strip()
+    if HEADING.match(paragraph.split("\n", 1)[0]):
+        return ""
+    return paragraph if BYLINE_LABEL.search(paragraph) and len(paragraph) <= BYLINE_CHARS else ""
 
 
 def properties_text(frontmatter: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ chunk id that reached this point by any route is still never read from a vault t
 note drawn from one (`drawn_from`: what the Librarian filed, summarised or published). A query embedded just
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 A passage other than its note's first carries the note's byline, read from the first in the same statement under the
-same filter.
+same filter, and only while the first is served (a corrected passage is not).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
        v.embedding IS NOT NULL AS embedded,
        CASE WHEN c.ordinal = 0 THEN '' ELSE COALESCE(
            (SELECT f.text FROM notes_chunk f
-            WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.vault_id = ANY(%(scope)s)), '') END AS opening
+            WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
+            ORDER BY f.id LIMIT 1), '') END AS opening
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)

@@ -558,3 +558,20 @@ def test_a_notes_sentence_saying_one_word_of_a_long_question_is_quoted_not_led_w
     assert said == "Honestly, the schedule was a bit too early for me."
     short = source("A PTW is signed by facilities.")
     assert lead("Who signs a PTW?", [short]).text == "A PTW is signed by facilities."  # a short question asks little
+
+
+def test_a_bylines_label_answers_who_only_when_it_names_the_questions_doer():
+    def later_section(text: str) -> Source:
+        return Source(1, "ops/Outage.md", text, "authored", title="Outage", byline="**Author:** Tobias Kell.")
+
+    fixed = later_section("The outage began at 14:02 and Redis was back by 15:10.")
+    assert lead("Who wrote the outage postmortem?", [fixed]).text == "Tobias Kell"
+    # "Author:" says who wrote the note, not who fixed anything: the passage's own sentence answers
+    assert lead("Who fixed Redis?", [fixed]).text == fixed.text
+
+
+def test_a_span_quoted_with_its_sentence_keeps_every_source_that_says_it():
+    retro = "Sprint retro. **Present:** whole team. **Facilitator:** Adaeze."
+    copies = [Source(n, "meetings/Retro.md", retro, "authored", title="Retro") for n in (1, 2)]
+    answer = "".join(extractive("Who facilitated the retro?", copies))
+    assert answer.startswith("**Adaeze** [1][2]\n\nFrom your notes:\n\n- Facilitator: Adaeze. [1][2]\n"), answer

@@ -146,33 +146,54 @@ def test_a_question_asking_for_a_judgement_is_answered_whoever_the_passages_spea
 
 
 @pytest.mark.parametrize(
-    ("turn", "answered", "asked_of_the_other"),
+    ("turn", "answered", "asked_of_the_other", "did"),
     [
         # what the speaker tells the other they can do is the speaker's suggestion
         (
             "6:03 pm on 5 September, 2022: Nate: You can swap the butter for coconut oil in any dairy-free bake.",
             "What does Nate suggest instead of butter in dairy-free baking?",
             "What does Joanna suggest instead of butter in dairy-free baking?",
+            "Nate",
         ),
         # a sentence whose I only frames what the other did is about the other
         (
             "5:54 pm on 9 November, 2022: Joanna: I bet a week ago you never thought you'd end up with a third turtle!",
             "Why did Nate get a third turtle?",
             "Why did Joanna get a third turtle?",
+            "Nate",
         ),
         # a sentence opening with what the other did is about them though it says "me"
         (
             "1:59 pm on 31 July, 2023: Nate: You mentioned your shifts at the homeless shelter and it made me think.",
             "What did Joanna mention about her homeless shelter shifts?",
             "What did Nate mention about his shifts at the homeless shelter?",
+            "Joanna",
+        ),
+        # and these stay with their speaker, who says I of themselves beside the you
+        (
+            "2:00 pm on 3 May, 2022: Joanna: You're right, I've been painting landscapes a lot lately.",
+            "What has Joanna been painting lately?",
+            "What has Nate been painting lately?",
+            "Joanna",
+        ),
+        (
+            "2:00 pm on 3 May, 2022: Joanna: I think I told you about my new painting of the lake.",
+            "What did Joanna paint of the lake?",
+            "What did Nate paint of the lake?",
+            "Joanna",
+        ),
+        (
+            "2:00 pm on 3 May, 2022: Nate: You can't imagine how tired I am after the tournament.",
+            "How tired is Nate after the tournament?",
+            "How tired is Joanna after the tournament?",
+            "Nate",
         ),
     ],
 )
-def test_who_a_sentence_speaks_of_when_it_says_you(turn, answered, asked_of_the_other):
+def test_who_a_sentence_speaks_of_when_it_says_you(turn, answered, asked_of_the_other, did):
     said = _turn("session_30/D30-2.md", turn)
     people = ["Joanna", "Nate"]
     assert misattribution(answered, [said], people) is None
     wrong = misattribution(asked_of_the_other, [said], people)
-    asked = asked_of_the_other.split()[2]
-    did = ({"Joanna", "Nate"} - {asked}).pop()
+    asked = ({"Joanna", "Nate"} - {did}).pop()
     assert wrong is not None and wrong.reason == f"Nothing in your notes says {asked} did that; {did} did [1]."

@@ -72,12 +72,12 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     follow-up is about, which tells equally close sentences apart (`followups.read_as`)."""
     found = lead(question, sources, subject)
     said, on_point = _supporting(question, sources)
-    if found and found.text != found.sentence:
-        said = _quoting_the_lead(found, sources, said)
     first: list[str] = []
     if found:
         numbers = [found.number]
-        if found.text == found.sentence:
+        if found.text != found.sentence:
+            said, numbers = _quoting_the_lead(found, sources, said)
+        else:
             # a labelled one stays: it says what it is; a lead that goes on past its sentence holds that sentence
             opened = [key for key in said if key[0] == "" and (found.text + " ").startswith(f"{key[1]} ")]
             for key in opened:
@@ -92,14 +92,23 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
 
 def _quoting_the_lead(
     found: Span, sources: Sequence[Source], said: dict[tuple[str, str], list[int]]
-) -> dict[tuple[str, str], list[int]]:
-    """The supporting sentences with the one the lead was read from first, for its source: "Adaeze" is seen in
-    "Facilitator: Adaeze.", not beside "Sprint retro plus …", the sentence of that passage closest to the question,
-    and "Maren Vogt" in "Decided by: Maren Vogt." from under the note's title, which the passage shown does not say."""
-    source = next(s for s in sources if s.number == found.number)
-    others = {key: [n for n in numbers if n != found.number] for key, numbers in said.items()}
+) -> tuple[dict[tuple[str, str], list[int]], list[int]]:
+    """The supporting sentences with the one the lead was read from first, for each source that says it, and those
+    sources: "Adaeze" is seen in "Facilitator: Adaeze.", not beside "Sprint retro plus …", the sentence of that
+    passage closest to the question, and "Maren Vogt" in "Decided by: Maren Vogt." from under the note's title,
+    which the passage shown does not say."""
+    source = next((s for s in sources if s.number == found.number), None)
+    if source is None:
+        return said, [found.number]
+    saying = [s.number for s in sources if s is source or found.sentence in _sentences_of(s)]
     quoted = (LABELS.get(source.provenance, ""), with_its_items(found.sentence, source.text))
-    return {quoted: [found.number], **{key: numbers for key, numbers in others.items() if numbers and key != quoted}}
+    others = {key: [n for n in numbers if n not in saying] for key, numbers in said.items() if key != quoted}
+    return {quoted: saying, **{key: numbers for key, numbers in others.items() if numbers}}, saying
+
+
+def _sentences_of(source: Source) -> list[str]:
+    byline = read_passage(source.byline).sentences if source.byline else []
+    return [*read_passage(source.text, source.heading).sentences, *byline]
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:

@@ -33,17 +33,26 @@ CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye
 JUDGEMENT = re.compile(r"\b(would|might|could|likely|probably)\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # What the speaker tells the other they can or should do ("You can use coconut oil instead of butter", "You should
-# come and join me") is the speaker's suggestion, not something the other did.
+# come and join me") is the speaker's suggestion, not something the other did; "you can't imagine", "you must be so
+# proud" are not.
 ADVICE = re.compile(
-    r"\byou(?: can| could| should| might| may| must| need to| have to| ought to| gotta)\b(?! ?(?:'ve|have)\b)", re.I
+    r"\byou\s+(?:can|could|should|might|may|must|need to|have to|ought to|gotta)(?!['’]t|not)\b"
+    r"(?!['’]ve|\s+(?:have|be)\b)",
+    re.I,
 )
 # A sentence that says I and you is about the other when it opens with what they did ("You mentioned your work at the
-# shelter and it made me think …") or the speaker's I only frames it ("I bet you never thought you'd get a third
-# turtle", "I love that you chose pottery").
-ABOUT_YOU = re.compile(
-    r"^(?:[A-Z][a-z]+,\s+|(?:wow|oh|yeah|so|and|but|well)[,!]?\s+)?(?:you|your)\b(?! know\b| see\b| guys\b)"
-    r"|\b(?:i|i'm|i am|we)\s+(?:\w+\s+)?"
-    r"(?:bet|think|guess|hope|know|believe|love|glad|proud|sure|tell|see|heard|remember|admire)\s+(?:that\s+|how\s+|of\s+)?(?:\w+\s+){0,3}?(?:you|your)\b",
+# shelter and it made me think …"; not "You're right, I've been …", "You can't imagine how …") or its only I frames
+# what the other did ("I bet you never thought you'd get a third turtle", "I love that you chose pottery"; not "I
+# think I told you …").
+OPENS_WITH_YOU = re.compile(
+    r"^(?:[A-Z][a-z]+,\s+|(?:wow|oh|yeah|so|and|but|well)[,!]?\s+)?(?:you|your)\b"
+    r"(?!['’]re\s+(?:right|welcome)\b|\s+(?:know|see|guys)\b|\s+(?:can(?:['’]?t|not)|won['’]t)\s+(?:imagine|believe))",
+    re.I,
+)
+FRAMED_YOU = re.compile(
+    r"\b(?:i|i['’]m|i am|we)\s+(?:\w+\s+)?"
+    r"(?:bet|think|guess|hope|know|believe|love|glad|proud|sure|tell|see|heard|remember|admire)\s+"
+    r"(?:that\s+|how\s+|of\s+)?(?:[\w'’]+\s+){0,3}?(?:you|your)\b",
     re.I,
 )
 # How many of the claim's words the turn that says it of someone else must carry, the share of that the best turn
@@ -93,8 +102,8 @@ def _named(name: str, text: str) -> bool:
 
 
 def _stems(text: str) -> set[str]:
-    """Content stems, plural s off too ("pets" is "pet"), so a claim's words meet the passage's."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in terms(text)}
+    """Content stems, so a claim's words meet the passage's ("pets" is "pet")."""
+    return set(terms(text))
 
 
 def _calls_out(sentence: str, people: Iterable[str]) -> bool:
@@ -122,7 +131,9 @@ def _claims(
             whom: str | None = asked
         elif ADVICE.search(sentence):
             whom = speaker
-        elif ABOUT_YOU.search(sentence):
+        elif OPENS_WITH_YOU.match(sentence) or (
+            FRAMED_YOU.search(sentence) and len(FIRST_PERSON.findall(sentence)) == 1
+        ):
             whom = addressee
         elif FIRST_PERSON.search(sentence):
             whom = speaker

@@ -528,6 +528,15 @@ def _labelled_as(kind: str, line: str, question: str = "") -> int:
     return int(named in KIND_LABELS.get(kind, ())) + int(doer is not None and _verb_root(doer) in asked)
 
 
+def _byline_answers(kind: str, line: str, question: str, wanted: set[str]) -> bool:
+    """Whether a line of the note's byline speaks to the question: for "who", a label naming the one who does its
+    verb or saying its word ("Author:" for "Who wrote …?", "Decided by:" for "Who decided …?"), not any person's label
+    ("Author: Tobias Kell." says nothing of who fixed Redis); for "when", a date's label."""
+    if kind == "who":
+        return _labelled_as(kind, line, question) > 1 or _label_asked(line, wanted)
+    return _labelled_as(kind, line, question) > 0
+
+
 def _label_asked(line: str, wanted: set[str]) -> bool:
     """Whether the line's label is one of the question's own words ("pages: 528" for "How many pages …?")."""
     label = KIND_LABEL.match(line)
@@ -682,13 +691,13 @@ def _something_to_type(
     question: str, chosen: _Candidate, as_close: Sequence[_Candidate], passages: Sequence[Passage], wanted: set[str]
 ) -> tuple[Passage, str, str] | None:
     """For "how do I": the passage, sentence and key or command of the sentence that gives one — the chosen sentence,
-    else one as close to the question ("Type the `/Code block` command …" beside the page's description, "Renders a
-    block of code …"), else a step of a numbered procedure in any passage shown whose steps (with the heading they
-    stand under) say every word of the question and give a key or a command: "Click any node to open that note"
-    tells how to open a note from the graph, the steps "Open the Command Palette", "Run the "Foam: Show Graph"
-    command", "The graph will open …" under "Using the Graph" how to open the graph. A single sentence less close
-    that gives a key is not read: it is as often a key for something else ("Run Foam: Open Random Note from the
-    command palette")."""
+    else one of its passage as close to the question ("Type the `/Code block` command …" beside the page's
+    description, "Renders a block of code …"), else a step of a numbered procedure in any passage shown whose steps
+    (with the heading they stand under) say every word of the question and give a key or a command: "Click any node
+    to open that note" tells how to open a note from the graph, the steps "Open the Command Palette", "Run the "Foam:
+    Show Graph" command", "The graph will open …" under "Using the Graph" how to open the graph. A single sentence
+    elsewhere that gives a key is not read: it is as often a key for something else ("Run Foam: Open Random Note
+    from the command palette")."""
     found = _what_to_type(question, chosen.sentence, chosen.passage.text)
     found = found or _code_naming(chosen.sentence, chosen.passage.text)
     if found:
@@ -860,7 +869,7 @@ def answer_span(
         if passage.byline and kind in READS_THE_BYLINE:
             # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
             byline = read_passage(passage.byline)
-            lines += [(byline, line) for line in byline.sentences]
+            lines += [(byline, line) for line in byline.sentences if _byline_answers(kind, line, question, wanted)]
         for read, line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
@@ -933,7 +942,8 @@ def answer_span(
             and KEYS.search(c.sentence)
         ]
         chosen = max(labelled, key=lambda c: c.key, default=chosen)
-    as_close = [c for c in said_lines if c.key[:2] == chosen.key[:2]]
+    # of the same passage: an as close sentence elsewhere gives a key for something else ("Ctrl+O to open a file")
+    as_close = [c for c in said_lines if c.key[:2] == chosen.key[:2] and c.passage is chosen.passage]
     if ASKS_WHAT_TO_TYPE.search(question) and (
         to_type := _something_to_type(question, chosen, as_close, passages, wanted)
     ):
