@@ -101,11 +101,6 @@ def _named(name: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
 
 
-def _stems(text: str) -> set[str]:
-    """Content stems, so a claim's words meet the passage's ("pets" is "pet")."""
-    return set(terms(text))
-
-
 def _calls_out(sentence: str, people: Iterable[str]) -> bool:
     """Whether the sentence calls out to one of `people` (first names), by name or by its start ("Mel")."""
     called = CALLED.findall(sentence)
@@ -176,7 +171,7 @@ def claim_of(question: str, passages: Sequence[Passage], speakers: Iterable[str]
     asked = [first for first in people if _named(first, question)]
     if len(asked) != 1:
         return None
-    words = _stems(question) - _stems(people[asked[0]])
+    words = set(terms(question)) - set(terms(people[asked[0]]))
     return Claim(asked[0], people[asked[0]], frozenset(words), people) if words else None
 
 
@@ -210,7 +205,7 @@ def misattributed(
         called = [name for name in CALLED.findall(body) if name != first and name in people]
         addressee = called[0] if called else person if first != person else others[0] if len(others) == 1 else None
         for text, whom in _claims(body, first, addressee, person, people):
-            carried = len(claim.words & _stems(text))
+            carried = len(claim.words & set(terms(text)))
             if whom == person:
                 best_asked = max(best_asked, carried)
             elif whom is not None and whom in people and carried > best_other[0]:

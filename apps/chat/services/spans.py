@@ -976,10 +976,10 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
     asked = ASKS_WHAT_IT_IS.match(question)
     if asked is None:
         return None
-    named = _loosely(set(terms(asked.group(1) or asked.group(2))))
+    named = set(terms(asked.group(1) or asked.group(2)))
     for passage in passages:
         titles = {passage.title, passage.title.rsplit("/", 1)[-1]}  # a Logseq namespace's page by its own name too
-        if not named or all(_loosely(set(terms(title))) != named for title in titles):
+        if not named or all(set(terms(title)) != named for title in titles):
             continue
         if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
             return Span(said, passage.number, said)
@@ -1008,11 +1008,6 @@ def _barely_about(chosen: _Candidate, wanted: set[str]) -> bool:
     says little of the question's words ("When did …?" and "Last Saturday!")."""
     speaks = chosen.read is not None and chosen.read.speaker is not None
     return not speaks and len(wanted) >= ASKED_WORDS and chosen.key[1] <= 1
-
-
-def _loosely(stems: set[str]) -> set[str]:
-    """Stems as a plural's and its singular's agree ("coffees" and "coffee")."""
-    return {word.rstrip("e") for word in stems}
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
