@@ -22,11 +22,22 @@ LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]
 
 
 def plain_line(line: str) -> str:
+    return _plain(line).strip(" -*>#\t")
+
+
+def plain_cell(cell: str) -> str:
+    """A table cell as plain text: a cell has no list or quote marks to strip, so "`--fix`" stays "--fix"; a cell
+    of dashes alone ("-", "—") is an empty one."""
+    text = _plain(cell).strip()
+    return text if text.strip(" -–—*>#") else ""
+
+
+def _plain(line: str) -> str:
     line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
     line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
     line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
-    return line.replace("`", "").strip(" -*>#\t")
+    return line.replace("`", "")
 
 
 def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:

@@ -575,3 +575,63 @@ def test_a_span_quoted_with_its_sentence_keeps_every_source_that_says_it():
     copies = [Source(n, "meetings/Retro.md", retro, "authored", title="Retro") for n in (1, 2)]
     answer = "".join(extractive("Who facilitated the retro?", copies))
     assert answer.startswith("**Adaeze** [1][2]\n\nFrom your notes:\n\n- Facilitator: Adaeze. [1][2]\n"), answer
+
+
+def _led(question: str, sources: list[Source]) -> str:
+    found = lead(question, sources)
+    return found.text if found else ""
+
+
+def _note(title: str, text: str, number: int = 1, heading: str = "") -> Source:
+    return Source(number=number, path=f"{title}.md", text=text, provenance="authored", heading=heading, title=title)
+
+
+ADR = _note(
+    "ADR-009 Job Queue",
+    "**Date:** 5 March 2024.\n\n## Options\n\n- **Celery** with Redis as broker. Familiar, mature.\n"
+    "- **A Postgres-backed queue** such as procrastinate. Attractive because it removes Redis from the job path.\n\n"
+    "## Decision\n\nCelery with Redis. Redis is needed anyway, and team familiarity won.\n\n"
+    "## Proposed, not decided\n\nSwitch to a Postgres-backed queue after v1.\n",
+)
+
+
+def test_what_was_decided_is_read_from_the_decision_a_note_heads():
+    for question in ("Which job queue did we choose?", "What did we decide on the job queue?"):
+        assert lead(question, [ADR]).text == "Celery with Redis."  # not an option weighed, not a proposal
+    shortlist = _note(
+        "Embedding Model Shortlist", "nomic-embed-text, decided 14 March 2024.", number=2, heading="Decision for v1"
+    )
+    assert lead("Which embedding model did we pick?", [ADR, shortlist]).text.startswith("nomic-embed-text")
+    # a decision of a note about something else answers nothing of the question
+    assert _led("Which embedding model did we pick?", [ADR]) != "Celery with Redis."
+    # a question that asks for no decision reads the note's sentences as before
+    assert _led("What is attractive about a Postgres-backed queue?", [ADR]) != "Celery with Redis."
+
+
+def test_things_asked_for_are_the_column_a_table_heads_with_them():
+    tomatoes = _note(
+        "Tomato Varieties 2024",
+        "Sown indoors on 10 March 2024.\n\n| Variety | Type |\n|---|---|\n| Sungold | cherry |\n"
+        "| San Marzano | plum |\n| Black Krim | beefsteak |\n",
+    )
+    answer = lead("What tomato varieties are we growing?", [tomatoes]).text
+    assert answer == "Variety: Sungold; San Marzano; Black Krim."
+    # one thing asked for: a row or a sentence answers, not the whole column
+    assert not _led("Which variety is a plum tomato?", [tomatoes]).startswith("Variety:")
+    # a column of a note that says nothing else of the question is no answer to it
+    assert not _led("What varieties of apple grow well?", [tomatoes]).startswith("Variety:")
+
+
+def test_a_note_date_says_when_it_happened_not_when_it_happens_as_a_rule():
+    adr = source("**Date:** 20 February 2024. **Reviewed in:** the weekly architecture sync.")
+    assert lead("When was ADR-007 reviewed?", [adr]).text == "20 February 2024"
+    assert lead("When does the weekly architecture sync happen?", [adr]) is None  # quoted below, not led with
+
+
+def test_a_number_that_counts_another_thing_is_no_count_of_what_is_asked():
+    rack = _note("Server Room Rack Inventory", "One 24U rack in the basement. Power: two PDUs, A and B.")
+    assert lead("How many units does the rack have?", [rack]) is None  # not "One" (racks), not "two" (PDUs)
+    assert lead("How many PDUs does the rack have?", [rack]).text == "two"
+    focaccia = _note("Focaccia al Rosmarino", "Rest for 2 hours at room temperature. Bake at 220 °C for 25 minutes.")
+    other = _note("Zibaldone", "If search cannot find the focaccia temperature, that is a bug.", number=2)
+    assert lead("What temperature for the focaccia?", [focaccia, other]).text == "220 °C"  # its note is the focaccia

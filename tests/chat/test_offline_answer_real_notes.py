@@ -157,3 +157,9 @@ def test_a_sentence_that_gives_an_example_leads_with_the_example_on_logseq_docs(
     vault = _vault("logseq-docs", ["pages/Keyboard shortcuts.md"])
     lead = _lead(_answer(vault, "How do I add a custom keyboard shortcut in config.edn?"))
     assert lead.endswith('`:shortcuts {:ui/toggle-theme "mod+c mod+t"}`'), lead  # not "#+BEGIN_EXAMPLE"
+
+
+def test_the_things_a_table_lists_answer_as_its_column():
+    vault = _vault("foam-docs", ["user/tools/cli/lint.md", "user/tools/cli/search.md", "user/tools/cli/links.md"])
+    lead = _lead(_answer(vault, "What options does foam lint take?"))
+    assert lead.startswith("Option: ") and all(o in lead for o in ("--fix", "--rule", "--workspace", "--format"))

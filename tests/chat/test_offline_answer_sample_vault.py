@@ -36,6 +36,9 @@ def _lead(vault, question: str) -> str:
         ("How do I make Ollama listen on the LAN instead of localhost?", 'Environment="OLLAMA_HOST=0.0.0.0:11434"'),
         ("Who decided on the job queue?", "Priya Raman and Maren Vogt"),  # "Decided by: Priya Raman and Maren Vogt."
         ("Who facilitated the May retro?", "Adaeze"),  # "Facilitator: Adaeze.": "facilitated" and it share a stem
+        ("Which embedding model did we pick?", "nomic-embed-text, decided 14 March 2024."),  # under "Decision for v1"
+        ("What tomato varieties are we growing?", "Variety: Sungold; San Marzano; Black Krim; Latah."),  # the column
+        ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
@@ -146,3 +149,20 @@ def test_a_span_is_quoted_with_the_sentence_it_was_read_from(sample):
     n = next(i["citation"] for i in reply.json()["context"] if i["path"] == "meetings/2024-05-07 Retro.md")
     # not the retro's sentence closest to the question, "Sprint retro plus the review of INC-2041 …"
     assert answer.startswith(f"**Adaeze** [{n}]\n\nFrom your notes:\n\n- Facilitator: Adaeze. [{n}]"), answer
+
+
+def _answer(vault, question: str) -> str:
+    reply = api(vault.owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json")
+    assert reply.status_code == 200 and reply.json()["grounded"], reply.content
+    return reply.json()["answer"]
+
+
+def test_a_note_date_is_no_answer_to_when_something_happens_as_a_rule(sample):
+    answer = _answer(sample, "When does the weekly review happen?")
+    assert not answer.startswith("**"), answer  # the ADR's date is when it was written: its sentences are quoted
+    assert "weekly architecture sync" in answer
+
+
+def test_a_number_that_counts_something_else_is_no_count(sample):
+    answer = _answer(sample, "How many units does the rack have?")
+    assert not re.match(r"\*\*(?:One|two)\*\*", answer), answer  # "One 24U rack" counts racks, "two PDUs" PDUs

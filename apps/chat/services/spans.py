@@ -18,7 +18,7 @@ from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, te
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
-from apps.notes.text import names_only, plain_line, prose_lines, split_sentences
+from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
 # A conversation turn as the passages carry it: "<time> on <date>: <Speaker>: <text>".
 TURN = re.compile(r"^\s*(?:[^\n]{0,40}?\d{4}:\s+)?([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+(.*)$", re.S)
@@ -233,12 +233,26 @@ CODE_COMMENT = re.compile(r"^(?:#+|//|--|;)\s|^[\W_]+$")  # a comment or heading
 # A table row answers a what or which question when its cells say this many of its words at least, and more than
 # any sentence: "Which device is the backup target?" and the rack's row for the NAS.
 RECORD_WORDS = 2
+# A question asking what was decided or chosen ("What did ADR-004 decide?", "Which job queue did we choose?"), and
+# the heading a note gives the part where it says what it settled on ("## Decision", "## Decision for v1"): the rest
+# of such a note weighs the options, each in words as close to the question.
+ASKS_WHAT_WAS_DECIDED = re.compile(
+    r"\b(?:decide[sd]?|decision|choose|chose|chosen|pick(?:ed|s)?|select(?:ed|s)?|settled?\s+on|go(?:es)?\s+with|"
+    r"went\s+with|opt(?:ed)?\s+for|agreed?\s+on)\b",
+    re.I,
+)
+DECIDING_WORDS = "decide decided decision choose chose chosen pick picked select selected settle opt agree went"
+DECISION_HEADING = re.compile(r"^\s*(?:the\s+|our\s+)?(?:decision|outcome|resolution|verdict|conclusion)s?\b", re.I)
+# A question that asks when something happens as a rule ("When does the weekly review happen?"): the date a note
+# was written or a turn was said is not when it recurs.
+ASKS_WHEN_AS_A_RULE = re.compile(r"^\s*when\s+(?:do|does)\b", re.I)
 # The questions a list under a heading can answer: what and which, not a kind with a span of its own.
 LISTS_ANSWER = ("what", "which", "other")
 CHECKBOX = re.compile(r"^\[.\]\s+")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
 TEMPERATURE_ASKED = "what temperature"
+MEASURED_BY_ITS_NOTE = ("how long", "how much", COST, TEMPERATURE_ASKED)  # a recipe's time, a job's cost
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old", TEMPERATURE_ASKED)
 # Labels that name a kind of answer, as a note's "Key: value" line opens ("Duration: …", "Owner: …").
 KIND_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{1,20}):\s+\S")
@@ -571,12 +585,34 @@ def _count(sentence: str, question: str = "") -> str | None:
                 return sentence[match.start() : ends] if factors else match.group(0)
     if counted and not measured:
         return None  # "How many TB …": a number in no such unit counts something else
+    others = set(terms(question)) - counted
     for match in numbers:
         measures = MEASURE_AFTER.match(sentence[match.end() :]) or match.group(0).lower() in TIMES_WORDS
         if counted and measures and "time" not in counted:
             continue
+        if counted and _counts_one_of(sentence[match.end() :], others):
+            continue  # "One 24U rack" counts the rack, not the units asked about
+        if counted and _counts_other_things(sentence[match.end() :]):
+            continue  # "two PDUs" counts PDUs, not the units asked about
         return match.group(0)
     return None
+
+
+def _counts_one_of(after: str, named: set[str]) -> bool:
+    """Whether the words after a number (two at most: "24U rack") are a thing among `named`, as `terms`."""
+    return any(set(terms(word.group(0))) & named for word in islice(re.finditer(r"[^\s,.;:!?()]+", after), 2))
+
+
+def _counts_other_things(after: str) -> bool:
+    """Whether the words after a number (two at most, up to a stop word) say a plural: "two PDUs", "three old
+    kilns"; not "twice this year", nor "3 little ones", which stands for what is counted."""
+    for word in islice(re.finditer(r"[A-Za-z]+", after), 2):
+        said = word.group(0)
+        if said.lower() in STOP or said.lower() == "ones":
+            return False
+        if len(said) > 3 and said.endswith("s") and not said.lower().endswith(("ss", "us", "is")):
+            return True
+    return False
 
 
 def _counted(question: str) -> set[str]:
@@ -620,7 +656,7 @@ def _span(
         if len(set(days_named(sentence))) > 1:
             return sentence  # "release candidate on 16 September, release on 30 September": each date needs its words
         found = when_in(sentence, said)
-        return found or (said_on(said) if said else None)
+        return found or (said_on(said) if said and not ASKS_WHEN_AS_A_RULE.match(question) else None)
     if kind == "who":
         if neighbour := _next_in_order(question, sentence):
             return neighbour
@@ -781,7 +817,7 @@ def _tables(text: str) -> list[list[list[str]]]:
                 tables.append(table)
             table = []
         elif not TABLE_RULE.match(line):
-            table.append([plain_line(cell.strip()) for cell in row.group(1).split("|")])
+            table.append([plain_cell(cell) for cell in row.group(1).split("|")])
     return tables
 
 
@@ -897,6 +933,11 @@ def answer_span(
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
+    asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
+    if asks_decision and not closeness and (decided := _decided(candidates, wanted)):
+        return decided
+    if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
+        return column
     said_lines = [c for c in candidates if not c.row]
     if not said_lines:
         return None
@@ -912,7 +953,11 @@ def answer_span(
         # the day before"). A sentence sharing no word with the question is not read for it: its number or name
         # answers something else.
         floor = max(1.0, chosen.key[1] - 1)
-        typed = [c for c in candidates if c.typed is not None and c.key[0] == chosen.key[0] and c.key[1] >= floor]
+        typed = [
+            c
+            for c in candidates
+            if c.typed is not None and c.key[0] == chosen.key[0] and _close_in_its_note(c, wanted, kind) >= floor
+        ]
         chosen = max(typed, key=lambda c: c.key, default=chosen)
     if kind == "how many" and chosen.typed in VAGUE_COUNTS and not closeness:
         # "several devices" beside "Syncs up to 10 graphs": a count said exactly answers first
@@ -954,6 +999,8 @@ def answer_span(
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
         return None  # the closest sentence shares no word with the question: it is quoted below, not led with
+    if kind == "when" and not closeness:
+        return None  # "Reviewed in: the weekly architecture sync." says no time: quoted below, not led with
     if not closeness and _barely_about(chosen, wanted):
         return None  # "Please make the app stable …" for a long question about crash reports: quoted, not led with
     if kind == "how many" and not closeness and not _mentions_what_is_counted(question, chosen.sentence):
@@ -983,6 +1030,68 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
             continue
         if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
             return Span(said, passage.number, said)
+    return None
+
+
+def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> float:
+    """For a measure, a note's sentence's closeness with its note's title: "Bake at 220 °C for 22 to 25 minutes" in
+    Focaccia al Rosmarino says the focaccia's temperature. A person or a count in a note about the subject is not
+    always the one asked about ("Current order: Tobias, …" for "Who is on call?"); a conversation's turn is titled by
+    its speaker, and a table's row by a note of many rows: theirs is their closeness alone."""
+    measured = kind in MEASURED_BY_ITS_NOTE
+    if not measured or candidate.row or candidate.read is None or candidate.read.speaker is not None:
+        return candidate.key[1]
+    heading = candidate.read.heading_of.get(candidate.sentence, "")
+    return shared_words(wanted, candidate.sentence, f"{heading}\n{candidate.passage.title}")
+
+
+def _decided(candidates: Sequence[_Candidate], wanted: set[str]) -> Span | None:
+    """For "Which job queue did we choose?", the first sentence under a note's decision heading ("## Decision" over
+    "Celery with Redis."), of the passage whose note's title, then whose decision, says most of the question besides
+    its asking for a decision; None when no passage has one that says any of it."""
+    asked = wanted - _deciding_terms()
+    sections: dict[int, list[_Candidate]] = {}  # by the passage's place
+    for candidate in candidates:
+        heading = candidate.read.heading_of.get(candidate.sentence, "") if candidate.read else ""
+        if not candidate.row and DECISION_HEADING.match(heading):
+            sections.setdefault(candidate.key[-1], []).append(candidate)
+    scored = []
+    for said in sections.values():
+        passage, place = said[0].passage, said[0].key[-1]
+        titled = shared_words(asked, passage.title)
+        stated = len(asked & {term for c in said for term in terms(c.sentence)})
+        if titled or stated:
+            scored.append(((titled, stated, place), said[0]))
+    if not scored:
+        return None
+    first = max(scored, key=lambda found: found[0])[1]
+    return Span(first.sentence, first.passage.number, first.sentence)
+
+
+@cache
+def _deciding_terms() -> frozenset[str]:
+    return frozenset(terms(DECIDING_WORDS))
+
+
+def _column_asked_for(question: str, passages: Sequence[Passage], wanted: set[str]) -> Span | None:
+    """For "What tomato varieties are we growing?", the cells of a table's column headed by the things asked for
+    ("Variety" over Sungold, San Marzano, …), in a passage whose note says another of the question's words; None when
+    the question asks for one thing (its row or sentence answers) or no column is headed so."""
+    asked = ASKED_THING.match(question)
+    word = asked.group(1).lower() if asked else ""
+    name = stem(word)
+    if not word.endswith("s") or word.endswith("ss") or name == word:
+        return None
+    others = wanted - {name}
+    for passage in passages:
+        if others and not shared_words(others, f"{passage.title}\n{passage.text}"):
+            continue
+        for header, *body in _tables(passage.text):
+            for column, cell in enumerate(header):
+                cells = [row[column] for row in body if column < len(row) and row[column]]
+                if terms(cell) == [name] and len(cells) > 1:
+                    listed = f"{cell}: {_said(cells)}."
+                    return Span(listed, passage.number, listed)
     return None
 
 
