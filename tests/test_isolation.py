@@ -531,6 +531,28 @@ def test_a_later_passages_byline_is_read_from_its_own_served_first_passage_only(
     assert found.byline == ""
 
 
+def test_a_passages_decision_is_read_from_its_own_notes_served_decision_only(sample, vault):
+    """What a note decided rides in the candidates' statement like its byline, under the same filter: read from the
+    note's served passage that holds its decision section, never from outside the scope."""
+    from apps.notes.models import Chunk, Tier
+    from apps.retrieval.candidates import load_chunks
+
+    adr = sample.notes.get(path="engineering/ADR-009 Job Queue.md")
+    chunks = list(adr.chunks.order_by("ordinal"))
+    first, decided = chunks[0], next(c for c in chunks if "Celery with Redis." in c.text)
+    assert first.pk != decided.pk and "Celery with Redis." not in first.text
+    with reading_as([sample.pk]):
+        (found,) = load_chunks(chunks=[first.pk], query_vector=None, scope=scope_of([sample.pk]))
+        (itself,) = load_chunks(chunks=[decided.pk], query_vector=None, scope=scope_of([sample.pk]))
+    assert found.decision.startswith("Celery with Redis.") and itself.decision == ""  # it says it itself
+    with reading_as([vault.pk]):
+        assert load_chunks(chunks=[first.pk], query_vector=None, scope=scope_of([vault.pk])) == []
+    Chunk.objects.filter(pk=decided.pk).update(tier=Tier.COLD)
+    with reading_as([sample.pk]):
+        (found,) = load_chunks(chunks=[first.pk], query_vector=None, scope=scope_of([sample.pk]))
+    assert found.decision == ""
+
+
 def test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking():
     """BM25's document frequencies and lengths come from the requester's readable vaults only: flooding a vault
     they cannot read with one query term would, with shared statistics, turn their ranking around."""

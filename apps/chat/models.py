@@ -89,6 +89,7 @@ class ContextItem(models.Model):
     heading = models.CharField(max_length=500, blank=True, default="")  # the section of the note it was read from
     text = models.TextField()
     byline = models.TextField(blank=True, default="")  # its note's byline, when the passage does not hold it
+    decision = models.TextField(blank=True, default="")  # what its note decided, when the passage does not say it
     sources = models.JSONField(default=list)  # [{note, chunk, vault, path}], the main source first
     score = models.PositiveSmallIntegerField()
     probability = models.FloatField(null=True)

@@ -22,6 +22,9 @@ class ContextItemOut(serializers.Serializer):
     byline = serializers.CharField(
         allow_blank=True, help_text="its note's byline (who, when), when the passage is not the note's first"
     )
+    decision = serializers.CharField(
+        allow_blank=True, help_text="what its note decided (its decision section), when the passage does not say it"
+    )
     note = serializers.IntegerField(allow_null=True)
     vault = serializers.IntegerField()
     path = serializers.CharField()

@@ -47,6 +47,7 @@ def _answered(result: GateResult) -> Retrieved:
             heading=section_of(r.candidate.heading, r.candidate.title),
             title=r.candidate.title,
             byline=r.candidate.byline,
+            decision=r.candidate.decision,
         )
         for n, r in enumerate(result.survivors, start=1)
     )

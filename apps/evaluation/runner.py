@@ -86,6 +86,7 @@ def recorded_sources(row: dict[str, Any]) -> list[Source]:
             heading=s.get("heading", ""),
             title=s.get("title", ""),
             byline=s.get("byline", ""),
+            decision=s.get("decision", ""),
         )
         for s in row["sources"]
     ]
@@ -132,6 +133,7 @@ class _Tally:
             "sources": [
                 {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
                 | ({"byline": s.byline} if s.byline else {})
+                | ({"decision": s.decision} if s.decision else {})
                 for s in result.sources
             ],  # read back by `recorded_sources`
             "found": [{"path": w.path, "text": w.text} for w in answered.found],

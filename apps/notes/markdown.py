@@ -584,6 +584,31 @@ def byline_of(opening: str) -> str:
     return paragraph if BYLINE_LABEL.search(paragraph) and len(paragraph) <= BYLINE_CHARS else ""
 
 
+# The heading under which a note says what it settled on ("## Decision", "## Decision for v1", "## Outcome"), where
+# the rest of such a note weighs the options; as regular expressions PostgreSQL reads too (case aside): the last
+# heading of a chunk's heading path ("ADR-009 Job Queue > Decision"), and such a heading's line in a chunk's text.
+_DECIDED = r"((the|our) +)?(decision|outcome|resolution|verdict|conclusion)s?"
+DECISION_HEADING_PATH = rf"(^|>)\s*{_DECIDED}([^a-z>][^>]*)?$"
+DECISION_HEADING_LINE = rf"(^|\n)\s*(-\s+)?#{{1,6}} +{_DECIDED}([^a-z\n][^\n]*)?(\n|$)"
+DECISION_CHARS = 400  # what a note decided, in a paragraph or two sentences; a longer one is cut at a sentence
+
+
+def decision_of(text: str) -> str:
+    """What a note decided, read from the passage that holds its decision section: the first paragraph under the
+    section's heading ("## Decision" over "Celery with Redis. Redis is needed anyway, …"), or the passage's first when
+    the passage opens the section (its heading is in the passage's heading path); the sentences of a long one that fit
+    in `DECISION_CHARS`. It belongs to every passage of the note, though only one holds it."""
+    heading = re.search(DECISION_HEADING_LINE, text, re.I)
+    for paragraph in re.split(r"\n[ \t]*\n", text[heading.end() :] if heading else text):
+        paragraph = paragraph.strip()
+        if not paragraph or HEADING.match(paragraph.split("\n", 1)[0]):
+            continue
+        if len(paragraph) <= DECISION_CHARS:
+            return paragraph
+        return paragraph[:DECISION_CHARS].rsplit(". ", 1)[0].rstrip(".") + "."
+    return ""
+
+
 def properties_text(frontmatter: dict[str, Any]) -> str:
     """A note's properties as it reads them, one `key: value, value` line each (links by their shown name). An empty
     property keeps its key: a template's fields are what it says."""

@@ -5,7 +5,8 @@ chunk id that reached this point by any route is still never read from a vault t
 note drawn from one (`drawn_from`: what the Librarian filed, summarised or published). A query embedded just
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 A passage other than its note's first carries the note's byline, read from the first in the same statement under the
-same filter, and only while the first is served (a corrected passage is not).
+same filter, and only while the first is served (a corrected passage is not); a passage of a note with a decision
+section ("## Decision") carries what it decided, read the same way from the section's first served passage.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from django.db import connection
 
 from apps.llm.embeddings import current_model
-from apps.notes.markdown import byline_of
+from apps.notes.markdown import DECISION_HEADING_LINE, DECISION_HEADING_PATH, byline_of, decision_of
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 from apps.vaults.scope import Scope
@@ -30,7 +31,12 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
        CASE WHEN c.ordinal = 0 THEN '' ELSE COALESCE(
            (SELECT f.text FROM notes_chunk f
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
-            ORDER BY f.id LIMIT 1), '') END AS opening
+            ORDER BY f.id LIMIT 1), '') END AS opening,
+       CASE WHEN c.heading ~* %(decision)s OR c.text ~* %(decision_line)s THEN '' ELSE COALESCE(
+           (SELECT d.text FROM notes_chunk d
+            WHERE d.note_id = c.note_id AND d.tier = 'hot' AND d.vault_id = ANY(%(scope)s)
+                AND (d.heading ~* %(decision)s OR d.text ~* %(decision_line)s)
+            ORDER BY d.ordinal, d.id LIMIT 1), '') END AS decision
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
@@ -53,6 +59,7 @@ class Candidate:
     trace: Trace | None = None  # the graph path that brought it, for feedback on paths
     embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
     byline: str = ""  # its note's byline ("**Author:** …"), when the passage is not the note's first, which holds it
+    decision: str = ""  # what its note decided ("## Decision"), when the passage is not the one that says it
 
 
 def load_candidates(*, hits: list[SearchHit], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
@@ -70,6 +77,8 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
         **scope.params(),
         "chunks": chunks,
         "model": current_model(),
+        "decision": DECISION_HEADING_PATH,
+        "decision_line": DECISION_HEADING_LINE,
     }
     with connection.cursor() as cursor:
         cursor.execute(_CANDIDATES, params)
@@ -79,7 +88,7 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening = row
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, decided = row
     return Candidate(
         chunk,
         note,
@@ -93,4 +102,5 @@ def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
         float(similarity),
         embedded=bool(embedded),
         byline=byline_of(opening),
+        decision=decision_of(decided),
     )

@@ -212,3 +212,21 @@ def test_the_model_reads_the_notes_byline_with_a_later_section_of_it(llm_server,
     prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
     assert "**Date:** 5 March 2024. **Decided by:** Priya Raman.\n\nUse Celery with late acknowledgement" in prompt
     assert reply["answer"] == "Priya Raman decided it [1]."
+
+
+def test_the_model_reads_what_the_note_decided_with_an_earlier_section_of_it(llm_server, owner, vault):
+    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
+    background = "The embedding jobs ran in the web process and a deploy lost whatever was in flight. " * 6
+    make_note(
+        vault,
+        "Job Queue.md",
+        f"# Job Queue\n\n## Context\n\n{background}\n\n## Decision\n\nCelery with late acknowledgement.\n",
+    )
+    llm_server.replies += [scores(5), {"content": "Celery [1]."}]
+    body = {"vaults": [vault.pk], "message": "What did we do about embedding jobs lost in a deploy?"}
+    reply = api(owner).post("/api/chat/", body, format="json").json()
+
+    (context,) = [c for c in reply["context"] if "in flight" in c["text"]]
+    assert "Celery" not in context["text"] and context["decision"] == "Celery with late acknowledgement."
+    prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
+    assert "\n\nDecision: Celery with late acknowledgement.\n</source>" in prompt  # after the passage it rides with

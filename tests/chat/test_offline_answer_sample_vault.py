@@ -37,6 +37,8 @@ def _lead(vault, question: str) -> str:
         ("Who decided on the job queue?", "Priya Raman and Maren Vogt"),  # "Decided by: Priya Raman and Maren Vogt."
         ("Who facilitated the May retro?", "Adaeze"),  # "Facilitator: Adaeze.": "facilitated" and it share a stem
         ("Which embedding model did we pick?", "nomic-embed-text, decided 14 March 2024."),  # under "Decision for v1"
+        ("Which job queue did we choose?", "Celery with Redis."),  # its "## Decision", not an option it weighed
+        ("What did ADR-004 decide?", "The Markdown files on disk are canonical."),  # not an index line naming it
         ("What tomato varieties are we growing?", "Variety: Sungold; San Marzano; Black Krim; Latah."),  # the column
         ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
     ],
@@ -166,3 +168,11 @@ def test_a_note_date_is_no_answer_to_when_something_happens_as_a_rule(sample):
 def test_a_number_that_counts_something_else_is_no_count(sample):
     answer = _answer(sample, "How many units does the rack have?")
     assert not re.match(r"\*\*(?:One|two)\*\*", answer), answer  # "One 24U rack" counts racks, "two PDUs" PDUs
+
+
+def test_a_passage_carries_what_its_note_decided(sample):
+    reply = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "Which job queue did we choose?"}, format="json"
+    )
+    (adr,) = [c for c in reply.json()["context"] if c["path"] == "engineering/ADR-009 Job Queue.md"]
+    assert "Celery with Redis." not in adr["text"] and adr["decision"].startswith("Celery with Redis.")

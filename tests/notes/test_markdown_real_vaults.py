@@ -10,7 +10,17 @@ import textwrap
 
 from markdown_it import MarkdownIt
 
-from apps.notes.markdown import Link, ParsedNote, byline_of, chunk_note, parse_note, split_frontmatter
+from apps.notes.markdown import (
+    DECISION_HEADING_LINE,
+    DECISION_HEADING_PATH,
+    Link,
+    ParsedNote,
+    byline_of,
+    chunk_note,
+    decision_of,
+    parse_note,
+    split_frontmatter,
+)
 from apps.notes.syntax import with_block_references_shown, without_comments, without_link_definitions
 from tests.corpora import CORPORA, VAULTS
 
@@ -469,3 +479,44 @@ def test_a_byline_is_the_labelled_paragraph_under_the_title_never_a_label_furthe
     labelled = [text for text in openings if re.search(r"^\*\*[A-Z][\w ]{0,30}:\*\*", text, re.M)]
     assert len(openings) > 400 and labelled  # the labels are there, below a first paragraph of prose
     assert [byline_of(text) for text in openings if byline_of(text)] == []
+
+
+def test_a_decision_is_the_first_paragraph_of_the_section_that_heads_it():
+    # samples/vault/engineering/ADR-009 Job Queue.md: its decision section is a chunk of its own
+    text = (
+        "# ADR-009 Job Queue\n\n## Options\n\n- **Celery** with Redis as broker.\n\n## Decision\n\nCelery with "
+        "Redis. Redis is needed anyway, and team familiarity won.\n\n## Consequences\n\nSettings are in Celery Notes."
+    )
+    said = "Celery with Redis. Redis is needed anyway, and team familiarity won."
+    decided = [c for c in chunk_note("ADR-009 Job Queue", text, max_chars=60) if _decides(c.heading, c.text)]
+    assert [decision_of(c.text) for c in decided] == [said]  # the section shares a passage with the options
+    decided = [c for c in chunk_note("ADR-009 Job Queue", text, max_chars=30) if _decides(c.heading, c.text)]
+    assert [decision_of(c.text) for c in decided] == [said]  # the section opens a passage of its own
+    # the three real vaults: a "Conclusion" in logseq-docs and foam-docs, each read as its first paragraph of prose,
+    # and no section whose heading only starts with such a word ("Decisional …") or says it later ("Proposed, not
+    # decided")
+    concluded = {}
+    for vault in VAULTS:
+        for path in sorted((CORPORA / vault).rglob("*.md")):
+            body = path.read_text(encoding="utf-8", errors="replace")
+            for chunk in chunk_note(path.stem, body, max_chars=1500):
+                if _decides(chunk.heading, chunk.text):
+                    concluded.setdefault(path.name, decision_of(chunk.text))
+    assert sorted(concluded) == ["Plugins 02 - Build a mind map plugin.md", "outline.md"]
+    for said in concluded.values():
+        assert said and len(said) <= 400 and not said.lstrip().startswith("#"), said
+    assert (
+        "we walk through building a simple but powerful mind map plugin"
+        in concluded["Plugins 02 - Build a mind map plugin.md"]
+    )
+    assert not _decision_heading("ADR > Proposed, not decided") and not _decision_heading("Notes > Decisional trees")
+    assert _decision_heading("Embedding Model Shortlist > Decision for v1")
+
+
+def _decision_heading(path: str) -> bool:
+    return re.search(DECISION_HEADING_PATH, path, re.I) is not None
+
+
+def _decides(path: str, text: str) -> bool:
+    """As the candidates' statement finds the passage that holds a note's decision."""
+    return _decision_heading(path) or re.search(DECISION_HEADING_LINE, text, re.I) is not None

@@ -52,6 +52,7 @@ class Source:
     heading: str = ""  # the nearest heading of the section it was read from, not the note's title (`section_of`)
     title: str = ""  # the note's
     byline: str = ""  # the note's byline ("**Author:** …"), when the passage does not hold it (`byline_of`)
+    decision: str = ""  # what the note decided, when the passage does not say it (`decision_of`)
 
     @property
     def is_proposal(self) -> bool:
@@ -108,7 +109,8 @@ def _quoting_the_lead(
 
 def _sentences_of(source: Source) -> list[str]:
     byline = read_passage(source.byline).sentences if source.byline else []
-    return [*read_passage(source.text, source.heading).sentences, *byline]
+    decision = read_passage(source.decision).sentences if source.decision else []
+    return [*read_passage(source.text, source.heading).sentences, *byline, *decision]
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
@@ -126,7 +128,10 @@ def misattribution(
 
 
 def passages_of(sources: Sequence[Source]) -> list[Passage]:
-    return [Passage(number=s.number, text=s.text, heading=s.heading, title=s.title, byline=s.byline) for s in sources]
+    return [
+        Passage(number=s.number, text=s.text, heading=s.heading, title=s.title, byline=s.byline, decision=s.decision)
+        for s in sources
+    ]
 
 
 def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str], list[int]]:
@@ -188,6 +193,7 @@ def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
     for s in sources:
         kind = ' proposal="yes"' if s.is_proposal else ""
         text = f"{s.byline}\n\n{s.text}" if s.byline else s.text  # the note's byline says who and when of it all
+        text = f"{text}\n\nDecision: {s.decision}" if s.decision else text  # what the note settled on, said elsewhere
         blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]

@@ -149,6 +149,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 heading=c.heading,
                 text=c.text,
                 byline=c.byline,
+                decision=c.decision,
                 sources=[{"note": c.note, "chunk": c.chunk, "vault": c.vault, "path": c.path}],
                 score=rated.score,
                 probability=rated.probability,
@@ -231,6 +232,7 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
             heading=answering.section_of(i.heading, i.title),
             title=i.title,
             byline=i.byline,
+            decision=i.decision,
         )
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
@@ -471,6 +473,7 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
         "id": item.pk,
         "text": item.text,
         "byline": item.byline,
+        "decision": item.decision,
         "note": item.note_id,
         "vault": item.vault_id,
         "path": item.path,

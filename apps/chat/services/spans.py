@@ -16,7 +16,7 @@ from itertools import islice, zip_longest
 from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
-from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
+from apps.notes.markdown import DECISION_HEADING_PATH, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
@@ -241,8 +241,9 @@ ASKS_WHAT_WAS_DECIDED = re.compile(
     r"went\s+with|opt(?:ed)?\s+for|agreed?\s+on)\b",
     re.I,
 )
+DECISION = "Decision"
 DECIDING_WORDS = "decide decided decision choose chose chosen pick picked select selected settle opt agree went"
-DECISION_HEADING = re.compile(r"^\s*(?:the\s+|our\s+)?(?:decision|outcome|resolution|verdict|conclusion)s?\b", re.I)
+DECISION_HEADING = re.compile(DECISION_HEADING_PATH, re.I)
 # A question that asks when something happens as a rule ("When does the weekly review happen?"): the date a note
 # was written or a turn was said is not when it recurs.
 ASKS_WHEN_AS_A_RULE = re.compile(r"^\s*when\s+(?:do|does)\b", re.I)
@@ -365,6 +366,7 @@ class Passage:
     heading: str = ""  # the nearest heading of the section it was read from ("Known issue: large pages hang")
     title: str = ""  # its note's
     byline: str = ""  # its note's byline, when the passage does not hold it
+    decision: str = ""  # what its note decided, when the passage does not say it
 
 
 @dataclass(frozen=True)
@@ -898,6 +900,7 @@ def answer_span(
     titles = (
         frozenset(label for p in passages[:first] for label in _link_labels(p.text)) if kind == "who" else frozenset()
     )
+    asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
     for place, passage in enumerate(passages[:first]):
         read = read_passage(passage.text, passage.heading)
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
@@ -906,6 +909,9 @@ def answer_span(
             # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
             byline = read_passage(passage.byline)
             lines += [(byline, line) for line in byline.sentences if _byline_answers(kind, line, question, wanted)]
+        if passage.decision and asks_decision:
+            settled = read_passage(passage.decision, DECISION)  # "Celery with Redis." under its note's "## Decision"
+            lines += [(settled, line) for line in settled.sentences]
         for read, line in lines:
             if line.endswith("?"):
                 continue  # a question asked back is no answer
@@ -933,7 +939,6 @@ def answer_span(
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
-    asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
     if asks_decision and not closeness and (decided := _decided(candidates, wanted)):
         return decided
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
@@ -1053,7 +1058,7 @@ def _decided(candidates: Sequence[_Candidate], wanted: set[str]) -> Span | None:
     sections: dict[int, list[_Candidate]] = {}  # by the passage's place
     for candidate in candidates:
         heading = candidate.read.heading_of.get(candidate.sentence, "") if candidate.read else ""
-        if not candidate.row and DECISION_HEADING.match(heading):
+        if not candidate.row and DECISION_HEADING.search(heading):
             sections.setdefault(candidate.key[-1], []).append(candidate)
     scored = []
     for said in sections.values():
