@@ -20,6 +20,7 @@ import yaml
 from apps.notes.blocks import Block, block_lines, block_tree, piece_name, split_block
 from apps.notes.syntax import (
     BLOCK_UUID,
+    code_block_lines,
     prose_only,
     with_block_references_shown,
     without_comments,
@@ -584,29 +585,49 @@ def byline_of(opening: str) -> str:
     return paragraph if BYLINE_LABEL.search(paragraph) and len(paragraph) <= BYLINE_CHARS else ""
 
 
-# The heading under which a note says what it settled on ("## Decision", "## Decision for v1", "## Outcome"), where
-# the rest of such a note weighs the options; as regular expressions PostgreSQL reads too (case aside): the last
-# heading of a chunk's heading path ("ADR-009 Job Queue > Decision"), and such a heading's line in a chunk's text.
-_DECIDED = r"((the|our) +)?(decision|outcome|resolution|verdict|conclusion)s?"
-DECISION_HEADING_PATH = rf"(^|>)\s*{_DECIDED}([^a-z>][^>]*)?$"
-DECISION_HEADING_LINE = rf"(^|\n)\s*(-\s+)?#{{1,6}} +{_DECIDED}([^a-z\n][^\n]*)?(\n|$)"
+# The heading under which a note says what it settled on ("## Decision", "## Decision for v1", "## Decision Outcome",
+# "## Conclusion"), where the rest of such a note weighs the options; not "Decision Drivers", "Decisions So Far" or
+# "Decision Log". As regular expressions PostgreSQL reads too (case aside): the last heading of a chunk's
+# heading path ("ADR-009 Job Queue > Decision"), and such a heading's line in a chunk's text.
+_DECIDED = r"((the|our|final) +)?(decisions?( +outcome)?|outcome|conclusions?|verdict)"
+DECISION_HEADING = rf"\s*{_DECIDED}( *[:(–—-].*| +for +.*)?\s*"  # the heading's own words, whole
+DECISION_HEADING_PATH = rf"(^|\s>)\s*{_DECIDED}( *[:(–—-][^>]*| +for +[^>]*)?\s*$"
+_DECISION_LINE = rf"\s*(-\s+)?#{{1,6}} +{_DECIDED}( *[:(–—-][^\n]*| +for +[^\n]*)?\s*"
+DECISION_HEADING_LINE = rf"(^|\n){_DECISION_LINE}(\n|$)"
+_A_HEADING_LINE = re.compile(r"^\s*(?:-\s+)?#{1,6}\s")  # in an outline's item too ("- ## Notes")
 DECISION_CHARS = 400  # what a note decided, in a paragraph or two sentences; a longer one is cut at a sentence
 
 
-def decision_of(text: str) -> str:
+def decision_of(text: str, heading: str = "") -> str:
     """What a note decided, read from the passage that holds its decision section: the first paragraph under the
-    section's heading ("## Decision" over "Celery with Redis. Redis is needed anyway, …"), or the passage's first when
-    the passage opens the section (its heading is in the passage's heading path); the sentences of a long one that fit
-    in `DECISION_CHARS`. It belongs to every passage of the note, though only one holds it."""
-    heading = re.search(DECISION_HEADING_LINE, text, re.I)
-    for paragraph in re.split(r"\n[ \t]*\n", text[heading.end() :] if heading else text):
-        paragraph = paragraph.strip()
-        if not paragraph or HEADING.match(paragraph.split("\n", 1)[0]):
+    section's heading ("## Decision" over "Celery with Redis. Redis is needed anyway, …"), or the passage's first
+    when the passage opens the section (its `heading` path ends in it); "" when the section says nothing before the
+    next heading, or its heading is only an example in a code block. A long paragraph is cut after its last sentence
+    within `DECISION_CHARS`. It belongs to every passage of the note, though only one holds it."""
+    lines = text.splitlines()
+    code = code_block_lines(text)
+    if re.search(DECISION_HEADING_PATH, heading, re.I):
+        start = 0
+    else:
+        opening = (i for i, line in enumerate(lines) if i not in code and re.fullmatch(_DECISION_LINE, line, re.I))
+        start = next(opening, -1) + 1
+        if not start:
+            return ""
+    paragraph: list[str] = []
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if index not in code and _A_HEADING_LINE.match(line):
+            break
+        if not line.strip():
+            if paragraph:
+                break
             continue
-        if len(paragraph) <= DECISION_CHARS:
-            return paragraph
-        return paragraph[:DECISION_CHARS].rsplit(". ", 1)[0].rstrip(".") + "."
-    return ""
+        paragraph.append(line.strip())
+    said = re.sub(r"^[-*+]\s+", "", "\n".join(paragraph))
+    if len(said) <= DECISION_CHARS:
+        return said
+    cut = said[:DECISION_CHARS]
+    return cut.rsplit(". ", 1)[0].rstrip(".") + "." if ". " in cut else cut.rsplit(" ", 1)[0] + " …"
 
 
 def properties_text(frontmatter: dict[str, Any]) -> str:

@@ -32,14 +32,16 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
            (SELECT f.text FROM notes_chunk f
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
             ORDER BY f.id LIMIT 1), '') END AS opening,
-       CASE WHEN c.heading ~* %(decision)s OR c.text ~* %(decision_line)s THEN '' ELSE COALESCE(
-           (SELECT d.text FROM notes_chunk d
-            WHERE d.note_id = c.note_id AND d.tier = 'hot' AND d.vault_id = ANY(%(scope)s)
-                AND (d.heading ~* %(decision)s OR d.text ~* %(decision_line)s)
-            ORDER BY d.ordinal, d.id LIMIT 1), '') END AS decision
+       COALESCE(decided.heading, ''), COALESCE(decided.text, '')
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
+LEFT JOIN LATERAL (
+    SELECT d.heading, d.text FROM notes_chunk d
+    WHERE d.note_id = c.note_id AND d.tier = 'hot' AND d.vault_id = ANY(%(scope)s)
+        AND (d.heading ~* %(decision)s OR d.text ~* %(decision_line)s)
+    ORDER BY d.ordinal, d.id LIMIT 1
+) decided ON NOT (c.heading ~* %(decision)s OR c.text ~* %(decision_line)s)
 WHERE c.id = ANY(%(chunks)s) AND c.vault_id = ANY(%(scope)s)
 """
 
@@ -88,7 +90,7 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, decided = row
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided = row
     return Candidate(
         chunk,
         note,
@@ -102,5 +104,5 @@ def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
         float(similarity),
         embedded=bool(embedded),
         byline=byline_of(opening),
-        decision=decision_of(decided),
+        decision=decision_of(decided[1], decided[0]),
     )

@@ -604,8 +604,17 @@ def test_what_was_decided_is_read_from_the_decision_a_note_heads():
     assert lead("Which embedding model did we pick?", [ADR, shortlist]).text.startswith("nomic-embed-text")
     # a decision of a note about something else answers nothing of the question
     assert _led("Which embedding model did we pick?", [ADR]) != "Celery with Redis."
-    # a question that asks for no decision reads the note's sentences as before
-    assert _led("What is attractive about a Postgres-backed queue?", [ADR]) != "Celery with Redis."
+    # among a meeting's decisions, the one the question names
+    meeting = "## Decisions\n\n- Task-line convention: accepted.\n- Kubernetes: explicitly *not* in v1.\n"
+    sync = _note("2024-04-09 Architecture Sync", meeting)
+    assert lead("What did we decide about Kubernetes?", [sync]).text == "Kubernetes: explicitly not in v1."
+    # picking up, a heading that only starts with the word, or a note titled so: no decision is asked for or said
+    plugin = _note("Mind map plugin", "It picks up every block of the page.", heading="Conclusion")
+    assert (
+        lead("Which blocks does the mind map plugin pick up?", [plugin]).text == "It picks up every block of the page."
+    )
+    drivers = _note("ADR-010 Queue", "## Decision Drivers\n\nMust run without Redis.\n\n## Decision Outcome\n\nRQ.")
+    assert lead("Which queue did we choose?", [drivers]).text == "RQ."
 
 
 def test_things_asked_for_are_the_column_a_table_heads_with_them():
@@ -620,18 +629,26 @@ def test_things_asked_for_are_the_column_a_table_heads_with_them():
     assert not _led("Which variety is a plum tomato?", [tomatoes]).startswith("Variety:")
     # a column of a note that says nothing else of the question is no answer to it
     assert not _led("What varieties of apple grow well?", [tomatoes]).startswith("Variety:")
+    # the question says a word of some rows: those rows answer, not the whole column
+    assert not _led("Which tomato varieties are cherry tomatoes?", [tomatoes]).startswith("Variety:")
 
 
 def test_a_note_date_says_when_it_happened_not_when_it_happens_as_a_rule():
     adr = source("**Date:** 20 February 2024. **Reviewed in:** the weekly architecture sync.")
     assert lead("When was ADR-007 reviewed?", [adr]).text == "20 February 2024"
-    assert lead("When does the weekly architecture sync happen?", [adr]) is None  # quoted below, not led with
+    # the sentence leads, not the date it was written on
+    assert (
+        lead("When does the weekly architecture sync happen?", [adr]).text
+        == "Reviewed in: the weekly architecture sync."
+    )
 
 
 def test_a_number_that_counts_another_thing_is_no_count_of_what_is_asked():
     rack = _note("Server Room Rack Inventory", "One 24U rack in the basement. Power: two PDUs, A and B.")
     assert lead("How many units does the rack have?", [rack]) is None  # not "One" (racks), not "two" (PDUs)
     assert lead("How many PDUs does the rack have?", [rack]).text == "two"
+    assert lead("How many releases did we ship in 2024?", [source("We shipped 4 in 2024.")]).text == "4"
+    assert lead("How many people came?", [source("12 attendees came to the meetup.")]).text == "12"
     focaccia = _note("Focaccia al Rosmarino", "Rest for 2 hours at room temperature. Bake at 220 °C for 25 minutes.")
     other = _note("Zibaldone", "If search cannot find the focaccia temperature, that is a bug.", number=2)
     assert lead("What temperature for the focaccia?", [focaccia, other]).text == "220 °C"  # its note is the focaccia

@@ -16,7 +16,8 @@ from itertools import islice, zip_longest
 from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
-from apps.notes.markdown import DECISION_HEADING_PATH, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
+from apps.notes.markdown import DECISION_HEADING as DECISION_HEADING_WORDS
+from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
@@ -237,13 +238,12 @@ RECORD_WORDS = 2
 # the heading a note gives the part where it says what it settled on ("## Decision", "## Decision for v1"): the rest
 # of such a note weighs the options, each in words as close to the question.
 ASKS_WHAT_WAS_DECIDED = re.compile(
-    r"\b(?:decide[sd]?|decision|choose|chose|chosen|pick(?:ed|s)?|select(?:ed|s)?|settled?\s+on|go(?:es)?\s+with|"
-    r"went\s+with|opt(?:ed)?\s+for|agreed?\s+on)\b",
+    r"\b(?:decide[sd]?|decision|choose|chose|chosen|pick(?:ed)?(?!\s+up\b)|agreed\s+on|opted\s+for|settled\s+on|"
+    r"(?:we|they|you|i)\s+(?:go|went)\s+with)\b",
     re.I,
 )
 DECISION = "Decision"
-DECIDING_WORDS = "decide decided decision choose chose chosen pick picked select selected settle opt agree went"
-DECISION_HEADING = re.compile(DECISION_HEADING_PATH, re.I)
+DECISION_HEADING = re.compile(DECISION_HEADING_WORDS, re.I)
 # A question that asks when something happens as a rule ("When does the weekly review happen?"): the date a note
 # was written or a turn was said is not when it recurs.
 ASKS_WHEN_AS_A_RULE = re.compile(r"^\s*when\s+(?:do|does)\b", re.I)
@@ -253,7 +253,6 @@ CHECKBOX = re.compile(r"^\[.\]\s+")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
 TEMPERATURE_ASKED = "what temperature"
-MEASURED_BY_ITS_NOTE = ("how long", "how much", COST, TEMPERATURE_ASKED)  # a recipe's time, a job's cost
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old", TEMPERATURE_ASKED)
 # Labels that name a kind of answer, as a note's "Key: value" line opens ("Duration: …", "Owner: …").
 KIND_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{1,20}):\s+\S")
@@ -594,27 +593,16 @@ def _count(sentence: str, question: str = "") -> str | None:
             continue
         if counted and _counts_one_of(sentence[match.end() :], others):
             continue  # "One 24U rack" counts the rack, not the units asked about
-        if counted and _counts_other_things(sentence[match.end() :]):
-            continue  # "two PDUs" counts PDUs, not the units asked about
         return match.group(0)
     return None
 
 
 def _counts_one_of(after: str, named: set[str]) -> bool:
-    """Whether the words after a number (two at most: "24U rack") are a thing among `named`, as `terms`."""
-    return any(set(terms(word.group(0))) & named for word in islice(re.finditer(r"[^\s,.;:!?()]+", after), 2))
-
-
-def _counts_other_things(after: str) -> bool:
-    """Whether the words after a number (two at most, up to a stop word) say a plural: "two PDUs", "three old
-    kilns"; not "twice this year", nor "3 little ones", which stands for what is counted."""
-    for word in islice(re.finditer(r"[A-Za-z]+", after), 2):
-        said = word.group(0)
-        if said.lower() in STOP or said.lower() == "ones":
-            return False
-        if len(said) > 3 and said.endswith("s") and not said.lower().endswith(("ss", "us", "is")):
-            return True
-    return False
+    """Whether what a number counts is a thing among `named` (as `terms`): the word after it, or after its size
+    ("One 24U rack"); not "12 attendees came", whose verb the question may say, nor "4 in 2024"."""
+    words = [word.group(0) for word in islice(re.finditer(r"[^\s,.;:!?()]+", after), 2)]
+    counted = words[1] if len(words) > 1 and any(ch.isdigit() for ch in words[0]) else words[0] if words else ""
+    return counted.lower() not in STOP and bool(set(terms(counted)) & named)
 
 
 def _counted(question: str) -> set[str]:
@@ -939,7 +927,7 @@ def answer_span(
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
-    if asks_decision and not closeness and (decided := _decided(candidates, wanted)):
+    if asks_decision and not closeness and (decided := _decided(question, candidates, wanted)):
         return decided
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
         return column
@@ -1004,8 +992,6 @@ def answer_span(
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
         return None  # the closest sentence shares no word with the question: it is quoted below, not led with
-    if kind == "when" and not closeness:
-        return None  # "Reviewed in: the weekly architecture sync." says no time: quoted below, not led with
     if not closeness and _barely_about(chosen, wanted):
         return None  # "Please make the app stable …" for a long question about crash reports: quoted, not led with
     if kind == "how many" and not closeness and not _mentions_what_is_counted(question, chosen.sentence):
@@ -1039,59 +1025,70 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
 
 
 def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> float:
-    """For a measure, a note's sentence's closeness with its note's title: "Bake at 220 °C for 22 to 25 minutes" in
-    Focaccia al Rosmarino says the focaccia's temperature. A person or a count in a note about the subject is not
-    always the one asked about ("Current order: Tobias, …" for "Who is on call?"); a conversation's turn is titled by
-    its speaker, and a table's row by a note of many rows: theirs is their closeness alone."""
-    measured = kind in MEASURED_BY_ITS_NOTE
-    if not measured or candidate.row or candidate.read is None or candidate.read.speaker is not None:
+    """For a temperature, a note's sentence's closeness with its note's title: "Bake at 220 °C for 22 to 25 minutes"
+    in Focaccia al Rosmarino says the focaccia's temperature, as a note says few. A time or an amount is said of many
+    things of a note ("How long does the focaccia keep?" is not its bake time); a conversation's turn is titled by its
+    speaker, and a table's row by a note of many rows: theirs is their closeness alone."""
+    if kind != TEMPERATURE_ASKED or candidate.row or candidate.read is None or candidate.read.speaker is not None:
         return candidate.key[1]
     heading = candidate.read.heading_of.get(candidate.sentence, "")
     return shared_words(wanted, candidate.sentence, f"{heading}\n{candidate.passage.title}")
 
 
-def _decided(candidates: Sequence[_Candidate], wanted: set[str]) -> Span | None:
-    """For "Which job queue did we choose?", the first sentence under a note's decision heading ("## Decision" over
-    "Celery with Redis."), of the passage whose note's title, then whose decision, says most of the question besides
-    its asking for a decision; None when no passage has one that says any of it."""
-    asked = wanted - _deciding_terms()
+def _decided(question: str, candidates: Sequence[_Candidate], wanted: set[str]) -> Span | None:
+    """For "Which job queue did we choose?", a sentence under a note's decision heading ("## Decision" over "Celery
+    with Redis."): of the passage whose note's title, then whose decision, says most of the question besides its
+    asking for a decision, the decision that says most of it, else the first ("Kubernetes: explicitly not …" among a
+    meeting's decisions for "What did we decide about Kubernetes?"); None when no decision says any of the question
+    and no note it heads is titled by it."""
+    asking = {term for found in ASKS_WHAT_WAS_DECIDED.finditer(question) for term in terms(found.group(0))}
+    asked = wanted - asking
     sections: dict[int, list[_Candidate]] = {}  # by the passage's place
     for candidate in candidates:
         heading = candidate.read.heading_of.get(candidate.sentence, "") if candidate.read else ""
-        if not candidate.row and DECISION_HEADING.search(heading):
+        if not candidate.row and DECISION_HEADING.fullmatch(heading):
             sections.setdefault(candidate.key[-1], []).append(candidate)
     scored = []
     for said in sections.values():
         passage, place = said[0].passage, said[0].key[-1]
-        titled = shared_words(asked, passage.title)
-        stated = len(asked & {term for c in said for term in terms(c.sentence)})
+        # each decision opens a line of its own ("- Kubernetes: explicitly not in v1."); the sentences after it in
+        # its paragraph give its reasons
+        openers = [c for c in said if c.read is None or c.read.line_of.get(c.sentence, "").startswith(c.sentence)]
+        closest = max(openers or said, key=lambda c: (shared_words(asked, c.sentence), -said.index(c)))
+        titled, stated = shared_words(asked, passage.title), shared_words(asked, closest.sentence)
         if titled or stated:
-            scored.append(((titled, stated, place), said[0]))
+            scored.append(((titled, stated, place), closest))
     if not scored:
         return None
-    first = max(scored, key=lambda found: found[0])[1]
-    return Span(first.sentence, first.passage.number, first.sentence)
-
-
-@cache
-def _deciding_terms() -> frozenset[str]:
-    return frozenset(terms(DECIDING_WORDS))
+    chosen = max(scored, key=lambda found: found[0])[1]
+    return Span(chosen.sentence, chosen.passage.number, chosen.sentence)
 
 
 def _column_asked_for(question: str, passages: Sequence[Passage], wanted: set[str]) -> Span | None:
     """For "What tomato varieties are we growing?", the cells of a table's column headed by the things asked for
-    ("Variety" over Sungold, San Marzano, …), in a passage whose note says another of the question's words; None when
-    the question asks for one thing (its row or sentence answers) or no column is headed so."""
+    ("Variety" over Sungold, San Marzano, …), in the passage whose note's title says most of the question's other
+    words; None when the question asks for one thing (its row or sentence answers), when no such note has a column
+    headed so, or when the table's cells alone say another of its words ("Which varieties are cherry tomatoes?": the
+    rows that say cherry answer, not all of them)."""
     asked = ASKED_THING.match(question)
     word = asked.group(1).lower() if asked else ""
     name = stem(word)
     if not word.endswith("s") or word.endswith("ss") or name == word:
         return None
     others = wanted - {name}
-    for passage in passages:
-        if others and not shared_words(others, f"{passage.title}\n{passage.text}"):
-            continue
+    titled = sorted(
+        ((shared_words(others, f"{p.title}\n{p.heading}"), -place, p) for place, p in enumerate(passages)),
+        key=lambda found: found[:2],
+        reverse=True,
+    )
+    for shared, _, passage in titled:
+        if not shared:
+            break
+        outside = "\n".join(line for line in passage.text.splitlines() if not TABLE_ROW.match(line))
+        said_elsewhere = set(terms(f"{passage.title}\n{passage.heading}\n{outside}"))
         for header, *body in _tables(passage.text):
+            if (others - said_elsewhere) & {term for row in body for cell in row for term in terms(cell)}:
+                continue  # a word only some rows say picks those rows
             for column, cell in enumerate(header):
                 cells = [row[column] for row in body if column < len(row) and row[column]]
                 if terms(cell) == [name] and len(cells) > 1:
