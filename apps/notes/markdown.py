@@ -623,7 +623,7 @@ def decision_of(text: str, heading: str = "") -> str:
                 break
             continue
         paragraph.append(line.strip())
-    said = re.sub(r"^[-*+]\s+", "", "\n".join(paragraph))
+    said = "\n".join(paragraph)  # a list of decisions stays one
     if len(said) <= DECISION_CHARS:
         return said
     cut = said[:DECISION_CHARS]

@@ -608,6 +608,10 @@ def test_what_was_decided_is_read_from_the_decision_a_note_heads():
     meeting = "## Decisions\n\n- Task-line convention: accepted.\n- Kubernetes: explicitly *not* in v1.\n"
     sync = _note("2024-04-09 Architecture Sync", meeting)
     assert lead("What did we decide about Kubernetes?", [sync]).text == "Kubernetes: explicitly not in v1."
+    # asked for all of them, all of them; a decision said in a paragraph is said alone, its reasons left below it
+    listed = "Decisions: Task-line convention: accepted; Kubernetes: explicitly not in v1."
+    assert lead("What did we decide in the architecture sync?", [sync]).text == listed
+    assert lead("What did we decide on the job queue?", [ADR]).text == "Celery with Redis."
     # picking up, a heading that only starts with the word, or a note titled so: no decision is asked for or said
     plugin = _note("Mind map plugin", "It picks up every block of the page.", heading="Conclusion")
     assert (

@@ -39,6 +39,11 @@ def _lead(vault, question: str) -> str:
         ("Which embedding model did we pick?", "nomic-embed-text, decided 14 March 2024."),  # under "Decision for v1"
         ("Which job queue did we choose?", "Celery with Redis."),  # its "## Decision", not an option it weighed
         ("What did ADR-004 decide?", "The Markdown files on disk are canonical."),  # not an index line naming it
+        ("What did we decide about Kubernetes?", "Kubernetes: explicitly not in v1."),  # the one of two asked about
+        (
+            "What did we decide in the architecture sync?",
+            "Decisions: Task-line convention: accepted; Kubernetes: explicitly not in v1.",
+        ),
         ("What tomato varieties are we growing?", "Variety: Sungold; San Marzano; Black Krim; Latah."),  # the column
         ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
     ],

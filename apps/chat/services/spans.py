@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
 from itertools import islice, zip_longest
@@ -1038,9 +1038,10 @@ def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> fl
 def _decided(question: str, candidates: Sequence[_Candidate], wanted: set[str]) -> Span | None:
     """For "Which job queue did we choose?", a sentence under a note's decision heading ("## Decision" over "Celery
     with Redis."): of the passage whose note's title, then whose decision, says most of the question besides its
-    asking for a decision, the decision that says most of it, else the first ("Kubernetes: explicitly not …" among a
-    meeting's decisions for "What did we decide about Kubernetes?"); None when no decision says any of the question
-    and no note it heads is titled by it."""
+    asking for a decision, the decision that says most of it ("Kubernetes: explicitly not …" among a meeting's
+    decisions for "What did we decide about Kubernetes?"), else, when it lists them, all of them ("What did we decide
+    in the architecture sync?"), else the first; None when no decision says any of the question and no note it heads
+    is titled by it."""
     asking = {term for found in ASKS_WHAT_WAS_DECIDED.finditer(question) for term in terms(found.group(0))}
     asked = wanted - asking
     sections: dict[int, list[_Candidate]] = {}  # by the passage's place
@@ -1056,12 +1057,26 @@ def _decided(question: str, candidates: Sequence[_Candidate], wanted: set[str]) 
         openers = [c for c in said if c.read is None or c.read.line_of.get(c.sentence, "").startswith(c.sentence)]
         closest = max(openers or said, key=lambda c: (shared_words(asked, c.sentence), -said.index(c)))
         titled, stated = shared_words(asked, passage.title), shared_words(asked, closest.sentence)
+        listed = [c.sentence for c in openers if _listed(c)]
+        if not stated and len(listed) > 1:
+            heading = closest.read.heading_of.get(closest.sentence, DECISION) if closest.read else DECISION
+            heading = "Decisions" if heading == DECISION else heading  # a carried decision's, which lists several
+            whole = f"{heading}: {_said([sentence.rstrip('.') for sentence in listed])}."
+            closest = replace(closest, sentence=whole)
         if titled or stated:
             scored.append(((titled, stated, place), closest))
     if not scored:
         return None
     chosen = max(scored, key=lambda found: found[0])[1]
     return Span(chosen.sentence, chosen.passage.number, chosen.sentence)
+
+
+def _listed(candidate: _Candidate) -> bool:
+    """Whether the sentence is an item of a list in its passage, or in the decision its note carries ("- Task-line
+    convention: accepted.")."""
+    line = candidate.read.line_of.get(candidate.sentence, "") if candidate.read else ""
+    lines = f"{candidate.passage.text}\n{candidate.passage.decision}".splitlines()
+    return bool(line) and line in (plain_line(raw) for raw in lines if OUTLINE.match(raw))
 
 
 def _column_asked_for(question: str, passages: Sequence[Passage], wanted: set[str]) -> Span | None:
