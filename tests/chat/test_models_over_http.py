@@ -195,18 +195,29 @@ def test_learned_odds_order_within_a_model_s_score_and_never_above_it(llm_server
     assert [r.candidate for r in result.survivors] == [answer, useful, other]
 
 
-def test_the_model_reads_the_notes_byline_with_a_later_section_of_it(llm_server, owner, vault):
+JOBS_LOST = "The embedding jobs ran in the web process and a deploy lost whatever was in flight. " * 6
+
+
+def _ask_the_model(llm_server, owner, vault, byline: str, decision: str, question: str, answer: str) -> dict:
+    """A note with a long context between its byline and its decision, so the two are separate passages; the model
+    (scripted) scores every passage 5 and answers `answer`."""
     Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
-    background = "The embedding jobs ran in the web process and a deploy lost whatever was in flight. " * 6
-    make_note(
+    make_note(vault, "Job Queue.md", f"# Job Queue\n\n{byline}## Context\n\n{JOBS_LOST}\n\n## Decision\n\n{decision}\n")
+    llm_server.replies += [scores(5), {"content": answer}]
+    body = {"vaults": [vault.pk], "message": question}
+    return api(owner).post("/api/chat/", body, format="json").json()
+
+
+def test_the_model_reads_the_notes_byline_with_a_later_section_of_it(llm_server, owner, vault):
+    reply = _ask_the_model(
+        llm_server,
+        owner,
         vault,
-        "Job Queue.md",
-        "# Job Queue\n\n**Date:** 5 March 2024. **Decided by:** Priya Raman.\n\n## Context\n\n"
-        f"{background}\n\n## Decision\n\nUse Celery with late acknowledgement for the embedding jobs.\n",
+        "**Date:** 5 March 2024. **Decided by:** Priya Raman.\n\n",
+        "Use Celery with late acknowledgement for the embedding jobs.",
+        "Who chose Celery with late acknowledgement?",
+        "Priya Raman decided it [1].",
     )
-    llm_server.replies += [scores(5), {"content": "Priya Raman decided it [1]."}]
-    body = {"vaults": [vault.pk], "message": "Who chose Celery with late acknowledgement?"}
-    reply = api(owner).post("/api/chat/", body, format="json").json()
 
     assert "Decided by" not in reply["context"][0]["text"]  # the passage found is the decision section
     prompt = llm_server.requests[1]["body"]["messages"][1]["content"]
@@ -215,16 +226,15 @@ def test_the_model_reads_the_notes_byline_with_a_later_section_of_it(llm_server,
 
 
 def test_the_model_reads_what_the_note_decided_with_an_earlier_section_of_it(llm_server, owner, vault):
-    Vault.objects.filter(pk=vault.pk).update(chat_settings={"deep_research": False})
-    background = "The embedding jobs ran in the web process and a deploy lost whatever was in flight. " * 6
-    make_note(
+    reply = _ask_the_model(
+        llm_server,
+        owner,
         vault,
-        "Job Queue.md",
-        f"# Job Queue\n\n## Context\n\n{background}\n\n## Decision\n\nCelery with late acknowledgement.\n",
+        "",
+        "Celery with late acknowledgement.",
+        "What did we do about embedding jobs lost in a deploy?",
+        "Celery [1].",
     )
-    llm_server.replies += [scores(5), {"content": "Celery [1]."}]
-    body = {"vaults": [vault.pk], "message": "What did we do about embedding jobs lost in a deploy?"}
-    reply = api(owner).post("/api/chat/", body, format="json").json()
 
     (context,) = [c for c in reply["context"] if "in flight" in c["text"]]
     assert "Celery" not in context["text"] and context["decision"] == "Celery with late acknowledgement."
