@@ -590,9 +590,17 @@ def byline_of(opening: str) -> str:
 # "Decision Log". As regular expressions PostgreSQL reads too (case aside): the last heading of a chunk's
 # heading path ("ADR-009 Job Queue > Decision"), and such a heading's line in a chunk's text.
 _DECIDED = r"((the|our|final) +)?(decisions?( +outcome)?|outcome|conclusions?|verdict)"
-DECISION_HEADING = rf"\s*{_DECIDED}( *[:(–—-].*| +for +.*)?\s*"  # the heading's own words, whole
-DECISION_HEADING_PATH = rf"(^|\s>)\s*{_DECIDED}( *[:(–—-][^>]*| +for +[^>]*)?\s*$"
-_DECISION_LINE = rf"\s*(-\s+)?#{{1,6}} +{_DECIDED}( *[:(–—-][^\n]*| +for +[^\n]*)?\s*"
+
+
+def _decided(rest: str) -> str:
+    """The heading's words, and what may follow them ("— final", " for v1"), in characters `rest` allows."""
+    return rf"{_DECIDED}( *[:(–—-]{rest}*| +for +{rest}*)?"
+
+
+_NOT_A_NEW_LINE = r"[^\n]"
+DECISION_HEADING = rf"\s*{_decided('.')}\s*"  # the heading's own words, whole
+DECISION_HEADING_PATH = rf"(^|\s>)\s*{_decided('[^>]')}\s*$"
+_DECISION_LINE = rf"\s*(-\s+)?#{{1,6}} +{_decided(_NOT_A_NEW_LINE)}\s*"
 DECISION_HEADING_LINE = rf"(^|\n){_DECISION_LINE}(\n|$)"
 _A_HEADING_LINE = re.compile(r"^\s*(?:-\s+)?#{1,6}\s")  # in an outline's item too ("- ## Notes")
 DECISION_CHARS = 400  # what a note decided, in a paragraph or two sentences; a longer one is cut at a sentence
