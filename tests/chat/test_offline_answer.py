@@ -336,6 +336,17 @@ def test_who_comes_after_someone_in_a_list_given_in_order():
     assert lead("Who is on call after Priya?", [short]).text == "Maren"
 
 
+def test_who_is_never_someone_the_sentence_says_did_not():
+    rota = source("Adaeze is not on the rota but is the escalation contact. The rota is kept by Tobias.")
+    assert lead("Who is on the rota?", [rota]).text == "Tobias"
+    for denied in ("Maren didn't sign off on the budget.", "Maren does not sign off on the budget."):
+        assert lead("Who signs off on the budget?", [source(denied)]).text == denied  # the sentence, not "Maren"
+    # asked who did not, the one who did not answers
+    refused = source("Adaeze is not on the rota but is the escalation contact.")
+    assert lead("Who is not on the rota?", [refused]).text == "Adaeze"
+    assert lead("Who never signs off?", [source("Maren never signs off on the budget.")]).text == "Maren"
+
+
 def test_tags_and_the_apps_own_properties_are_never_said_and_a_cloze_reads_as_its_words():
     block = source(
         "- We moved the proxy back to nginx. #postmortem #ops\n  logseq.order-list-type:: number\n"

@@ -89,6 +89,12 @@ NAMED_PERSON = re.compile(rf"\b(?!(?i:{'|'.join(sorted(OPENERS))})\s)[A-Z][a-z]+
 # A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
 GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
+# "Adaeze is not on the rota": what the sentence says of her is that she did not, so she answers no "who"
+SAID_NOT_TO = re.compile(
+    r"^\s+(?:(?:is|was|are|were|does|did|do|has|had|have|will|would|can|could|should)(?:\s+(?:not|never)\b|n['’]t\b)|"
+    r"(?:never|won['’]t|can['’]t)\b)",
+    re.I,
+)
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
@@ -483,10 +489,12 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
     folder …")."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
+    asked_who_did_not = bool(NEGATIONS & set(question.lower().replace("’", "'").split()))
     found = [
         m
         for m in NAMED_PERSON.finditer(text)
         if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
+        and (asked_who_did_not or not SAID_NOT_TO.match(text[m.end() :]))
         and not any(m.group(0).lower() in title != m.group(0).lower() for title in titles)
         and not NUMBER_WORDS.fullmatch(m.group(0))
         and not GERUND.fullmatch(m.group(0))
