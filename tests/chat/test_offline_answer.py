@@ -237,6 +237,30 @@ def test_a_passage_of_the_note_the_question_names_keeps_its_bullet():
     assert "- Mix flour, water and yeast; rest 20 minutes. [1]" in answer
 
 
+def test_a_note_that_never_says_the_name_a_question_gives_its_subject_is_not_led_with():
+    tls = Source(
+        1,
+        "ops/TLS Misconfiguration Postmortem.md",
+        "In the new nginx server block the listen directive read `listen 443;` instead of `listen 443 ssl;`, so "
+        "nginx spoke plain HTTP on the HTTPS port.",
+        "authored",
+        title="TLS Misconfiguration Postmortem",
+    )
+    redis = Source(
+        2,
+        "ops/Redis Outage Postmortem.md",
+        "What caused the outage: the broker URL defaulted to Redis on 127.0.0.1.",
+        "authored",
+        title="Redis Outage Postmortem",
+    )
+    found = lead("What caused the TLS outage?", [tls, redis])
+    assert found is None or found.number == 1  # not the Redis outage's cause, however many words it shares
+    assert lead("What caused the Redis outage?", [tls, redis]).number == 2
+    # a note not titled by the name keeps its say: the question's name may be incidental to it
+    untitled = Source(1, "ops/proxy.md", tls.text, "authored", title="Proxy Notes")
+    assert lead("What caused the TLS outage?", [untitled, redis]).number == 2
+
+
 def test_a_sentence_that_only_says_where_something_is_written_is_not_the_lead():
     sync = source("See Logseq Sync Encryption. Logseq Sync encrypts every file with Age before it leaves the device.")
     found = lead("What encryption does Logseq Sync use?", [sync])

@@ -88,6 +88,7 @@ OPENING_WORD = re.compile(rf"\s*(?i:{'|'.join(sorted(OPENERS))})\s+")
 NAMED_PERSON = re.compile(rf"\b(?!(?i:{'|'.join(sorted(OPENERS))})\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 # A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
 GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
+ASKED_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]*")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # "Adaeze is not on the rota": what the sentence says of her is that she did not, so she answers no "who"
 SAID_NOT_TO = re.compile(
@@ -940,6 +941,18 @@ def answer_span(
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
         return column
     said_lines = [c for c in candidates if not c.row]
+    named = _names_asked(question)
+    if any(named & set(_words(c.passage.title)) for c in said_lines):
+        # "What caused the TLS outage?" beside a note titled "TLS Misconfiguration Postmortem": a note's passage that
+        # does not say TLS, in its words, heading or title, speaks of another outage, however many of the question's
+        # other words it shares
+        said_lines = [
+            c
+            for c in said_lines
+            if named & set(_words(f"{c.passage.title} {c.passage.heading} {c.passage.text}"))
+            or c.read is None
+            or c.read.speaker is not None
+        ]
     if not said_lines:
         return None
     chosen = max(said_lines, key=lambda c: c.key)
@@ -1014,6 +1027,15 @@ def answer_span(
             return Span(taken, chosen.passage.number, chosen.sentence)
         whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
+
+
+def _names_asked(question: str) -> set[str]:
+    """The words a question names something by, past its first: "TLS" of "What caused the TLS outage?"."""
+    return {w.lower() for w in ASKED_NAME.findall(question.strip())} - STOP
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w-]+", text.lower())
 
 
 def _described(question: str, passages: Sequence[Passage]) -> Span | None:
