@@ -657,6 +657,24 @@ def properties_text(frontmatter: dict[str, Any]) -> str:
     )
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\S")
+_ENDS_A_STATEMENT = re.compile(r"[.!?](?:\s|$)")  # "Follows from ADR-009. Three queues:" says a statement first
+LIST_HEADING_WORDS = 8  # a line longer than a heading is a sentence, even with its full stop forgotten
+
+
+def heads_a_list(line: str, following: str) -> bool:
+    """Whether a paragraph's one line heads the list after it as a heading would ("Making and blind-baking the
+    crust", "Available options:" over "1. Preheat oven …"): short, no statement in it, not itself an item, a table's
+    row, a heading or a property ("DEADLINE: <2021-05-29 Sat>", "name:: Deadline"). `following`: the next line that
+    is not blank."""
+    said = line.strip().rstrip(":").strip()
+    if not said or line[:1].isspace() or _LIST_ITEM.match(line) or said.startswith(("|", "#", ">")) or ":" in said:
+        return False
+    if _ENDS_A_STATEMENT.search(said) or len(said.split()) > LIST_HEADING_WORDS:
+        return False
+    return _LIST_ITEM.match(following) is not None
+
+
 def chunk_note(
     title: str, body_with_frontmatter: str, *, max_chars: int, shown_blocks: Mapping[str, str] | None = None
 ) -> list[ChunkDraft]:
@@ -700,7 +718,14 @@ def chunk_note(
                 heading = path
             else:
                 if buffer and len(textwrap.dedent(f"{buffer}{part.joiner}{part.text}")) > budget:
+                    *before, last = buffer.rsplit("\n\n", 1)
+                    first_line = part.text.lstrip("\n").split("\n", 1)[0]
+                    last = last.strip("\n")
+                    carried = before and "\n" not in last and heads_a_list(last, first_line)
+                    buffer = before[0] if carried else buffer
                     flush()
+                    if carried:  # the line heading the list starts the chunk the list starts
+                        heading, buffer = path, last
                 if not buffer:
                     heading = path
                 buffer = f"{buffer}{part.joiner}{part.text}" if buffer else part.text

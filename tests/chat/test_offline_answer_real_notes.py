@@ -163,3 +163,16 @@ def test_the_things_a_table_lists_answer_as_its_column():
     vault = _vault("foam-docs", ["user/tools/cli/lint.md", "user/tools/cli/search.md", "user/tools/cli/links.md"])
     lead = _lead(_answer(vault, "What options does foam lint take?"))
     assert lead.startswith("Option: ") and all(o in lead for o in ("--fix", "--rule", "--workspace", "--format"))
+
+
+def test_a_line_heading_a_list_heads_its_steps_and_a_recipes_temperature_is_read_on_kepano_obsidian():
+    vault = _vault("kepano-obsidian", ["References/Brown butter nectarine tart.md"])
+    # "Making and blind-baking the crust" heads the steps, "1. Preheat oven to 425F/220C …" among them
+    assert _lead(_answer(vault, "At what temperature do I blind-bake the tart crust?")) == "425F/220C"
+
+
+def test_a_row_of_a_table_that_names_what_is_asked_answers_on_foam_docs():
+    notes = ["user/features/templates.md", "user/features/daily-notes.md", "user/tools/cli/lint.md"]
+    vault = _vault("foam-docs", notes)
+    lead = _lead(_answer(vault, "what does FOAM_SLUG produce in a template?"))
+    assert lead.startswith("Name: FOAM_SLUG · Description: The sluggified title of the note"), lead

@@ -17,7 +17,7 @@ from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, 
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import DECISION_HEADING as DECISION_HEADING_WORDS
-from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match
+from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match, heads_a_list
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
@@ -74,7 +74,8 @@ NUMBER_WORDS = re.compile(
 )
 PERSON = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 # Capitalised words that are no one: the calendar's, and a name the sentence gives a thing ("the Lindenhof building").
-CALENDAR = {*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+CALENDAR = {*MONTH_NAMES, *_WEEKDAYS, *(f"{day}s" for day in _WEEKDAYS)}  # "on Fridays" is a day too
 # Words that open a sentence capitalised without naming anyone (stop words aside), and pronouns that name no one
 # in particular ("Everyone"); a number word ("One week per person") is no one either.
 OPENERS = {
@@ -88,6 +89,8 @@ OPENING_WORD = re.compile(rf"\s*(?i:{'|'.join(sorted(OPENERS))})\s+")
 NAMED_PERSON = re.compile(rf"\b(?!(?i:{'|'.join(sorted(OPENERS))})\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 # A capitalised word ending in -ing names an act in a title ("ADR-007 Choosing pgvector"), not a person.
 GERUND = re.compile(r"[A-Z][a-z]{2,}ing")
+LAST_JOINTS = (", ", " and ", ", and ")
+SETTLED = re.compile(r"^(?:agreed|decided|decision|resolved|settled)\b", re.I)
 ASKED_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]*")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
 # "Adaeze is not on the rota": what the sentence says of her is that she did not, so she answers no "who"
@@ -260,6 +263,7 @@ CHECKBOX = re.compile(r"^\[.\]\s+")
 # The kinds of question whose answer is a span of the sentence (a name, a number, a duration, a place).
 COST = "what it cost"  # a "how much" question about money
 TEMPERATURE_ASKED = "what temperature"
+TITLED_KINDS = (TEMPERATURE_ASKED, "who")  # said of a note's subject more than of other things it names
 TYPED = ("who", "where", "how many", "how much", COST, "how often", "how long", "how old", TEMPERATURE_ASKED)
 # Labels that name a kind of answer, as a note's "Key: value" line opens ("Duration: …", "Owner: …").
 KIND_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{1,20}):\s+\S")
@@ -284,7 +288,12 @@ DOER_OF |= {"designer": "design", "developer": "develop", "founder": "found", "i
 DOER_OF |= {"painter": "paint", "photographer": "photograph", "performer": "perform", "moderator": "moderate"}
 DOER_OF |= {"coordinator": "coordinate", "manager": "manage", "sponsor": "sponsor", "builder": "build"}
 ASKS_TEMPERATURE = re.compile(r"\b(?:temperature|how (?:hot|warm|cold))\b", re.I)
-TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)", re.I)
+# "220 °C", "450 degrees", and a recipe's "425F/220C" (a bare letter only right after two or three digits: "3 c
+# sugar" is a measure)
+_ONE_TEMPERATURE = (
+    r"(?:-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)|\b-?\d{2,3}(?-i:[CF])\b)"
+)
+TEMPERATURE = re.compile(rf"{_ONE_TEMPERATURE}(?:\s?/\s?{_ONE_TEMPERATURE})?", re.I)
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
@@ -410,6 +419,7 @@ def read_passage(text: str, heading: str = "") -> Read:
     heading_of: dict[str, str] = {}
     headings = [(-1, heading)] if heading else []
     headings += _headings(text)
+    heads = {said for _, said in headings}
     at = 0
     for raw in prose_lines(text):
         # Prose lines come in order; a wrapped one is joined, so only its opening words are found as written.
@@ -421,26 +431,44 @@ def read_passage(text: str, heading: str = "") -> Read:
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
             continue
+        if plain in heads:  # the line over a list: it heads the items' sentences
+            continue
         label = _label(raw)
         of_line = [s for s in split_sentences(plain) if (not label or s.rstrip(".:") != label) and not _only_labels(s)]
         (named if names_only(raw) else prose).extend(of_line)
         line_of |= {sentence: plain for sentence in of_line if sentence not in line_of}
-        heading_of |= {sentence: under for sentence in of_line if under and sentence not in heading_of}
+        # "- **Release date.** Adaeze proposed …": the bold label heads its line's sentences as a heading would
+        stands_under = f"{under} > {label}" if under and label else under or label or ""
+        heading_of |= {sentence: stands_under for sentence in of_line if stands_under and sentence not in heading_of}
     return Read(speaker, said, prose or named, bool(prose), line_of, heading_of)
 
 
 def _headings(text: str) -> list[tuple[int, str]]:
     """Where each heading of the passage is, and what it says (in an outline's item too: "- ## Known issues"); not
-    a level-1 heading, the note's title."""
+    a level-1 heading, the note's title. A short line that ends in no full stop and heads a list ("Making and
+    blind-baking the crust", "Available options:") heads it as a heading would."""
     found = []
     offset = 0
     code = code_block_lines(text)
-    for index, line in enumerate(text.splitlines(keepends=True)):
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
         heading = None if index in code else heading_match(OUTLINE.sub("", line, count=1).strip())
         if heading and heading[0] > 1:
             found.append((offset, plain_line(heading[1])))
+        elif (
+            index not in code
+            and not (index and lines[index - 1].strip())
+            and (over := _over_a_list(line, lines[index + 1 :]))
+        ):
+            found.append((offset, over))
         offset += len(line)
     return found
+
+
+def _over_a_list(line: str, after: list[str]) -> str | None:
+    """What a line heading the list after it says ("Available options"), or None when it is no such line."""
+    following = next((rest for rest in after if rest.strip()), "")
+    return plain_line(line.strip()).rstrip(":").strip() if heads_a_list(line.rstrip("\n"), following) else None
 
 
 def _label(raw: str) -> str | None:
@@ -665,6 +693,8 @@ def _span(
         names = _people(sentence, question, titles) or head_names
         if len(names) > 1 and f"{names[0]} and {names[1]}" in sentence:
             return f"{names[0]} and {names[1]}"  # "Decided by: Priya Raman and Maren Vogt.": both did it
+        if len(names) > 2 and any(f"{', '.join(names[:-1])}{joint}{names[-1]}" in sentence for joint in LAST_JOINTS):
+            return ", ".join(names)  # "Current order: Tobias, Priya, Maren, Jun.": the rota is all of them
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
@@ -848,25 +878,36 @@ def table_records(text: str) -> list[Record]:
     ]
 
 
-def _closest_record(wanted: set[str], passages: Sequence[Passage]) -> tuple[Passage, str, int] | None:
-    """The table row of the passages whose cells say most of the question's words, with how many."""
+@dataclass(frozen=True)
+class _RowFound:
+    passage: Passage
+    said: str  # the row as its header says it
+    shared: int  # the question's words its cells and header say
+    says_a_name: bool  # whether its cells say a name the question gives ("U10")
+
+
+def _closest_record(wanted: set[str], passages: Sequence[Passage], names: set[str]) -> _RowFound | None:
+    """The table row of the passages whose cells say most of the question's words, counted with its header's ("What
+    port does the api run on?" and "Service: api · Port: 8080"): a row whose cells say none is not the one asked
+    about, as every row has its header's words."""
     scored = [
-        (shared_words(wanted, record.cells), -place, passage, record.said)
+        (shared_words(wanted, record.said), own, -place, passage, record)
         for place, passage in enumerate(passages)
         for record in table_records(passage.text)
+        if (own := shared_words(wanted, record.cells))
     ]
     if not scored:
         return None
-    shared, _, passage, said = max(scored, key=lambda found: found[:2])
-    return passage, said, shared
+    shared, _, _, passage, record = max(scored, key=lambda found: found[:3])
+    return _RowFound(passage, record.said, shared, bool(names & set(_words(record.cells))))
 
 
 @dataclass(frozen=True)
 class _Candidate:
     # prose (or a property saying what is asked), closeness (with the heading), the follow-up's subject words it
-    # says, the question's words its note's title says, the question's words it says beyond its heading, what it
-    # adds, the passage's place (negated)
-    key: tuple[bool, float, int, int, int, int, int]
+    # says, the question's words its note's title says, the question's words it says beyond its heading, whether it
+    # says what was settled, what it adds, the passage's place (negated)
+    key: tuple[bool, float, int, int, int, bool, int, int]
     passage: Passage
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
@@ -898,8 +939,16 @@ def answer_span(
         frozenset(label for p in passages[:first] for label in _link_labels(p.text)) if kind == "who" else frozenset()
     )
     asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
+    titles_served = {p.title.strip().lower() for p in passages[:first] if p.title.strip()}
     for place, passage in enumerate(passages[:first]):
         read = read_passage(passage.text, passage.heading)
+        # "everyone on the [[On-call Rotation]] should read it", in the Ops Handbook, says the question's words as the
+        # name of another note found beside it, which is more the question's subject and answers "Who is on the
+        # on-call rotation?" itself
+        own_title = shared_words(wanted, passage.title)
+        served_elsewhere = {
+            title for title in _link_labels(passage.text) & titles_served if shared_words(wanted, title) > own_title
+        }
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
         lines = [(read, line) for line in [*read.sentences, *rows]]
         if passage.byline and kind in READS_THE_BYLINE:
@@ -914,7 +963,8 @@ def answer_span(
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
             label_says = _labelled_as(kind, line, question)
-            score = closeness(line) if closeness else shared_words(wanted, line, heading) + label_says
+            said = _without(line, served_elsewhere) if served_elsewhere else line
+            score = closeness(line) if closeness else shared_words(wanted, said, heading) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
             stated = read.prose or label_says > 0 or (kind in TYPED and _label_asked(line, wanted))
@@ -930,6 +980,7 @@ def answer_span(
                 shared_words(about, line, heading),
                 titled,
                 beyond,
+                SETTLED.match(line) is not None,  # "Agreed: release on 30 September." beside what was proposed
                 _specific(line, question),
                 -place,
             )
@@ -941,20 +992,22 @@ def answer_span(
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
         return column
     said_lines = [c for c in candidates if not c.row]
-    named = _names_asked(question)
-    if any(named & set(_words(c.passage.title)) for c in said_lines):
+    names_asked = _names_asked(question)
+    if any(names_asked & set(_words(c.passage.title)) for c in said_lines):
         # "What caused the TLS outage?" beside a note titled "TLS Misconfiguration Postmortem": a note's passage that
         # does not say TLS, in its words, heading or title, speaks of another outage, however many of the question's
         # other words it shares
         said_lines = [
             c
             for c in said_lines
-            if named & set(_words(f"{c.passage.title} {c.passage.heading} {c.passage.text}"))
+            if names_asked & set(_words(f"{c.passage.title} {c.passage.heading} {c.passage.text}"))
             or c.read is None
             or c.read.speaker is not None
         ]
     if not said_lines:
-        return None
+        # a passage of tables only: its row that says the question answers ("What does FOAM_SLUG produce?")
+        row = _closest_record(wanted, passages[:first], names_asked) if kind in LISTS_ANSWER and not closeness else None
+        return Span(row.said, row.passage.number, row.said) if row and row.shared >= RECORD_WORDS else None
     chosen = max(said_lines, key=lambda c: c.key)
     if _points_elsewhere(chosen):
         # "See Logseq Sync Encryption." shares the question's words and says nothing of it: any sentence that shares
@@ -984,10 +1037,12 @@ def answer_span(
         passage, listed, named = section
         if chosen.key[1] <= named:  # no sentence says more of the question than the heading names
             return Span(listed, passage.number, listed)
-    if kind in LISTS_ANSWER and not closeness and (record := _closest_record(wanted, passages[:first])):
-        passage, said, shared = record
-        if shared >= RECORD_WORDS and shared > chosen.key[1]:  # a row says more of it than any sentence
-            return Span(said, passage.number, said)
+    if kind in LISTS_ANSWER and not closeness and (row := _closest_record(wanted, passages[:first], names_asked)):
+        # a row says more of it than any sentence, or says the name asked about where no sentence does ("What is in
+        # rack unit U10?" and "Units: U10 · Device: NAS", beside "the rack units affected" in a procedure)
+        unnamed = row.says_a_name and not any(names_asked & set(_words(c.sentence)) for c in said_lines)
+        if row.shared >= RECORD_WORDS and (row.shared > chosen.key[1] or unnamed):
+            return Span(row.said, row.passage.number, row.said)
     asked_word = SHORTCUT_WORD.search(question)
     if asked_word and asked_word.group(0).lower() not in chosen.sentence.lower():
         # "the keyboard shortcut to open the daily note": the line that says "Shortcut: Alt+D", not the one that
@@ -1034,6 +1089,12 @@ def _names_asked(question: str) -> set[str]:
     return {w.lower() for w in ASKED_NAME.findall(question.strip())} - STOP
 
 
+def _without(sentence: str, names: set[str]) -> str:
+    """The sentence less the names it says (as written, in any case)."""
+    pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[\w-]+", text.lower())
 
@@ -1055,11 +1116,12 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
 
 
 def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> float:
-    """For a temperature, a note's sentence's closeness with its note's title: "Bake at 220 °C for 22 to 25 minutes"
-    in Focaccia al Rosmarino says the focaccia's temperature, as a note says few. A time or an amount is said of many
+    """For a temperature or a person, a note's sentence's closeness with its note's title: "Bake at 220 °C for 22 to 25
+    minutes" in Focaccia al Rosmarino says the focaccia's temperature, as a note says few; "Current order: Tobias,
+    Priya, Maren, Jun." in On-call Rotation says who is on it. A time or an amount is said of many
     things of a note ("How long does the focaccia keep?" is not its bake time); a conversation's turn is titled by its
     speaker, and a table's row by a note of many rows: theirs is their closeness alone."""
-    if kind != TEMPERATURE_ASKED or candidate.row or candidate.read is None or candidate.read.speaker is not None:
+    if kind not in TITLED_KINDS or candidate.row or candidate.read is None or candidate.read.speaker is not None:
         return candidate.key[1]
     heading = candidate.read.heading_of.get(candidate.sentence, "")
     return shared_words(wanted, candidate.sentence, f"{heading}\n{candidate.passage.title}")
