@@ -117,6 +117,8 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     first.locator(".badge.grounded").wait_for()
     assert "PTW" in first.locator(".answer").inner_text()
     assert first.locator(".answer a.cite").count() >= 1
+    assert first.locator(".research").count() == 0  # one ordinary search: the judge's reasoning is not shown
+    assert "No deep research" not in first.inner_text()
     # the new conversation is listed at once, the placeholder gone, without a reload
     assert page.locator("ul.conversations li.current a").inner_text() == "What is a PTW and when do I need one?"
     assert page.locator("ul.conversations li").count() == 1
@@ -125,6 +127,8 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     assert re.search(r'<time class="muted small"[^>]*>([^<]+)</time>', served)[1] == listed_now
     first.locator("details.gate summary").click()
     rated = first.locator("details.gate tr").count() - 1
+    passages = first.locator("details.gate td:nth-child(4)").all_inner_texts()
+    assert passages and not any("**" in text or "[[" in text or text.startswith("#") for text in passages)
     assert rated > first.locator("ol.sources li").count() >= 1  # every candidate is listed with its score
     # each source shows its [n] once: no list number in front of it
     first_source = first.locator("ol.sources li").first
@@ -155,10 +159,11 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     page.fill("#message", "Why did the Redis outage happen and what changed after it?")
     page.click("#send")
     third = page.locator(".turn").nth(2)
-    third.locator(".research p", has_text="Deep research:").wait_for()
+    third.locator(".research summary", has_text="Deep research:").wait_for()
     assert third.locator(".badge").count() == 0  # progress is shown before the answer exists
     third.locator(".badge.grounded").wait_for()
     assert third.locator(".research .dispatch").count() >= 1
+    assert not third.locator("details.research").evaluate("log => log.open")  # the plan is kept, folded
     assert "Redis Outage Postmortem" in third.locator("ol.sources").inner_text()
     # Each passage that passed is listed; the ones the answer does not cite say so.
     cited = set(re.findall(r"\[(\d+)\]", third.locator(".answer").inner_text()))

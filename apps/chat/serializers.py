@@ -19,6 +19,12 @@ class ChoiceOut(serializers.Serializer):
 class ContextItemOut(serializers.Serializer):
     id = serializers.IntegerField()
     text = serializers.CharField()
+    readable = serializers.CharField(
+        allow_blank=True, help_text="the passage as plain text on one line: links by their labels, no Markdown marks"
+    )
+    href = serializers.CharField(
+        allow_blank=True, help_text="its note's page at the passage's section (`#heading`); empty when the note is gone"
+    )
     byline = serializers.CharField(
         allow_blank=True, help_text="its note's byline (who, when), when the passage is not the note's first"
     )

@@ -200,7 +200,7 @@ class VaultImportApi(APIView):
     @extend_schema(
         request={"multipart/form-data": ImportIn},
         responses={202: JobOut, **errors(400, 403, 404, 409)},
-        summary="Upload a zip of an Obsidian vault; poll the returned job",
+        summary="Upload a zip of an Obsidian vault, or one Markdown note; poll the returned job",
     )
     def post(self, request: Request, vault_id: int) -> Response:
         vault = vault_get(user=actor(request), vault_id=vault_id, action="contribute")

@@ -34,14 +34,14 @@ from apps.notes import selectors as note_selectors
 from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.media import shown_inline
-from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure, Tier
+from apps.notes.models import ImportJob, ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.rendering.embeds import note_body
 from apps.notes.rendering.logseq import page_name
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
-from apps.notes.services.ingest import import_job_from_upload, import_source_available
+from apps.notes.services.ingest import MARKDOWN_SUFFIXES, import_job_from_upload, import_source_available
 from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
 from apps.notes.text import readable_text
@@ -207,6 +207,29 @@ def export_page(request: HttpRequest, export_id: int) -> HttpResponse:
     return render(request, "export.html", {"job": job, "refresh": refresh, "ready": job.archive is not None})
 
 
+# What each of an import's counts counts, as its page says it.
+COUNT_WORDS = {
+    "created": "Files created",
+    "updated": "Files updated",
+    "unchanged": "Files unchanged",
+    "skipped": "Files skipped",
+    "moved_to_cold": "Moved to the cold tier",
+    "chunks_embedded": "Passages embedded",
+}
+
+
+def _counts_shown(counts: dict[str, int]) -> list[tuple[str, int]]:
+    return [(COUNT_WORDS.get(key, key.replace("_", " ").capitalize()), value) for key, value in counts.items()]
+
+
+def _source_name(job: ImportJob) -> str:
+    """The name of the zip, note or folder an import read, as its requester chose it: a source is labelled with its
+    requester's name first (`ingest.import_job_create`), and an uploaded zip's without its `.zip`."""
+    requester = job.created_by.get_username() if job.created_by else ""
+    name = job.source.removeprefix(f"{requester}/") if requester else job.source
+    return name if job.folder or name.lower().endswith(MARKDOWN_SUFFIXES) else f"{name}.zip"
+
+
 def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:
     """Failures grouped under their step's label, in the selector's order."""
     groups: dict[str, list[NoteStepFailure]] = {}
@@ -242,6 +265,8 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
             "refresh": follow_up.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FOLLOWING_UP),
             "percent": int(100 * job_progress(job)),
             "files": job.outcomes()[:2000],
+            "source_name": _source_name(job),
+            "counts": _counts_shown(job.counts),
         },
     )
 

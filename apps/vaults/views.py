@@ -16,6 +16,7 @@ from apps.accounts.models import Team
 from apps.accounts.selectors import team_find, user_find, user_get
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
+from apps.core.local_models import is_local
 from apps.core.validation import is_id
 from apps.vaults import selectors, services
 from apps.vaults.chat_settings import FALLBACKS, SLOTS, SWITCHES, ChatSettings, model_options, parse
@@ -37,6 +38,11 @@ SWITCH_WORDS = {
     "deep_research": "Research “why” and “how” questions in several steps",
     "librarian": "Let the Librarian summarise and file what was read",
 }
+# The fallbacks that answer from general knowledge, which a local chat model does not have.
+GENERAL_KNOWLEDGE = ("explicit", "silent")
+NO_GENERAL_KNOWLEDGE = (
+    "The chat model is local ({model}): it knows only your notes, so this answer just says that they hold none."
+)
 SLOT_WORDS = {"chat": "Writing answers", "reasoning": "Planning research", "scoring": "Judging relevance"}
 
 
@@ -188,6 +194,12 @@ def _settings_from_form(form: QueryDict, current: ChatSettings) -> dict[str, obj
     return raw
 
 
+def _fallback_warning(fallback: str, current: ChatSettings) -> str:
+    """Why a fallback will not do what it says with the chat model this vault answers with; "" when it will."""
+    model = current.model_for("chat")
+    return NO_GENERAL_KNOWLEDGE.format(model=model) if fallback in GENERAL_KNOWLEDGE and is_local(model) else ""
+
+
 @login_required
 def settings_page(request: HttpRequest, vault_id: int) -> HttpResponse:
     """The vault's name, whether it is archived and how it answers; managers change them, everyone else who reads
@@ -223,7 +235,7 @@ def settings_page(request: HttpRequest, vault_id: int) -> HttpResponse:
         "role": role_of(me, vault),
         "settings": current,
         "thresholds": range(1, 6),
-        "fallbacks": [(name, FALLBACK_WORDS[name]) for name in FALLBACKS],
+        "fallbacks": [(name, FALLBACK_WORDS[name], _fallback_warning(name, current)) for name in FALLBACKS],
         "switches": [(name, SWITCH_WORDS[name], current.switches[name]) for name in SWITCHES],
         "models": _model_choices(current),
         "error": error,

@@ -175,7 +175,7 @@ function sourceList(payload) {
   if (!payload.context.length) return null;
   const quoted = new Set([...(payload.answer || "").matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
   return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
-    el("a", { href: `/notes/${item.note}/`, class: "source-link" },
+    el("a", { href: noteHref(item), class: "source-link" },
       `[${item.citation}] ${item.title || item.path}${item.section ? ` › ${item.section}` : ""}`),
     el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
        quoted.has(item.citation) ? "" : " · not quoted in the answer",
@@ -284,12 +284,18 @@ async function pick(turn, payload, hit, button, dialog, status) {
   dialog.close();
 }
 
+// A passage's place: its note's page at the section it was read from, when the server says which.
+function noteHref(item) {
+  return item.href || `/notes/${item.note}/`;
+}
+
+// Candidates of one note are told apart by their section; each passage reads as plain text, not as Markdown.
 function gateTable(payload) {
   if (!payload.candidates.length) return null;
   const rows = payload.candidates.map((item) => el("tr", { class: item.survived ? "passed" : "" },
     el("td", {}, String(item.score)), el("td", {}, item.survived ? "passed" : "cut"),
-    el("td", {}, el("a", { href: `/notes/${item.note}/` }, item.path)),
-    el("td", { class: "muted small" }, item.text.slice(0, 140))));
+    el("td", {}, el("a", { href: noteHref(item) }, item.path + (item.section ? ` › ${item.section}` : ""))),
+    el("td", { class: "muted small" }, clipped(item.readable ?? item.text, 140))));
   return el("details", { class: "gate" },
     el("summary", {}, `Gate: ${payload.candidates.length} candidates rated, ${payload.context.length} passed ` +
       (payload.gate.passed_by === "search order"
@@ -299,14 +305,21 @@ function gateTable(payload) {
       ...rows));
 }
 
+function clipped(text, length) {
+  return text.length > length ? `${text.slice(0, length - 1).trimEnd()}…` : text;
+}
+
 function explorationPaths(payload) {
   const research = payload.research || {};
   const paths = research.paths || [];
   if (!research.ran || !paths.length) return null;
   const input = document.getElementById("message");
-  return el("div", { class: "paths" },
-    el("p", { class: "muted small" }, `Deep research: ${research.reason} ${research.dispatches} dispatch(es)` +
-      (research.cancelled ? ", skipped." : ".") + " Explore further (fills the box, you send it):"),
+  const plan = el("details", { class: "plan muted small" },
+    el("summary", {}, `Deep research: ${research.dispatches} dispatch(es)` + (research.cancelled ? ", skipped" : "")),
+    el("p", {}, research.reason),
+    el("ol", {}, ...(research.sub_questions || []).map((sub) => el("li", {}, sub))));
+  return el("div", { class: "paths" }, plan,
+    el("p", { class: "muted small" }, "Explore further (fills the box, you send it):"),
     ...paths.map((sub) => {
       const button = el("button", { type: "button", class: "chip path" }, sub);
       button.addEventListener("click", () => { input.value = sub; input.focus(); });
@@ -330,9 +343,11 @@ function renderAnswer(turn, payload) {
   const notices = [...prepared, ...payload.notices].map((n) => el("p", { class: "notice small" }, n));
   const extras = [...notices, sourceList(payload), pickedLine(payload.picked || []), pickButton(turn, payload),
     explorationPaths(payload), gateTable(payload)].filter((node) => node !== null);
-  const log = turn.querySelector(".research");  // the live research log stays, as a record of what was searched
+  // The live research log stays, folded, as a record of what was searched.
+  const log = turn.querySelector(".research");
   log?.querySelector(".skip")?.remove();
   log?.classList.add("finished");
+  if (log) log.open = false;
   turn.querySelector(".extras").replaceChildren(...extras);
   watchImplicit(turn, payload);
 }
@@ -378,26 +393,26 @@ function stream(turn, url, form) {
   source.onerror = () => finish("The connection dropped; your question is saved in this conversation.");
 }
 
+// Deep research shows its plan and dispatches while it runs, open; a question the judge sends to one ordinary search
+// shows nothing of the judging: its reason is the machinery's, not the asker's.
 function researchProgress(turn, data, form) {
   let box = turn.querySelector(".research");
   if (!box) {
-    box = el("div", { class: "research small" });
+    if (!(data.step === "judged" && data.research)) return;
+    box = el("details", { class: "research small", open: "" }, el("summary", {}, `Deep research: ${data.reason}`));
     turn.querySelector(".reply").insertBefore(box, turn.querySelector(".answer"));
   }
   if (data.step === "judged") {
-    box.append(el("p", {}, (data.research ? "Deep research: " : "No deep research: ") + data.reason));
-    if (data.research) {
-      const skip = el("button", { type: "button", class: "chip skip" }, "Skip");
-      skip.addEventListener("click", async () => {
-        skip.disabled = true;
-        const conversation = form.querySelector("[name=conversation]").value;
-        await fetch(`/api/conversations/${conversation}/cancel/`, {
-          method: "POST", headers: { "X-CSRFToken": csrf() },
-        });
-        skip.textContent = "Skipping…";
+    const skip = el("button", { type: "button", class: "chip skip" }, "Skip");
+    skip.addEventListener("click", async () => {
+      skip.disabled = true;
+      const conversation = form.querySelector("[name=conversation]").value;
+      await fetch(`/api/conversations/${conversation}/cancel/`, {
+        method: "POST", headers: { "X-CSRFToken": csrf() },
       });
-      box.append(skip);
-    }
+      skip.textContent = "Skipping…";
+    });
+    box.append(skip);
   } else if (data.step === "planned") {
     box.append(el("p", { class: "muted" }, `${data.sub_questions.length} sub-questions planned.`));
   } else if (data.step === "dispatch") {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.chat.services.answer_markdown import answer_html
 
-CITED = {1: (41, "Guides/Setup.md"), 2: (42, 'Odd "quoted" <path>.md')}
+CITED = {1: ("/notes/41/", "Guides/Setup.md"), 2: ("/notes/42/#step-2", 'Odd "quoted" <path>.md')}
 
 
 def test_lists_code_tables_and_links_render_as_html():
@@ -23,7 +23,7 @@ def test_lists_code_tables_and_links_render_as_html():
 def test_citations_link_to_their_notes_and_nothing_else_does():
     html = answer_html("First [1], then [2], never [3]; in code `a[1]` stays.", CITED)
     assert '<a class="cite" href="/notes/41/" title="Guides/Setup.md">[1]</a>' in html
-    assert 'href="/notes/42/" title="Odd &quot;quoted&quot; &lt;path&gt;.md">[2]</a>' in html
+    assert 'href="/notes/42/#step-2" title="Odd &quot;quoted&quot; &lt;path&gt;.md">[2]</a>' in html
     assert "never [3]" in html  # cites nothing that passed the gate
     assert "<code>a[1]</code>" in html
 

@@ -116,3 +116,19 @@ def test_the_history_list_finds_conversations_by_title_and_shows_only_the_owner_
     assert 'value="focaccia"' in found  # the box keeps what was typed
     nothing = client.get("/chat/?find=sourdough").content.decode()
     assert "None whose title has “sourdough”." in nothing
+
+
+def test_sources_and_citations_open_their_section_and_the_gate_shows_passages_as_plain_text(sample):
+    client = browser(sample.owner)
+    sent = client.post("/chat/send/", {"message": "What was the root cause of the Redis outage?", "vault": [sample.pk]})
+    final = events(client.get(sent.json()["stream"]))[-1][1]
+
+    root_cause = next(i for i in final["context"] if i["section"] == "Root Cause")
+    assert root_cause["href"] == f"/notes/{root_cause['note']}/#root-cause"
+    assert f'href="/notes/{root_cause["note"]}/#root-cause"' in final["answer_html"]  # its [n] in the answer
+    assert 'id="root-cause"' in client.get(f"/notes/{root_cause['note']}/").content.decode()  # the page's heading
+    for item in final["candidates"]:
+        readable = item["readable"]
+        assert "**" not in readable and "[[" not in readable and not readable.startswith("#"), readable
+    opening = next(i for i in final["candidates"] if "**Incident:** INC-2041" in i["text"])
+    assert "Incident: INC-2041. Date: Thursday 2 May 2024." in opening["readable"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -210,3 +211,14 @@ def test_the_test_button_runs_one_call_in_the_worker_with_its_configuration(
     row = ModelUsage.objects.get(purpose=TEST_PURPOSE)
     assert (row.slot, row.model, row.outcome, row.user.username) == ("chat", "openai/worker-writer", "ok", "tester")
     assert [r["authorization"] for r in worker_models.requests[before:]] == ["Bearer sk-delta"]
+
+
+def test_a_call_made_seconds_ago_reads_just_now_on_the_models_page(two_servers):
+    first, _ = two_servers
+    first.replies.append({"content": "Hello."})
+    complete(slot="chat", purpose="answer", messages=ASK)
+
+    chat = _browser(make_user(staff=True)).get("/models/").content.decode()
+    chat = chat[chat.index('id="slot-chat"') :].split("</tr>")[0]
+    assert re.search(r"answered</span>\s+just now \(answer,", chat)
+    assert "0\xa0minutes" not in chat and "0 minutes" not in chat

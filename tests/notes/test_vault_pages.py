@@ -9,8 +9,9 @@ import zipfile
 import pytest
 from django.test import Client
 
-from apps.notes.models import ImportJob
+from apps.notes.models import ImportJob, Note
 from apps.notes.services.corrections import correction_submit
+from apps.notes.services.ingest import import_job_run
 from tests.factories import make_note, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +39,7 @@ def test_contributor_uploads_on_the_vault_page_and_lands_on_the_job(vault):
     make_note(vault, "Existing.md", "# Existing\nhello", embed=False)
 
     page = _browser(contributor).get(f"/vaults/{vault.pk}/")
-    assert b"Upload zip" in page.content and b"Existing" in page.content
+    assert b"Upload zip or note" in page.content and b"Existing" in page.content
     response = _browser(contributor).post(f"/vaults/{vault.pk}/", {"file": _zip()})
     job = ImportJob.objects.get(vault=vault)
     assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
@@ -51,12 +52,39 @@ def test_contributor_uploads_on_the_vault_page_and_lands_on_the_job(vault):
     assert ImportJob.objects.filter(vault=vault).count() == 1
 
 
-def test_a_non_zip_upload_is_explained(vault):
+def test_an_upload_that_is_neither_a_zip_nor_a_note_is_explained(vault):
     bad = io.BytesIO(b"plain text")
     bad.name = "notes.txt"
     response = _browser(vault.owner).post(f"/vaults/{vault.pk}/", {"file": bad})
-    assert b"not a zip" in response.content
+    assert "“notes.txt” is neither a zip of notes nor a Markdown note (.md)" in response.content.decode()
     assert not ImportJob.objects.filter(vault=vault).exists()
+
+
+def test_the_import_page_names_the_zip_labels_its_counts_and_leads_back_to_the_vault(vault):
+    browser = _browser(vault.owner)
+    job = ImportJob.objects.get(pk=browser.post(f"/vaults/{vault.pk}/", {"file": _zip()})["Location"].split("/")[2])
+    import_job_run(job_id=job.pk)
+
+    page = browser.get(f"/jobs/{job.pk}/").content.decode()
+    assert f"<h1>Import of Notes.zip into {vault.name}</h1>" in page  # as uploaded, not "owner/Notes"
+    assert f'<a href="/vaults/{vault.pk}/">← Back to {vault.name}</a>' in page
+    assert "Files created: 1" in page and "Passages embedded: 1" in page
+    assert "chunks_embedded" not in page
+
+
+def test_a_single_markdown_note_is_imported_at_the_vaults_top(vault):
+    note = io.BytesIO(b"# Runbook\nRestart the cache first.")
+    note.name = "Runbook.md"
+    browser = _browser(vault.owner)
+    response = browser.post(f"/vaults/{vault.pk}/", {"file": note})
+    job = ImportJob.objects.get(vault=vault)
+    assert response["Location"] == f"/jobs/{job.pk}/"
+    import_job_run(job_id=job.pk)
+
+    imported = Note.objects.get(vault=vault)
+    assert (imported.path, imported.title) == ("Runbook.md", "Runbook")
+    page = browser.get(f"/jobs/{job.pk}/").content.decode()
+    assert "Import of Runbook.md into" in page and "Files created: 1" in page
 
 
 def test_pages_need_a_login_and_hide_unreadable_vaults(vault):

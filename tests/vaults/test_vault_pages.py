@@ -179,6 +179,21 @@ def test_a_manager_changes_how_the_vault_answers_and_its_name_others_only_read_t
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.rename").count() == 1
 
 
+def test_answering_from_general_knowledge_warns_when_the_chat_model_is_local(vault, settings):
+    settings.LLM_SLOTS = {"chat": "local/extractive", "reasoning": "local/model-free", "scoring": "local/model-free"}
+    url = f"/vaults/{vault.pk}/settings/"
+    manager = _browser(vault.owner)
+
+    page = manager.get(url).content.decode()
+    general = page[page.index('value="explicit"') : page.index('value="refuse"')]
+    assert general.count("The chat model is local (local/extractive)") == 2  # both general-knowledge choices
+    refusing = page[page.index('value="refuse"') : page.index("</fieldset>", page.index('value="refuse"'))]
+    assert "The chat model is local" not in refusing
+
+    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "chat": "openai/gpt-4o-mini"}
+    assert "The chat model is local" not in manager.get(url).content.decode()
+
+
 def test_each_model_slot_offers_the_deployments_models_and_its_own_model_free_one(vault, settings):
     settings.LLM_SLOTS = {"chat": "openai/gpt-4o-mini", "reasoning": "local/model-free", "scoring": "local/model-free"}
     url = f"/vaults/{vault.pk}/settings/"

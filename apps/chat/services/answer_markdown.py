@@ -44,8 +44,8 @@ def _link_close(renderer: Any, tokens: list[Token], idx: int, options: Any, env:
     return str(renderer.renderToken(tokens, idx, options, env)) if shown else ""
 
 
-def answer_html(text: str, cited: dict[int, tuple[int, str]]) -> str:
-    """`cited`: citation number → (note id, path) of the passages the answer may cite; other `[n]` stay text."""
+def answer_html(text: str, cited: dict[int, tuple[str, str]]) -> str:
+    """`cited`: citation number → (link, path) of the passages the answer may cite; other `[n]` stay text."""
     rendered = _parser().render(text)
     out: list[str] = []
     in_code = 0
@@ -60,9 +60,9 @@ def answer_html(text: str, cited: dict[int, tuple[int, str]]) -> str:
     return "".join(out)
 
 
-def _citation_link(match: re.Match[str], cited: dict[int, tuple[int, str]]) -> str:
+def _citation_link(match: re.Match[str], cited: dict[int, tuple[str, str]]) -> str:
     number = int(match.group(1))
     if number not in cited:
         return match.group(0)
-    note, path = cited[number]
-    return f'<a class="cite" href="/notes/{note}/" title="{escapeHtml(path)}">[{number}]</a>'
+    href, path = cited[number]
+    return f'<a class="cite" href="{escapeHtml(href)}" title="{escapeHtml(path)}">[{number}]</a>'

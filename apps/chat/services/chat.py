@@ -31,6 +31,8 @@ from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
+from apps.notes.rendering.wikilinks import slug
+from apps.notes.text import plain_line, readable_text
 from apps.research.planning import as_asked, askable
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
@@ -176,7 +178,7 @@ class _Writer:
         self.message, self.cfg, self.user = message, cfg, user
         self.model = cfg.model_for("chat")
         self.vault_id = message.vault_ids[0] if len(message.vault_ids) == 1 else None
-        self.cited: dict[int, tuple[int, str]] = {}  # the passages the answer may cite, once they are known
+        self.cited: dict[int, tuple[str, str]] = {}  # the passages the answer may cite, once they are known
         self.rendered_at = 0.0
 
     def delta(self, text: str) -> Event:
@@ -467,11 +469,22 @@ def feedback_of(items: list[ContextItem]) -> dict[int, dict[str, Any]]:
     return said
 
 
+def item_href(item: ContextItem) -> str:
+    """The note's page at the section the passage was read from (the id the page gives its heading), or at its top;
+    "" when the note is gone."""
+    if item.note_id is None:
+        return ""
+    anchor = slug(plain_line(answering.section_of(item.heading, item.title)))
+    return f"/notes/{item.note_id}/" + (f"#{anchor}" if anchor else "")
+
+
 def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str, Any]:
     mine = said.get(item.pk, {})
     return {
         "id": item.pk,
         "text": item.text,
+        "readable": readable_text(item.text),
+        "href": item_href(item),
         "byline": item.byline,
         "decision": item.decision,
         "note": item.note_id,
@@ -491,9 +504,9 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
     }
 
 
-def citations(items: list[ContextItem]) -> dict[int, tuple[int, str]]:
-    """Citation number → (note, path) of the items that passed the gate."""
-    return {i.citation: (i.note_id, i.path) for i in items if i.survived and i.citation and i.note_id}
+def citations(items: list[ContextItem]) -> dict[int, tuple[str, str]]:
+    """Citation number → (link to its section, path) of the items that passed the gate."""
+    return {i.citation: (item_href(i), i.path) for i in items if i.survived and i.citation and i.note_id}
 
 
 def _passed_by(items: list[ContextItem], threshold: int | None) -> str:

@@ -74,6 +74,8 @@ IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX", ".desirepath"}
 # Written by the export beside the notes: which vault the zip came from.
 EXPORT_MANIFEST = ".desirepath/export.json"
 MAX_COMPRESSION_RATIO = 200
+# A single note uploaded on its own, imported as a zip holding just it would be.
+MARKDOWN_SUFFIXES = (".md",)
 IMPORT_LOCK_KEY = 4242  # advisory lock namespace for imports (second key: the vault id)
 
 logger = logging.getLogger(__name__)
@@ -210,16 +212,32 @@ def import_job_create(
 
 
 def import_job_from_upload(*, actor: User, vault: Vault, upload: UploadedFile | None, source: str = "") -> ImportJob:
-    """An uploaded zip (API or web page) → a queued job; the size is checked before the file is read."""
+    """An uploaded zip, or a single Markdown note (API or web page) → a queued job; the size is checked before the
+    file is read. A note is imported as a zip holding just it, so it lands at the vault's top as its name."""
     if upload is None:
-        raise ValidationError({"file": ["choose a .zip of your vault"]})
+        raise ValidationError({"file": ["choose a .zip of your vault or a Markdown note (.md)"]})
     limit = int(settings.IMPORT_MAX_UPLOAD_BYTES)
     if upload.size and upload.size > limit:
-        raise ValidationError({"file": [f"the zip exceeds {limit >> 20} MiB"]})
-    label = source or (upload.name or "upload").rsplit("/", 1)[-1].removesuffix(".zip")
-    job = import_job_create(actor=actor, vault=vault, archive=upload.read(), source=label)
+        raise ValidationError({"file": [f"the file exceeds {limit >> 20} MiB"]})
+    name = (upload.name or "upload").replace("\\", "/").rsplit("/", 1)[-1]
+    raw = upload.read()
+    if name.lower().endswith(MARKDOWN_SUFFIXES):
+        archive = _single_note_zip(name, raw)
+    elif zipfile.is_zipfile(io.BytesIO(raw)):
+        archive, name = raw, name.removesuffix(".zip")
+    else:
+        raise ValidationError({"file": [f"“{name}” is neither a zip of notes nor a Markdown note (.md)"]})
+    job = import_job_create(actor=actor, vault=vault, archive=archive, source=source or name)
     import_job_enqueue(job)
     return job
+
+
+def _single_note_zip(name: str, text: bytes) -> bytes:
+    # stored, not deflated: a repetitive note would otherwise look like a zip bomb to the compression check
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr(name, text)
+    return buffer.getvalue()
 
 
 def import_job_enqueue(job: ImportJob) -> None:
