@@ -24,8 +24,10 @@ from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugi
 @functools.cache
 def note_parser() -> MarkdownIt:
     # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
-    # javascript:, vbscript:, file: and data: link targets.
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    # javascript:, vbscript:, file: and data: link targets. breaks on: Obsidian (its "strict line breaks" off by
+    # default) shows a single newline inside a paragraph as a line break.
+    options = {"html": False, "linkify": False, "breaks": True}
+    md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
     for plugin in (*plugins, logseq_plugin):
         md.use(plugin)

@@ -1,0 +1,74 @@
+"""A note page reads as Obsidian shows the note: a line written under another stays on its own line, the note's
+name heads the page, an inline `#tag` is a tag that opens the vault's search for it, and a link to a file that is
+not there (`![[Trips.base]]`) is a missing file, never a note to write nor the note's core claim. Notes come from
+the sample vault and from the real vaults in /work/shared/corpora (copied as they are, each cited)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html import unescape
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from apps.notes.models import Note
+from apps.vaults.models import Vault
+from tests.corpora import CORPORA
+from tests.factories import import_folder, make_user, make_vault
+
+pytestmark = pytest.mark.django_db
+
+
+def page_of(user: User, note: Note) -> str:
+    browser = Client()
+    browser.force_login(user)
+    response = browser.get(f"/notes/{note.pk}/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def body_of(page: str) -> str:
+    found = re.search(r'<div class="body">(.*?)</div>\s*<p class="muted small">Content last changed', page, re.S)
+    assert found is not None, "the page shows the note's body"
+    return found[1]
+
+
+def text_of(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", html)).strip()
+
+
+def imported(paths: list[str], tmp_path: Path) -> Vault:
+    """A vault of these files of the real vaults, copied as they are (paths relative to the corpora folder, each
+    kept under its vault's own folders)."""
+    for relative in paths:
+        inside = Path(*Path(relative).parts[1:])
+        (tmp_path / inside).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(CORPORA / relative, tmp_path / inside)
+    vault = make_vault(make_user(), "real notes")
+    assert import_folder(vault, tmp_path).status == "succeeded"
+    return vault
+
+
+def test_lines_written_one_under_another_stay_on_their_own_lines(sample):
+    inbox = body_of(page_of(sample.owner, Note.objects.get(vault=sample, path="Inbox.md")))
+    tasks = next(paragraph for paragraph in re.findall(r"<p>(.*?)</p>", inbox, re.S) if "task-todo" in paragraph)
+    assert [text_of(line) for line in tasks.split("<br />")] == [
+        "task-todo: buy a new chain checker before the next Bike Repair Log entry",
+        "task-todo: ask Tobias whether the restore test moved to July",
+        "task-todo: repot the rosemary, it is root-bound (see Balcony Herbs)",
+        "task-done: book the train seats for Freiburg",
+    ]
+    convention = page_of(sample.owner, Note.objects.get(vault=sample, path="engineering/Task Tracking Convention.md"))
+    assert "task-todo: rotate the keys for the offsite backup bucket<br />\ntask-todo: document" in convention
+
+
+def test_a_real_notes_line_breaks_show_and_its_code_keeps_its_own(tmp_path: Path):
+    vault = imported(["foam-docs/user/index.md", "foam-docs/user/features/tags.md"], tmp_path)
+    index = body_of(page_of(vault.owner, Note.objects.get(vault=vault, path="user/index.md")))
+    assert "You can publish your Foam notes for consumption in different formats.<br />\nExamples: " in index
+    tags = body_of(page_of(vault.owner, Note.objects.get(vault=vault, path="user/features/tags.md")))
+    code = "#programming/languages/python\n#programming/frameworks/react\n#work/projects/website-redesign\n"
+    assert f'<pre><code class="language-markdown">{code}' in tags
