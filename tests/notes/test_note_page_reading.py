@@ -17,7 +17,7 @@ from django.test import Client
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 from tests.corpora import CORPORA
-from tests.factories import import_folder, make_user, make_vault
+from tests.factories import import_folder, make_note, make_user, make_vault
 
 pytestmark = pytest.mark.django_db
 
@@ -72,3 +72,18 @@ def test_a_real_notes_line_breaks_show_and_its_code_keeps_its_own(tmp_path: Path
     tags = body_of(page_of(vault.owner, Note.objects.get(vault=vault, path="user/features/tags.md")))
     code = "#programming/languages/python\n#programming/frameworks/react\n#work/projects/website-redesign\n"
     assert f'<pre><code class="language-markdown">{code}' in tags
+
+
+def test_a_note_without_a_heading_is_headed_by_its_name(tmp_path: Path):
+    vault = imported(["kepano-obsidian/References/Brown butter nectarine tart.md"], tmp_path)
+    tart = page_of(vault.owner, Note.objects.get(vault=vault, path="References/Brown butter nectarine tart.md"))
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", tart) == ["Brown butter nectarine tart"]
+    assert tart.index("Brown butter nectarine tart</h1>") < tart.index("It seems like every summer")
+
+    titled = make_note(vault, "drafts/untitled 3.md", "---\ntitle: Oven temperatures\n---\nThe tart bakes at 190 °C.\n")
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", page_of(vault.owner, titled)) == ["Oven temperatures"]
+
+
+def test_a_note_opening_with_its_name_as_heading_shows_it_once(sample):
+    inbox = page_of(sample.owner, Note.objects.get(vault=sample, path="Inbox.md"))
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", inbox) == ["Inbox"]
