@@ -34,7 +34,7 @@ from apps.notes import selectors as note_selectors
 from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.markdown import opening_heading
-from apps.notes.media import shown_inline
+from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of, shown_inline
 from apps.notes.models import ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.rendering.embeds import note_body
@@ -94,7 +94,8 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "properties": rendered.properties,
             "links": _listed_links(links),
             "backlinks": note_selectors.note_backlinks(user=actor(request), note=note),
-            "unresolved": unresolved,
+            "unresolved": [link for link in unresolved if not _is_file_name(link.target_text)],
+            "missing_files": [link for link in unresolved if _is_file_name(link.target_text)],
             "metadata": _as_shown(note_selectors.note_metadata(note=note)),
             "superseded": note_selectors.note_superseded(note=note),
             # An archived vault is read-only for every role: its pages offer no change until it is brought back.
@@ -118,6 +119,12 @@ def _as_shown(metadata: Any) -> Any:
 def _names_a_file(link: NoteLink, rendered: RenderedNote) -> bool:
     """A link to a file of the vault points at no note, yet it resolves."""
     return link.target_text.lower() in rendered.files
+
+
+def _is_file_name(target: str) -> bool:
+    """Whether a link names a file (`Places.base`, `x.canvas`, `photo.png`) rather than a note, by its extension as
+    Obsidian decides: one that finds no file is a missing file, never a note someone could write."""
+    return extension_of(target) in ATTACHMENT_EXTENSIONS
 
 
 def _opens_with(name: str, body: str) -> bool:

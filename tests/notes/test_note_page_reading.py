@@ -87,3 +87,18 @@ def test_a_note_without_a_heading_is_headed_by_its_name(tmp_path: Path):
 def test_a_note_opening_with_its_name_as_heading_shows_it_once(sample):
     inbox = page_of(sample.owner, Note.objects.get(vault=sample, path="Inbox.md"))
     assert re.findall(r"<h1[^>]*>(.*?)</h1>", inbox) == ["Inbox"]
+
+
+def test_a_missing_base_is_a_missing_file_not_a_note_to_write(tmp_path: Path):
+    # Kyoto embeds Trips.base, Map.base and Places.base; only Places.base is in this vault.
+    vault = imported(["kepano-obsidian/References/Kyoto.md", "kepano-obsidian/Templates/Bases/Places.base"], tmp_path)
+    kyoto = Note.objects.get(vault=vault, path="References/Kyoto.md")
+    page = page_of(vault.owner, kyoto)
+    sidebar = page[page.index("<aside>") :]
+    # its properties name notes not in this vault (Places, Cities, Japan): those are notes to write
+    unresolved = re.search(r"<h2>Unresolved links</h2>\s*<ul>(.*?)</ul>", sidebar, re.S)
+    assert unresolved is not None and ".base" not in unresolved[1]
+    assert re.findall(r'\?path=([^"]+)">write it</a>', sidebar) == ["Places", "Cities", "Japan"]
+    missing = re.search(r"<h2>Missing files</h2>\s*<ul>(.*?)</ul>", sidebar, re.S)
+    assert missing is not None
+    assert re.findall(r"<li[^>]*>(.*?)</li>", missing[1]) == ["Trips.base", "Map.base"]
