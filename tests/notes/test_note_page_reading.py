@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from apps.librarian.enrich import enrich_note
 from apps.notes.models import Note
 from apps.vaults.models import Vault
 from tests.corpora import CORPORA
@@ -102,3 +103,11 @@ def test_a_missing_base_is_a_missing_file_not_a_note_to_write(tmp_path: Path):
     missing = re.search(r"<h2>Missing files</h2>\s*<ul>(.*?)</ul>", sidebar, re.S)
     assert missing is not None
     assert re.findall(r"<li[^>]*>(.*?)</li>", missing[1]) == ["Trips.base", "Map.base"]
+
+
+def test_a_note_that_only_embeds_bases_has_no_embed_for_its_core_claim(tmp_path: Path):
+    vault = imported(["kepano-obsidian/References/Kyoto.md"], tmp_path)
+    kyoto = Note.objects.get(vault=vault, path="References/Kyoto.md")
+    row = enrich_note(kyoto)
+    assert row is not None and ".base" not in row.core_claim and "!" not in row.core_claim
+    assert '<dd class="core-claim">Kyoto</dd>' in page_of(vault.owner, kyoto)
