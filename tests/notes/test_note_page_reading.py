@@ -90,6 +90,26 @@ def test_a_note_opening_with_its_name_as_heading_shows_it_once(sample):
     assert re.findall(r"<h1[^>]*>(.*?)</h1>", inbox) == ["Inbox"]
 
 
+def test_an_inline_tag_opens_the_search_of_its_vault_for_it(sample):
+    owner_browser = Client()
+    owner_browser.force_login(sample.owner)
+    inbox = body_of(page_of(sample.owner, Note.objects.get(vault=sample, path="Inbox.md")))
+    tag = re.search(r'<a class="tag" href="([^"]+)">#inbox</a>', inbox)
+    assert tag is not None and unescape(tag[1]) == f"/?q=%23inbox&vault={sample.pk}"
+    found = owner_browser.get(unescape(tag[1])).content.decode()
+    assert 'value="#inbox"' in found and ">Inbox</a>" in found
+
+
+def test_a_real_notes_tags_are_tags_and_its_code_stays_as_written(tmp_path: Path):
+    vault = imported(["foam-docs/user/features/tags.md"], tmp_path)
+    tags = body_of(page_of(vault.owner, Note.objects.get(vault=vault, path="user/features/tags.md")))
+    # "… (e.g. linking to a `book` note) instead of #book tags for categorization."
+    assert f'instead of <a class="tag" href="/?q=%23book&amp;vault={vault.pk}">#book</a> tags' in tags
+    assert "#machine-learning #data-science #algorithms #beginner\n</code></pre>" in tags  # in its fence
+    assert "color: #ffffff;" in tags  # CSS in a fence: a colour, not a tag
+    assert 'class="tag"' not in "".join(re.findall(r"<pre>.*?</pre>", tags, re.S))
+
+
 def test_a_missing_base_is_a_missing_file_not_a_note_to_write(tmp_path: Path):
     # Kyoto embeds Trips.base, Map.base and Places.base; only Places.base is in this vault.
     vault = imported(["kepano-obsidian/References/Kyoto.md", "kepano-obsidian/Templates/Bases/Places.base"], tmp_path)
