@@ -23,12 +23,12 @@ from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Tier
-from apps.notes.text import prose_lines, readable_text, split_sentences
+from apps.notes.text import names_only, prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 
 # The model-free Librarian's name carries the version of its rules: metadata written under older rules counts as by
 # another writer, so the stale sweep rewrites it once under the current ones.
-LOCAL_LIBRARIAN = "local/model-free-librarian-v2"
+LOCAL_LIBRARIAN = "local/model-free-librarian-v3"
 MAX_SENTENCES = 40
 MIN_WORDS = 6
 FRONTMATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)
@@ -63,8 +63,10 @@ def _note_vector(note: Note, lines: list[str]) -> np.ndarray:
 
 def prose(body: str) -> list[str]:
     """The note's sentences as a reader meets them (links by their labels, no Markdown marks), from its prose alone:
-    no frontmatter, headings, code or tables, and no fragments of a few words."""
-    lines = [s for line in prose_lines(FRONTMATTER.sub("", body)) for s in split_sentences(readable_text(line))]
+    no frontmatter, headings, code or tables, no line that only names pages or files (`![[Places.base]]`,
+    `categories: [[Places]]`), and no fragments of a few words."""
+    said = [line for line in prose_lines(FRONTMATTER.sub("", body)) if not names_only(line)]
+    lines = [s for line in said for s in split_sentences(readable_text(line))]
     return [s for s in lines if len(s.split()) >= MIN_WORDS] or lines
 
 
@@ -93,6 +95,8 @@ def parse_metadata(data: dict[str, Any] | None, known: list[str]) -> Metadata | 
         return None
     claim, domains, tensions = data.get("core_claim"), data.get("bridging_domains"), data.get("tensions", [])
     if not isinstance(claim, str) or not readable_text(claim) or not isinstance(domains, list) or not domains:
+        return None
+    if names_only(claim):  # `![[Places.base]]` names a page; a claim says something
         return None
     if not isinstance(tensions, list) or not all(isinstance(x, str) for x in [*domains, *tensions]):
         return None

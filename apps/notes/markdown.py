@@ -406,7 +406,7 @@ def link_labels(text: str) -> str:
     return INLINE_LINK.sub(lambda m: m.group("label"), text)
 
 
-def _opening_heading(prose: str) -> str:
+def opening_heading(prose: str) -> str:
     """The text of the level-1 heading the note opens with (its links read as their labels), or ''."""
     opening = next((line for line in prose.split("\n") if line.strip()), "")
     heading = heading_match(opening)
@@ -434,7 +434,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
     # Obsidian and Logseq name it. Any other heading names a section, never the note.
     title = str(frontmatter.get("title") or "").strip()
     if not title and not logseq_properties:
-        title = _opening_heading(prose)
+        title = opening_heading(prose)
     title = (title or PurePosixPath(path).stem)[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):

@@ -33,7 +33,8 @@ from apps.core.exceptions import messages_of
 from apps.notes import selectors as note_selectors
 from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
-from apps.notes.media import shown_inline
+from apps.notes.markdown import opening_heading
+from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of, shown_inline
 from apps.notes.models import ImportJob, ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.rendering.embeds import note_body
@@ -44,6 +45,7 @@ from apps.notes.services.export import export_job_create, export_size
 from apps.notes.services.ingest import MARKDOWN_SUFFIXES, import_job_from_upload, import_source_available
 from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
+from apps.notes.syntax import prose_only
 from apps.notes.text import readable_text
 from apps.notes.tree import folder_tree
 from apps.vaults.permissions import role_of, user_may
@@ -75,12 +77,16 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     links = list(note_selectors.note_links(note=note))
     rendered = render_note(note, links, reader=request.user)
     role = role_of(request.user, note.vault)
+    body = note_body(note.body)
+    name = page_name(note.title, note.path, body)
+    unresolved = [link for link in links if link.target_id is None and not _names_a_file(link, rendered)]
     return render(
         request,
         "note.html",
         {
             "note": note,
-            "page_name": page_name(note.title, note.path, note_body(note.body)),
+            "page_name": name,
+            "shows_title": not _opens_with(name, body),
             "body_html": mark_safe(rendered.html),  # noqa: S308 - markdown-it with raw HTML disabled
             "has_body": bool(rendered.html.strip()),
             "has_math": rendered.has_math,
@@ -88,7 +94,8 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
             "properties": rendered.properties,
             "links": _listed_links(links),
             "backlinks": note_selectors.note_backlinks(user=actor(request), note=note),
-            "unresolved": [link for link in links if link.target_id is None and not _names_a_file(link, rendered)],
+            "unresolved": [link for link in unresolved if not _is_file_name(link.target_text)],
+            "missing_files": [link for link in unresolved if _is_file_name(link.target_text)],
             "metadata": _as_shown(note_selectors.note_metadata(note=note)),
             "superseded": note_selectors.note_superseded(note=note),
             # An archived vault is read-only for every role: its pages offer no change until it is brought back.
@@ -112,6 +119,18 @@ def _as_shown(metadata: Any) -> Any:
 def _names_a_file(link: NoteLink, rendered: RenderedNote) -> bool:
     """A link to a file of the vault points at no note, yet it resolves."""
     return link.target_text.lower() in rendered.files
+
+
+def _is_file_name(target: str) -> bool:
+    """Whether a link names a file (`Places.base`, `x.canvas`, `photo.png`) rather than a note, by its extension as
+    Obsidian decides: one that finds no file is a missing file, never a note someone could write."""
+    return extension_of(target) in ATTACHMENT_EXTENSIONS
+
+
+def _opens_with(name: str, body: str) -> bool:
+    """Whether the note's text opens with a level-1 heading saying its name: the page then shows that heading as its
+    title rather than a second one above it."""
+    return " ".join(opening_heading(prose_only(body)).split()).casefold() == " ".join(name.split()).casefold()
 
 
 @login_required

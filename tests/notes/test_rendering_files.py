@@ -138,8 +138,10 @@ def test_a_note_page_shows_its_images_pdf_and_other_files_and_marks_a_missing_on
 
     [(missing, text)] = elements.all("span", **{"class": "embed-unresolved"})
     assert text == "missing.png" and "no file" in missing["title"]
-    # The side panel's unresolved links are the missing file alone: a link to a file that exists resolves.
-    assert [text for _, text in elements.all("li", **{"class": "unresolved"})] == ["[[missing.png]]"]
+    # The side panel lists the missing file alone, as a file (no note to write): a link to a file that exists
+    # resolves.
+    assert [text for _, text in elements.all("li", **{"class": "unresolved"})] == ["missing.png"]
+    assert "Missing files" in page.content.decode() and "write it" not in page.content.decode()
 
     # The tracker's address is shown as a link to follow, never fetched by the page.
     [(tracker, text)] = elements.all("a", **{"class": "external-image"})

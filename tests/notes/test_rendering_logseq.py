@@ -77,7 +77,7 @@ def test_an_obsidian_note_keeps_its_dataview_fields_and_org_lines_as_text():
         "#+BEGIN_QUOTE\nnot a quote\n#+END_QUOTE\n"
     )
     html = html_of(body)
-    assert "rating:: 5\nid:: 6103e488" in html and "#+BEGIN_QUOTE" in html and "<blockquote>" not in html
+    assert "rating:: 5<br />\nid:: 6103e488" in html and "#+BEGIN_QUOTE" in html and "<blockquote>" not in html
 
 
 @pytest.mark.django_db

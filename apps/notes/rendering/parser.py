@@ -1,6 +1,6 @@
 """The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds.
 
-Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files,
+Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files, tags,
 callouts, the marks in `blocks` and Logseq's block properties are ours, each saying why. Two plugins are left out
 on purpose: front_matter, because the frontmatter is cut off before parsing by the reader the note parser uses
 (`split_frontmatter`), and amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`, never
@@ -18,16 +18,19 @@ from apps.notes.rendering.files import files_plugin
 from apps.notes.rendering.footnotes import footnotes_plugin
 from apps.notes.rendering.logseq import logseq_plugin
 from apps.notes.rendering.math import math_plugin
+from apps.notes.rendering.tags import tags_plugin
 from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugin
 
 
 @functools.cache
 def note_parser() -> MarkdownIt:
     # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
-    # javascript:, vbscript:, file: and data: link targets.
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    # javascript:, vbscript:, file: and data: link targets. breaks on: Obsidian (its "strict line breaks" off by
+    # default) shows a single newline inside a paragraph as a line break.
+    options = {"html": False, "linkify": False, "breaks": True}
+    md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
-    for plugin in (*plugins, logseq_plugin):
+    for plugin in (*plugins, tags_plugin, logseq_plugin):
         md.use(plugin)
     return md
 

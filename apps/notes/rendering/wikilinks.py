@@ -170,6 +170,8 @@ def link_html(link: WrittenLink, page: Page) -> str:
         return f'<a class="internal-file" href="{href}">{escapeHtml(link.alias or link.target)}</a>'
     if target_id is None and link.block:  # `[label](((uuid)))` to a block no note holds: its label
         return text
+    if target_id is None and link.is_attachment:  # a missing file, not a note someone could write
+        return f'<a class="unresolved" title="no file with this name in the vault">{text}</a>'
     if target_id is None:
         return f'<a class="unresolved" title="no note with this name yet">{text}</a>'
     fragment = f"#{anchor(link.heading)}" if link.heading else ""
