@@ -657,7 +657,7 @@ def properties_text(frontmatter: dict[str, Any]) -> str:
     )
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\S")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\S")
 _ENDS_A_STATEMENT = re.compile(r"[.!?](?:\s|$)")  # "Follows from ADR-009. Three queues:" says a statement first
 LIST_HEADING_WORDS = 8  # a line longer than a heading is a sentence, even with its full stop forgotten
 
@@ -668,11 +668,13 @@ def heads_a_list(line: str, following: str) -> bool:
     row, a heading or a property ("DEADLINE: <2021-05-29 Sat>", "name:: Deadline"). `following`: the next line that
     is not blank."""
     said = line.strip().rstrip(":").strip()
-    if not said or line[:1].isspace() or _LIST_ITEM.match(line) or said.startswith(("|", "#", ">")) or ":" in said:
+    if not said or line[:1].isspace() or LIST_ITEM.match(line) or said.startswith(("|", "#", ">", "!", "<")):
+        return False
+    if ":" in said:
         return False
     if _ENDS_A_STATEMENT.search(said) or len(said.split()) > LIST_HEADING_WORDS:
         return False
-    return _LIST_ITEM.match(following) is not None
+    return LIST_ITEM.match(following) is not None
 
 
 def chunk_note(
@@ -721,7 +723,9 @@ def chunk_note(
                     *before, last = buffer.rsplit("\n\n", 1)
                     first_line = part.text.lstrip("\n").split("\n", 1)[0]
                     last = last.strip("\n")
-                    carried = before and "\n" not in last and heads_a_list(last, first_line)
+                    carried = bool(before) and "\n" not in last and heads_a_list(last, first_line)
+                    # carried only where the list still fits with it: a chunk is never longer than the budget
+                    carried = carried and len(textwrap.dedent(f"{last}{part.joiner}{part.text}")) <= budget
                     buffer = before[0] if carried else buffer
                     flush()
                     if carried:  # the line heading the list starts the chunk the list starts

@@ -253,12 +253,35 @@ def test_a_note_that_never_says_the_name_a_question_gives_its_subject_is_not_led
         "authored",
         title="Redis Outage Postmortem",
     )
-    found = lead("What caused the TLS outage?", [tls, redis])
-    assert found is None or found.number == 1  # not the Redis outage's cause, however many words it shares
+    # not the Redis outage's cause, however many words it shares: the TLS note's sentences say none of them
+    assert lead("What caused the TLS outage?", [tls, redis]) is None
     assert lead("What caused the Redis outage?", [tls, redis]).number == 2
     # a note not titled by the name keeps its say: the question's name may be incidental to it
     untitled = Source(1, "ops/proxy.md", tls.text, "authored", title="Proxy Notes")
     assert lead("What caused the TLS outage?", [untitled, redis]).number == 2
+
+
+def test_a_name_in_the_question_drops_only_a_note_of_another_such_thing():
+    plugins = Source(1, "Obsidian Plugins.md", "Plugins install from Settings.", "authored", title="Obsidian Plugins")
+    backups = Source(2, "Backups.md", "We back up the vault nightly with restic.", "authored", title="Backups")
+    # the backup note is of no other Obsidian thing: it still answers
+    assert lead("How do I back up my Obsidian vault?", [plugins, backups]).number == 2
+
+
+def test_a_short_statement_over_a_list_is_still_a_statement_and_heads_only_that_list():
+    release = source("Maren owns the release\n- dates are still open\n- Jun helps with QA\n")
+    assert lead("Who owns the release?", [release]).text == "Maren"
+    oven = source("Preheat the oven to 220 °C\n- Mix flour and water\n- Knead for 10 minutes\n")
+    assert lead("What temperature should the oven be?", [oven]).text == "220 °C"
+    steps = source("Making the crust\n\n1. Preheat oven to 425F/220C.\n2. Mix.\n\nServe it warm with cream.\n")
+    assert lead("At what temperature do I make the crust?", [steps]).text == "425F/220C"
+    assert lead("How do I serve it?", [steps]).text == "Serve it warm with cream."  # not under "Making the crust"
+
+
+def test_a_rack_or_a_seat_is_no_temperature():
+    room = source("Rack 12C holds the AC unit; the room is kept at 18 °C.")
+    assert lead("What temperature is the server room kept at?", [room]).text == "18 °C"
+    assert lead("What temperature for the freezer?", [source("Freeze at -18 °C.")]).text == "-18 °C"
 
 
 def test_a_day_of_the_week_is_no_one():
@@ -431,8 +454,13 @@ def test_who_comes_after_someone_in_a_list_given_in_order():
 
 
 def test_who_is_never_someone_the_sentence_says_did_not():
-    rota = source("Adaeze is not on the rota but is the escalation contact. The rota is kept by Tobias.")
+    rota = source("Adaeze is not on the rota but is the escalation contact. Tobias is on the rota this week.")
     assert lead("Who is on the rota?", [rota]).text == "Tobias"
+    retro = source("At the last retro, Jun wasn't there and Maren ran it.")
+    assert lead("Who ran the retro?", [retro]).text == "Maren"
+    assert lead("Who wasn't at the retro?", [retro]).text == "Jun"  # asked who did not: the one who did not
+    more = source("Maren is not only the owner but also reviews the budget.")
+    assert lead("Who reviews the budget?", [more]).text == "Maren"  # "not only" says more of her, not less
     for denied in ("Maren didn't sign off on the budget.", "Maren does not sign off on the budget."):
         assert lead("Who signs off on the budget?", [source(denied)]).text == denied  # the sentence, not "Maren"
     # asked who did not, the one who did not answers

@@ -529,3 +529,24 @@ def _decision_heading(path: str) -> bool:
 def _decides(path: str, text: str) -> bool:
     """As the candidates' statement finds the passage that holds a note's decision."""
     return _decision_heading(path) or re.search(DECISION_HEADING_LINE, text, re.I) is not None
+
+
+def test_a_line_heading_a_list_starts_the_chunk_its_list_starts():
+    path = CORPORA / "kepano-obsidian" / "References" / "Brown butter nectarine tart.md"
+    chunks = chunk_note("Brown butter nectarine tart", path.read_text(encoding="utf-8"), max_chars=1000)
+    steps = next(c for c in chunks if "Preheat oven to 425F/220C" in c.text)
+    assert steps.text.startswith("Making and blind-baking the crust\n\n1. Preheat oven")
+    assert not any(c.text.rstrip().endswith("Making and blind-baking the crust") for c in chunks)
+
+
+def test_a_line_heading_a_list_stays_where_the_list_would_not_fit_with_it():
+    intro = "An introduction that says a good deal about the tart and its history. " * 6
+    budget = 1000 - len("Tart") - 64
+    steps = "\n".join(f"{n}. Step {n} of the recipe, with enough words to make the list long." for n in range(1, 14))
+    steps += "\n14. Rest."
+    while len(steps) < budget - 8:
+        steps += " Rest."
+    assert len(steps) <= budget < len(f"Making the crust\n\n{steps}")  # the list fits a chunk, not with its line
+    chunks = chunk_note("Tart", f"{intro}\n\nMaking the crust\n\n{steps}\n", max_chars=1000)
+    assert all(len(c.text) <= budget for c in chunks)
+    assert "".join(c.text for c in chunks).count("Making the crust") == 1

@@ -17,7 +17,7 @@ from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, 
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import DECISION_HEADING as DECISION_HEADING_WORDS
-from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK, heading_match, heads_a_list
+from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LIST_ITEM, LOGSEQ_TAG, WIKILINK, heading_match, heads_a_list
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
@@ -93,12 +93,14 @@ LAST_JOINTS = (", ", " and ", ", and ")
 SETTLED = re.compile(r"^(?:agreed|decided|decision|resolved|settled)\b", re.I)
 ASKED_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w-]*")
 NO_ONE_IN_PARTICULAR = {"everyone", "everybody", "someone", "somebody", "anyone", "anybody", "nobody"}
-# "Adaeze is not on the rota": what the sentence says of her is that she did not, so she answers no "who"
+# "Adaeze is not on the rota": what the sentence says of her is that she did not, so she answers no "who"; "is not
+# only", "can't wait" say more, not less
 SAID_NOT_TO = re.compile(
     r"^\s+(?:(?:is|was|are|were|does|did|do|has|had|have|will|would|can|could|should)(?:\s+(?:not|never)\b|n['’]t\b)|"
-    r"(?:never|won['’]t|can['’]t)\b)",
+    r"(?:never|won['’]t|can['’]t)\b)(?!\s+(?:only|wait)\b)",
     re.I,
 )
+ASKS_WHO_DID_NOT = re.compile(r"\b(?:not|never|no)\b|n['’]t\b", re.I)
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
@@ -288,12 +290,11 @@ DOER_OF |= {"designer": "design", "developer": "develop", "founder": "found", "i
 DOER_OF |= {"painter": "paint", "photographer": "photograph", "performer": "perform", "moderator": "moderate"}
 DOER_OF |= {"coordinator": "coordinate", "manager": "manage", "sponsor": "sponsor", "builder": "build"}
 ASKS_TEMPERATURE = re.compile(r"\b(?:temperature|how (?:hot|warm|cold))\b", re.I)
-# "220 °C", "450 degrees", and a recipe's "425F/220C" (a bare letter only right after two or three digits: "3 c
-# sugar" is a measure)
-_ONE_TEMPERATURE = (
-    r"(?:-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)|\b-?\d{2,3}(?-i:[CF])\b)"
-)
-TEMPERATURE = re.compile(rf"{_ONE_TEMPERATURE}(?:\s?/\s?{_ONE_TEMPERATURE})?", re.I)
+# "220 °C", "450 degrees", "-18 °C", and a recipe's "425F/220C" (bare letters only as such a pair: "Rack 12C" and "Seat
+# 14F" are places)
+_DEGREES = r"(?<![\w-])-?\d+(?:[.,]\d+)?\s?(?:°\s?[CF]\b|degrees(?: (?:C|F|Celsius|Fahrenheit)\b)?)"
+_BARE_PAIR = r"(?<![\w-])-?\d{1,3}(?-i:F)\s?/\s?-?\d{1,3}(?-i:C)\b|(?<![\w-])-?\d{1,3}(?-i:C)\s?/\s?-?\d{1,3}(?-i:F)\b"
+TEMPERATURE = re.compile(rf"{_BARE_PAIR}|{_DEGREES}(?:\s?/\s?{_DEGREES})?", re.I)
 ASKS_TIME = re.compile(r"\bhow much (?:\w+ )?time\b", re.I)
 COSTS = re.compile(r"\b(cost|costs|price|priced|pay|paid|spend|spent|charge|charged|fee|budget)\b", re.I)
 MONEY = re.compile(rf"[€$£]\s?(?:{_NUMBER}){_SCALE}|\b(?:{_NUMBER}){_SCALE}\s?(?:{_CURRENCY})")
@@ -419,7 +420,6 @@ def read_passage(text: str, heading: str = "") -> Read:
     heading_of: dict[str, str] = {}
     headings = [(-1, heading)] if heading else []
     headings += _headings(text)
-    heads = {said for _, said in headings}
     at = 0
     for raw in prose_lines(text):
         # Prose lines come in order; a wrapped one is joined, so only its opening words are found as written.
@@ -430,8 +430,6 @@ def read_passage(text: str, heading: str = "") -> Read:
         under = next((h for offset, h in reversed(headings) if offset < at), "")
         plain = plain_line(raw)
         if len(plain) < 3 or (plain.endswith(":") and len(plain.split()) < 8):  # a heading or a label, not a statement
-            continue
-        if plain in heads:  # the line over a list: it heads the items' sentences
             continue
         label = _label(raw)
         of_line = [s for s in split_sentences(plain) if (not label or s.rstrip(".:") != label) and not _only_labels(s)]
@@ -445,24 +443,39 @@ def read_passage(text: str, heading: str = "") -> Read:
 
 def _headings(text: str) -> list[tuple[int, str]]:
     """Where each heading of the passage is, and what it says (in an outline's item too: "- ## Known issues"); not
-    a level-1 heading, the note's title. A short line that ends in no full stop and heads a list ("Making and
-    blind-baking the crust", "Available options:") heads it as a heading would."""
-    found = []
-    offset = 0
+    a level-1 heading, the note's title. A short line that heads the list after it ("Making and blind-baking the
+    crust", "Available options:") heads that list's items as a heading would, and no more: after the list, the
+    heading before it is the one again."""
+    found: list[tuple[int, str]] = []
     code = code_block_lines(text)
     lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
     for index, line in enumerate(lines):
         heading = None if index in code else heading_match(OUTLINE.sub("", line, count=1).strip())
         if heading and heading[0] > 1:
-            found.append((offset, plain_line(heading[1])))
+            found.append((offsets[index], plain_line(heading[1])))
         elif (
             index not in code
-            and not (index and lines[index - 1].strip())
+            and not (index and lines[index - 1].strip())  # a paragraph's one line
             and (over := _over_a_list(line, lines[index + 1 :]))
         ):
-            found.append((offset, over))
-        offset += len(line)
+            before = found[-1][1] if found else ""
+            found.append((offsets[index], over))
+            found.append((offsets[_list_end(lines, index + 1)], before))
     return found
+
+
+def _list_end(lines: list[str], start: int) -> int:
+    """The index of the first line after the list that starts at or after `start` (its items, their indented lines
+    and the blank lines between them)."""
+    index = start
+    while index < len(lines) and (
+        not lines[index].strip() or lines[index][:1].isspace() or LIST_ITEM.match(lines[index])
+    ):
+        index += 1
+    return index
 
 
 def _over_a_list(line: str, after: list[str]) -> str | None:
@@ -518,7 +531,7 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
     folder …")."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
-    asked_who_did_not = bool(NEGATIONS & set(question.lower().replace("’", "'").split()))
+    asked_who_did_not = ASKS_WHO_DID_NOT.search(question) is not None
     found = [
         m
         for m in NAMED_PERSON.finditer(text)
@@ -551,6 +564,15 @@ def _a_plural_after(text: str) -> bool:
     found = NAMES_A_KIND_BEFORE.match(text)
     word = found.group(1) if found else ""
     return bool(word) and word not in STOP and not word.endswith(("ss", "us", "ys", "is"))
+
+
+def _named_in_series(sentence: str, names: list[str]) -> str | None:
+    """The names as the sentence lists them, one after another ("Tobias, Priya, Maren and Jun"), or None."""
+    for joint in LAST_JOINTS:
+        series = f"{', '.join(names[:-1])}{joint}{names[-1]}"
+        if series in sentence:
+            return series
+    return None
 
 
 def _next_in_order(question: str, sentence: str) -> str | None:
@@ -693,8 +715,8 @@ def _span(
         names = _people(sentence, question, titles) or head_names
         if len(names) > 1 and f"{names[0]} and {names[1]}" in sentence:
             return f"{names[0]} and {names[1]}"  # "Decided by: Priya Raman and Maren Vogt.": both did it
-        if len(names) > 2 and any(f"{', '.join(names[:-1])}{joint}{names[-1]}" in sentence for joint in LAST_JOINTS):
-            return ", ".join(names)  # "Current order: Tobias, Priya, Maren, Jun.": the rota is all of them
+        if len(names) > 2 and KIND_LABEL.match(sentence) and (series := _named_in_series(sentence, names)):
+            return series  # "Current order: Tobias, Priya, Maren, Jun.": the rota is all of them
         if names:
             return names[0]
         return speaker if speaker and speaker.lower() not in asked_names else None
@@ -899,15 +921,15 @@ def _closest_record(wanted: set[str], passages: Sequence[Passage], names: set[st
     if not scored:
         return None
     shared, _, _, passage, record = max(scored, key=lambda found: found[:3])
-    return _RowFound(passage, record.said, shared, bool(names & set(_words(record.cells))))
+    return _RowFound(passage, record.said, shared, bool(names & set(terms(record.cells))))
 
 
 @dataclass(frozen=True)
 class _Candidate:
     # prose (or a property saying what is asked), closeness (with the heading), the follow-up's subject words it
-    # says, the question's words its note's title says, the question's words it says beyond its heading, whether it
-    # says what was settled, what it adds, the passage's place (negated)
-    key: tuple[bool, float, int, int, int, bool, int, int]
+    # says, the question's words its note's title says, the question's words it says beyond its heading, what it
+    # adds, whether it says what was settled, the passage's place (negated)
+    key: tuple[bool, float, int, int, int, int, bool, int]
     passage: Passage
     sentence: str
     typed: str | None  # the answer of the kind asked for it holds, if any
@@ -963,8 +985,7 @@ def answer_span(
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
             label_says = _labelled_as(kind, line, question)
-            said = _without(line, served_elsewhere) if served_elsewhere else line
-            score = closeness(line) if closeness else shared_words(wanted, said, heading) + label_says
+            score = closeness(line) if closeness else _closeness(wanted, line, heading, served_elsewhere) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
             stated = read.prose or label_says > 0 or (kind in TYPED and _label_asked(line, wanted))
@@ -980,8 +1001,8 @@ def answer_span(
                 shared_words(about, line, heading),
                 titled,
                 beyond,
-                SETTLED.match(line) is not None,  # "Agreed: release on 30 September." beside what was proposed
                 _specific(line, question),
+                SETTLED.match(line) is not None,  # "Agreed: release on 30 September." beside what was proposed
                 -place,
             )
             candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
@@ -993,17 +1014,11 @@ def answer_span(
         return column
     said_lines = [c for c in candidates if not c.row]
     names_asked = _names_asked(question)
-    if any(names_asked & set(_words(c.passage.title)) for c in said_lines):
-        # "What caused the TLS outage?" beside a note titled "TLS Misconfiguration Postmortem": a note's passage that
-        # does not say TLS, in its words, heading or title, speaks of another outage, however many of the question's
-        # other words it shares
-        said_lines = [
-            c
-            for c in said_lines
-            if names_asked & set(_words(f"{c.passage.title} {c.passage.heading} {c.passage.text}"))
-            or c.read is None
-            or c.read.speaker is not None
-        ]
+    if any(names_asked & set(terms(c.passage.title)) for c in said_lines):
+        # "What caused the TLS outage?" beside a note titled "TLS Misconfiguration Postmortem": a note whose title
+        # names another thing of the kind asked about ("Redis Outage Postmortem") and whose passage never says TLS
+        # speaks of another outage, however many of the question's other words it shares
+        said_lines = [c for c in said_lines if not _of_another(c, names_asked, wanted)]
     if not said_lines:
         # a passage of tables only: its row that says the question answers ("What does FOAM_SLUG produce?")
         row = _closest_record(wanted, passages[:first], names_asked) if kind in LISTS_ANSWER and not closeness else None
@@ -1040,7 +1055,7 @@ def answer_span(
     if kind in LISTS_ANSWER and not closeness and (row := _closest_record(wanted, passages[:first], names_asked)):
         # a row says more of it than any sentence, or says the name asked about where no sentence does ("What is in
         # rack unit U10?" and "Units: U10 · Device: NAS", beside "the rack units affected" in a procedure)
-        unnamed = row.says_a_name and not any(names_asked & set(_words(c.sentence)) for c in said_lines)
+        unnamed = row.says_a_name and not any(names_asked & set(terms(c.sentence)) for c in said_lines)
         if row.shared >= RECORD_WORDS and (row.shared > chosen.key[1] or unnamed):
             return Span(row.said, row.passage.number, row.said)
     asked_word = SHORTCUT_WORD.search(question)
@@ -1085,18 +1100,35 @@ def answer_span(
 
 
 def _names_asked(question: str) -> set[str]:
-    """The words a question names something by, past its first: "TLS" of "What caused the TLS outage?"."""
-    return {w.lower() for w in ASKED_NAME.findall(question.strip())} - STOP
+    """The words a question names something by, past its first, as `terms`: "tls" of "What caused the TLS outage?"."""
+    return set(terms(" ".join(ASKED_NAME.findall(question.strip()))))
+
+
+def _of_another(candidate: _Candidate, names: set[str], wanted: set[str]) -> bool:
+    """Whether a note's passage is of another thing of the kind asked about: its title says the question's other
+    words and neither it nor its passage says the name the question gives."""
+    if candidate.read is None or candidate.read.speaker is not None:
+        return False
+    passage = candidate.passage
+    if names & set(terms(f"{passage.title} {passage.heading} {passage.text}")):
+        return False
+    return shared_words(wanted - names, passage.title) > 0
+
+
+def _closeness(wanted: set[str], sentence: str, heading: str, served_elsewhere: set[str]) -> int:
+    """The question's words the sentence says with its heading; none when it says them only as the name of another
+    note found beside it ("everyone on the [[On-call Rotation]] should read it", not "Tobias maintains the [[Ops
+    Handbook]]" for "Who maintains the Ops Handbook?")."""
+    shared = shared_words(wanted, sentence, heading)
+    if shared and served_elsewhere and not shared_words(wanted, _without(sentence, served_elsewhere), heading):
+        return 0
+    return shared
 
 
 def _without(sentence: str, names: set[str]) -> str:
     """The sentence less the names it says (as written, in any case)."""
     pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[\w-]+", text.lower())
 
 
 def _described(question: str, passages: Sequence[Passage]) -> Span | None:
