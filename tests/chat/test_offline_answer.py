@@ -10,6 +10,10 @@ def source(text: str, number: int = 1) -> Source:
     return Source(number=number, path=f"note-{number}.md", text=text, provenance="authored")
 
 
+def _note(title: str, text: str, number: int = 1, heading: str = "") -> Source:
+    return Source(number=number, path=f"{title}.md", text=text, provenance="authored", heading=heading, title=title)
+
+
 def test_when_is_answered_with_the_date_resolved_against_the_passage():
     turn = source("1:56 pm on 8 May, 2023: Melanie: I ran a charity race for mental health last Saturday!")
     assert lead("When did Melanie run a charity race?", [turn]).text == "6 May 2023"
@@ -238,20 +242,15 @@ def test_a_passage_of_the_note_the_question_names_keeps_its_bullet():
 
 
 def test_a_note_that_never_says_the_name_a_question_gives_its_subject_is_not_led_with():
-    tls = Source(
-        1,
-        "ops/TLS Misconfiguration Postmortem.md",
+    tls = _note(
+        "TLS Misconfiguration Postmortem",
         "In the new nginx server block the listen directive read `listen 443;` instead of `listen 443 ssl;`, so "
         "nginx spoke plain HTTP on the HTTPS port.",
-        "authored",
-        title="TLS Misconfiguration Postmortem",
     )
-    redis = Source(
-        2,
-        "ops/Redis Outage Postmortem.md",
+    redis = _note(
+        "Redis Outage Postmortem",
         "What caused the outage: the broker URL defaulted to Redis on 127.0.0.1.",
-        "authored",
-        title="Redis Outage Postmortem",
+        2,
     )
     # not the Redis outage's cause, however many words it shares: the TLS note's sentences say none of them
     assert lead("What caused the TLS outage?", [tls, redis]) is None
@@ -292,22 +291,18 @@ def test_a_day_of_the_week_is_no_one():
 
 
 def test_a_bold_label_heads_its_line_and_what_was_agreed_answers_before_what_was_proposed():
-    planning = Source(
-        1,
-        "meetings/2024-06-11 Planning.md",
+    planning = _note(
+        "2024-06-11 Planning",
         "- **SSO** came up again because two pilot teams asked. Still no owner.\n- **Release date.** Adaeze "
         "proposed 16 September 2024. Maren wanted the end of September for buffer. Agreed: release candidate on 16 "
         "September, release on 30 September.\n",
-        "authored",
+        1,
         heading="Discussion",
-        title="2024-06-11 Planning",
     )
-    offsite = Source(
-        2,
-        "travel/Offsite Venue Options.md",
+    offsite = _note(
+        "Offsite Venue Options",
         "The main outcome was the v1 scope cut, written up at the [[2024-06-11 Planning]].",
-        "authored",
-        title="Offsite Venue Options",
+        2,
     )
     found = lead("When is the v1 release date?", [planning, offsite])
     assert found.text == "Agreed: release candidate on 16 September, release on 30 September."  # not 11 June 2024
@@ -316,20 +311,15 @@ def test_a_bold_label_heads_its_line_and_what_was_agreed_answers_before_what_was
 def test_a_table_row_answers_with_its_header_and_by_the_name_it_gives():
     services = source("| Service | Port | Notes |\n|---|---|---|\n| api | 8080 | behind nginx |\n| web | 3000 | |\n")
     assert lead("What port does the api run on?", [services]).text == "Service: api · Port: 8080 · Notes: behind nginx"
-    rack = Source(
-        1,
-        "ops/Server Room Rack Inventory.md",
+    rack = _note(
+        "Server Room Rack Inventory",
         "One 24U rack in the basement.\n\n| Units | Device | Notes |\n|---|---|---|\n| U10 | NAS | backup target |\n"
         "| U12 | kestrel | app server |\n",
-        "authored",
-        title="Server Room Rack Inventory",
     )
-    permit = Source(
-        2,
-        "ops/Permit to Work.md",
+    permit = _note(
+        "Permit to Work",
         "Request the PTW ahead, with a description and the rack units affected.",
-        "authored",
-        title="Permit to Work",
+        2,
     )
     # the procedure says "rack units" and never U10: the row that says U10 answers
     found = lead("What is in rack unit U10?", [rack, permit])
@@ -337,19 +327,14 @@ def test_a_table_row_answers_with_its_header_and_by_the_name_it_gives():
 
 
 def test_who_is_on_a_note_the_question_names_is_read_there_not_in_a_note_linking_to_it():
-    rota = Source(
-        1,
-        "ops/On-call Rotation.md",
+    rota = _note(
+        "On-call Rotation",
         "One week per person, handover on Monday at 10:00. Current order: Tobias, Priya, Maren, Jun.",
-        "authored",
-        title="On-call Rotation",
     )
-    handbook = Source(
-        2,
-        "ops/Ops Handbook.md",
+    handbook = _note(
+        "Ops Handbook",
         "Maintained by Tobias Kell; everyone on the [[On-call Rotation]] should read it once a quarter.",
-        "authored",
-        title="Ops Handbook",
+        2,
     )
     assert lead("Who is on the on-call rotation?", [rota, handbook]).text == "Tobias, Priya, Maren, Jun"
 
@@ -595,51 +580,37 @@ def test_a_sentence_that_announces_a_code_block_leads_with_its_first_lines():
 
 
 def test_what_a_thing_is_is_the_description_its_own_note_gives():
-    cloze = Source(
-        1,
-        "pages/Cloze.md",
+    cloze = _note(
+        "Cloze",
         "type:: [[Command]]\ndescription:: Creates collapsible content that is not shown by "
         "default. Usually used with [[Flashcards]]\n\n- ## Functionality\n\t- For example, {{cloze something}}, you "
         "can click it to reveal its content.\n",
-        "authored",
-        title="Cloze",
     )
     expected = "Creates collapsible content that is not shown by default. Usually used with Flashcards"
     assert lead("What is a cloze?", [cloze]).text == expected
-    reload = Source(
-        1,
-        "pages/Reload.md",
+    reload = _note(
+        "Whiteboard/Action Bar/Reload",
         "type:: [[Tool]]\ndescription:: Reloads the embedded content\n",
-        "authored",
-        title="Whiteboard/Action Bar/Reload",
     )
     assert lead("What does reload do?", [reload]).text == "Reloads the embedded content"  # a namespace's page
     assert lead("What is a flashcard?", [cloze]).text != expected  # another note's description says nothing of it
 
 
 def test_a_property_that_says_what_is_asked_answers_before_a_sentence_that_mentions_the_thing():
-    meeting = Source(
-        1,
-        "Notes/Meeting.md",
+    meeting = _note(
+        "2023-09-12 Meeting with Steph",
         "- Discussed the book [[Out of Control]] on the topic of [[Emergence]]",
-        "authored",
-        title="2023-09-12 Meeting with Steph",
     )
-    book = Source(
-        2,
-        "References/Out of Control.md",
+    book = _note(
+        "Out of Control",
         "categories: Books\npages: 528\nyear: 1992\nauthor: Kevin Kelly\ngenre: Futurism, Nonfiction\n",
-        "authored",
-        title="Out of Control",
+        2,
     )
     assert lead("Who wrote Out of Control?", [meeting, book]).text == "Kevin Kelly"  # not "Emergence"
     assert lead("How many pages is Out of Control?", [meeting, book]).text == "528"
-    movie = Source(
-        1,
-        "References/Blade Runner.md",
+    movie = _note(
+        "Blade Runner",
         "categories: Movies\ndirector: Ridley Scott\nyear: 1982\n",
-        "authored",
-        title="Blade Runner",
     )
     assert lead("Who directed Blade Runner?", [movie]).text == "Ridley Scott"
 
@@ -652,19 +623,14 @@ def test_who_did_it_is_read_from_the_sentence_after_the_closest_when_that_names_
 
 
 def test_an_exact_count_answers_before_a_vague_one_and_a_page_describing_itself_points_elsewhere():
-    sync = Source(
-        1,
-        "pages/Logseq Sync.md",
+    sync = _note(
+        "Logseq Sync",
         "- ## Functionality\n\t- Syncs up to 10 graphs between Logseq Desktop, Android, and iOS.\n",
-        "authored",
-        title="Logseq Sync",
     )
-    other = Source(
-        2,
-        "pages/How to sync.md",
+    other = _note(
+        "How to sync your Logseq graph across devices",
         "- Any file sync service will sync your Logseq graph across several devices.\n",
-        "authored",
-        title="How to sync your Logseq graph across devices",
+        2,
     )
     assert lead("How many graphs can Logseq Sync sync?", [sync, other]).text == "10"  # not "several"
     scheme = source("- > This doc describes the #[[Logseq Sync]] encryption scheme.\n- Use standard Age Encryption.\n")
@@ -713,10 +679,6 @@ def test_a_span_quoted_with_its_sentence_keeps_every_source_that_says_it():
 def _led(question: str, sources: list[Source]) -> str:
     found = lead(question, sources)
     return found.text if found else ""
-
-
-def _note(title: str, text: str, number: int = 1, heading: str = "") -> Source:
-    return Source(number=number, path=f"{title}.md", text=text, provenance="authored", heading=heading, title=title)
 
 
 ADR = _note(
