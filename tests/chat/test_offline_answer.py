@@ -751,3 +751,12 @@ def test_a_number_that_counts_another_thing_is_no_count_of_what_is_asked():
     focaccia = _note("Focaccia al Rosmarino", "Rest for 2 hours at room temperature. Bake at 220 °C for 25 minutes.")
     other = _note("Zibaldone", "If search cannot find the focaccia temperature, that is a bug.", number=2)
     assert lead("What temperature for the focaccia?", [focaccia, other]).text == "220 °C"  # its note is the focaccia
+
+
+def test_a_supporting_sentence_of_another_thing_than_the_one_named_is_not_quoted():
+    sso = _note("2024-06-11 Planning", "SSO status: still no owner; the SSO options remain a proposal.")
+    trip = _note("Trieste Weekend", "Status: planning, nothing booked.", 2)
+    answer = "".join(extractive("What is the status of SSO?", [sso, trip]))
+    assert "still no owner" in answer and "nothing booked" not in answer
+    # with nothing that says SSO, the closest sentences are still quoted
+    assert "nothing booked" in "".join(extractive("What is the status of SSO?", [trip]))

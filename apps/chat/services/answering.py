@@ -10,7 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.chat.services.attribution import Misattributed, Witness, misattributed
-from apps.chat.services.spans import Passage, Span, answer_span, read_passage, shared_words, with_its_items
+from apps.chat.services.spans import (
+    Passage,
+    Span,
+    answer_span,
+    names_asked,
+    read_passage,
+    shared_words,
+    with_its_items,
+)
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
@@ -157,12 +165,27 @@ def _supporting(question: str, sources: Sequence[Source]) -> tuple[dict[tuple[st
             best = max(lines, key=lambda s: (says[s], -lines.index(s)))
             best_of.append((source, best, says[best] + shared_words(wanted, source.title)))
     on_point = any(shared for _, _, shared in best_of)
+    # "What is the status of SSO?": beside a sentence that says SSO, a note's "Status: planning, nothing booked." says
+    # fewer of the question's words and not the name it gives: it is the status of something else
+    names = names_asked(question)
+    named = [shared for source, best, shared in best_of if _says_a_name(source, best, names)]
+    most_named = max(named, default=0)
     cited: dict[tuple[str, str], list[int]] = {}
     for source, best, shared in best_of:
+        if named and shared < most_named and not _says_a_name(source, best, names) and not _is_a_turn(source):
+            continue
         if shared or not on_point:
             key = (LABELS.get(source.provenance, ""), with_its_items(best, source.text))
             cited.setdefault(key, []).append(source.number)
     return cited, on_point
+
+
+def _says_a_name(source: Source, sentence: str, names: set[str]) -> bool:
+    return bool(names & set(terms(f"{source.title} {source.heading} {sentence}")))
+
+
+def _is_a_turn(source: Source) -> bool:
+    return read_passage(source.text).speaker is not None
 
 
 def answer_lines(question: str, sources: Sequence[Source]) -> list[str]:

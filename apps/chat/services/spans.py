@@ -1013,15 +1013,15 @@ def answer_span(
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
         return column
     said_lines = [c for c in candidates if not c.row]
-    names_asked = _names_asked(question)
-    if any(names_asked & set(terms(c.passage.title)) for c in said_lines):
+    names = names_asked(question)
+    if any(names & set(terms(c.passage.title)) for c in said_lines):
         # "What caused the TLS outage?" beside a note titled "TLS Misconfiguration Postmortem": a note whose title
         # names another thing of the kind asked about ("Redis Outage Postmortem") and whose passage never says TLS
         # speaks of another outage, however many of the question's other words it shares
-        said_lines = [c for c in said_lines if not _of_another(c, names_asked, wanted)]
+        said_lines = [c for c in said_lines if not _of_another(c, names, wanted)]
     if not said_lines:
         # a passage of tables only: its row that says the question answers ("What does FOAM_SLUG produce?")
-        row = _closest_record(wanted, passages[:first], names_asked) if kind in LISTS_ANSWER and not closeness else None
+        row = _closest_record(wanted, passages[:first], names) if kind in LISTS_ANSWER and not closeness else None
         return Span(row.said, row.passage.number, row.said) if row and row.shared >= RECORD_WORDS else None
     chosen = max(said_lines, key=lambda c: c.key)
     if _points_elsewhere(chosen):
@@ -1052,10 +1052,10 @@ def answer_span(
         passage, listed, named = section
         if chosen.key[1] <= named:  # no sentence says more of the question than the heading names
             return Span(listed, passage.number, listed)
-    if kind in LISTS_ANSWER and not closeness and (row := _closest_record(wanted, passages[:first], names_asked)):
+    if kind in LISTS_ANSWER and not closeness and (row := _closest_record(wanted, passages[:first], names)):
         # a row says more of it than any sentence, or says the name asked about where no sentence does ("What is in
         # rack unit U10?" and "Units: U10 · Device: NAS", beside "the rack units affected" in a procedure)
-        unnamed = row.says_a_name and not any(names_asked & set(terms(c.sentence)) for c in said_lines)
+        unnamed = row.says_a_name and not any(names & set(terms(c.sentence)) for c in said_lines)
         if row.shared >= RECORD_WORDS and (row.shared > chosen.key[1] or unnamed):
             return Span(row.said, row.passage.number, row.said)
     asked_word = SHORTCUT_WORD.search(question)
@@ -1099,7 +1099,7 @@ def answer_span(
     return Span(whole, chosen.passage.number, whole)
 
 
-def _names_asked(question: str) -> set[str]:
+def names_asked(question: str) -> set[str]:
     """The words a question names something by, past its first, as `terms`: "tls" of "What caused the TLS outage?"."""
     return set(terms(" ".join(ASKED_NAME.findall(question.strip()))))
 
