@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from apps.core.porter import stem
 from apps.core.text import STOP, names_in
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -37,6 +38,39 @@ SIGNALS = [
         ),
     ),
 ]
+# A comparison's things and, after a colon or "which", what it asks of them.
+_ASK = r"(?:\s*[:;]\s*|\s*,?\s+(?=(?:which|who|what|how)\b))(?P<ask>.+)"
+COMPARISONS = [
+    re.compile(rf"^\s*(?:please\s+)?compare\s+(?P<things>.+?)(?:{_ASK})?$", re.I),
+    re.compile(rf"^.*?\bdifferences?\s+between\s+(?P<things>.+?)(?:{_ASK})?$", re.I),
+    re.compile(r"^\s*(?P<ask>(?:which|who)\b[^,:;]*?)\s*[,:;]\s*(?P<things>.+\s(?:or|vs\.?|versus)\s.+)$", re.I),
+    re.compile(rf"^\s*(?P<things>[^:;]+?\s(?:vs\.?|versus)\s[^:;]+?)(?:{_ASK})?$", re.I),
+    re.compile(r"^\s*(?P<things>[^:;]+?\sor\s[^:;]+?)\s*[:;]\s*(?P<ask>(?:which|who)\b.+)$", re.I),
+]
+THING_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus|with)\s+", re.I)
+QUALIFIER = re.compile(r"\s(on|for|in|at|about|regarding|as)\s", re.I)
+WHICH_DOES = re.compile(r"^(?:which|who)(?:\s+one|\s+of\s+(?:them|the\s+\w+))?\s+(?P<verb>\w+)(?P<rest>.*)$", re.I)
+WHY_OVER = re.compile(r"^(?P<chosen>why\b.+?)\s+(?:over|instead\s+of|rather\s+than)\s+(?P<other>.+)$", re.I)
+BE_FORMS = frozenset("is are was were".split())
+IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad", "further": "far", "farther": "far"}
+IRREGULAR_ADVERBS = {**IRREGULAR_COMPARATIVES, "better": "well", "worse": "badly"}  # "which scales better"
+NOT_COMPARATIVES = frozenset("other never over under after ever either neither whether rather water order".split())
+IRREGULAR_PAST = {
+    "took": "take",
+    "ran": "run",
+    "went": "go",
+    "grew": "grow",
+    "made": "make",
+    "got": "get",
+    "had": "have",
+    "did": "do",
+    "broke": "break",
+    "came": "come",
+    "gave": "give",
+    "held": "hold",
+    "kept": "keep",
+    "felt": "feel",
+}
 JUDGE_PROMPT = (
     "Decide whether answering this question needs deeper research across many notes (several entities, a "
     'comparison, a why, a strategy, or everything of a kind) or a single search. Reply with JSON only: {"research": '
@@ -64,8 +98,12 @@ def judge_model_free(question: str) -> Verdict:
 
 
 def split_model_free(question: str) -> list[str]:
-    """Clauses joined by and/or/commas/versus, then each named entity with the question's content words."""
+    """A comparison: the question's ask of each thing compared. Otherwise clauses joined by and/or/commas, or for
+    "why X over Y" why X and why not Y. Never the question's own words reshuffled: that is the search already run."""
     text = re.sub(r"[?!.]+$", "", question.strip())
+    asked = [_ask_of(thing, ask) for thing, ask in compared(question)]
+    if len(asked) > 1:
+        return _unique(asked, text)
     lead = re.match(
         r"^\s*(what|which|who|where|when|why|how)\b[^,;]*?\b(is|are|was|were|does|did|do|has|have)\b", text, re.I
     )
@@ -78,14 +116,111 @@ def split_model_free(question: str) -> list[str]:
             if len(words) >= 1:
                 own = QUESTION_START.match(part) or not prefix
                 subs.append(part if own else f"{prefix} {part}")
-    # "What's" is a question word too: it searches for nothing
-    content = [w for w in re.findall(r"[A-Za-z0-9']+", text) if w.lower().split("'")[0] not in STOP]
-    for name in sorted(names_in(question)):
-        rest = [w for w in content if w.lower() not in name.split()]
-        subs.append(f"{name.title()} {' '.join(rest)}".strip())
-    subs.append(" ".join(content))
-    unique = list(dict.fromkeys(s for s in subs if s and s.lower() != text.lower()))
-    return unique[:MAX_SUB_QUESTIONS]
+    elif over := WHY_OVER.match(text):
+        subs += [over.group("chosen"), f"Why not {over.group('other')}"]
+    return _unique(subs, text)
+
+
+def _unique(subs: list[str], text: str) -> list[str]:
+    return list(dict.fromkeys(s for s in subs if s and s.lower() != text.lower()))[:MAX_SUB_QUESTIONS]
+
+
+def compared(question: str) -> list[tuple[str, str]]:
+    """The things a comparison names, each with what the question asks of them ("which lasted longer"; empty when
+    it asks nothing more): "Compare A and B: which …?", "A vs B", "the difference between A and B", "A or B: which
+    …?", "Which …, A or B?". Empty for any other question."""
+    text = re.sub(r"[?!.]+$", "", question.strip())
+    for form in COMPARISONS:
+        if match := form.match(text):
+            found = match.groupdict()
+            things = _things(found["things"])
+            if len(things) > 1:
+                return [(thing, (found.get("ask") or "").strip()) for thing in things]
+    return []
+
+
+def _things(listed: str) -> list[str]:
+    """ "A, B and C on cooking" → A on cooking, B on cooking, C on cooking: a qualifier said once after the last
+    thing is said of each."""
+    things = [t.strip() for t in THING_SEPARATOR.split(listed.strip()) if t and t.strip()]
+    if len(things) > 1 and not any(QUALIFIER.search(t) for t in things[:-1]):
+        last = QUALIFIER.split(things[-1], maxsplit=1)
+        if len(last) == 3 and last[0].strip():
+            things = [*things[:-1], last[0].strip()]
+            return [f"{t} {last[1]} {last[2].strip()}" for t in things]
+    return things
+
+
+def _ask_of(thing: str, ask: str) -> str:
+    """The comparison's ask put to one thing: "which lasted longer" of the Redis outage is "How long did the Redis
+    outage last"; "which is simpler" of Celery "How simple is Celery"; with no ask, "What about Celery"."""
+    match = WHICH_DOES.match(ask)
+    if match is None:
+        return f"What about {thing}"
+    verb, rest = match.group("verb").lower(), match.group("rest").strip()
+    if verb in BE_FORMS:
+        how, after = _how(rest, adjective=True)
+        if how:
+            return f"How {how} {verb} {thing}{after}"
+        return f"{verb.title()} {thing} {rest}".strip()
+    auxiliary, base = _auxiliary(verb)
+    how, after = _how(rest, adjective=False)
+    if how:
+        return f"How {how} {auxiliary} {thing} {base}{after}"
+    return f"{auxiliary.title()} {thing} {base} {rest}".strip()
+
+
+def _how(rest: str, *, adjective: bool) -> tuple[str, str]:
+    """The comparative that opens `rest` as a "how" ("longer" → "long", "more reliable" → "reliable", "more memory"
+    after a verb → "much memory"), and the words after it; ("", "") when `rest` opens with none."""
+    words = rest.split()
+    if not words:
+        return "", ""
+    first = words[0].lower()
+    if first in ("more", "less", "fewer"):
+        if adjective and len(words) > 1:
+            return words[1], _after(words[2:])
+        return (f"much {words[1]}" if len(words) > 1 else "much"), _after(words[2:])
+    positive = (IRREGULAR_COMPARATIVES if adjective else IRREGULAR_ADVERBS).get(first) or _positive(first)
+    return (positive, _after(words[1:])) if positive else ("", "")
+
+
+def _after(words: list[str]) -> str:
+    return f" {' '.join(words)}" if words else ""
+
+
+def _positive(word: str) -> str:
+    """The adjective a regular comparative is made from ("faster" → "fast", "bigger" → "big", "easier" → "easy",
+    "simpler" → "simple"), or "" for a word that is none."""
+    if not word.endswith("er") or len(word) < 5 or word in NOT_COMPARATIVES:
+        return ""
+    if word.endswith("ier"):
+        return f"{word[:-3]}y"
+    root = word[:-2]
+    if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
+        return root[:-1]
+    return f"{root}e" if re.search(r"(?:[bp]l|rg|[^aeiou][aeiou][cdfstvz])$", root) else root
+
+
+def _auxiliary(verb: str) -> tuple[str, str]:
+    """The auxiliary a question about `verb` takes and the verb's plain form: "lasted" → did, last; "costs" → does,
+    cost; "took" → did, take."""
+    if verb in IRREGULAR_PAST:
+        return "did", IRREGULAR_PAST[verb]
+    if verb.endswith("ied"):
+        return "did", f"{verb[:-3]}y"
+    if verb.endswith("ed"):
+        root = verb[:-2]
+        if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
+            return "did", root[:-1]
+        return "did", f"{root}e" if stem(verb) == f"{root}e" else root
+    if verb.endswith("ies"):
+        return "does", f"{verb[:-3]}y"
+    if re.search(r"(?:ss|sh|ch|x)es$", verb):
+        return "does", verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return "does", verb[:-1]
+    return "do", verb
 
 
 def as_asked(sub_question: str) -> str:

@@ -6,20 +6,20 @@ what was found."""
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from django.contrib.auth.models import User
 
-from apps.core.text import RECENCY
+from apps.core.text import RECENCY, terms
 from apps.graph.context import graph_context
 from apps.llm.embeddings import embed_query
 from apps.notes.models import Note
-from apps.research.planning import judge, sub_questions
+from apps.research.planning import compared, judge, sub_questions
 from apps.retrieval.candidates import load_candidates
 from apps.retrieval.context import CANDIDATES
-from apps.retrieval.gate import GateResult, gate
+from apps.retrieval.gate import GateResult, Rated, gate
 from apps.retrieval.search import SearchHit, hybrid_search_vector, validate_query
 from apps.vaults.scope import Scope
 
@@ -47,6 +47,13 @@ def _dispatch(text: str, scope: Scope) -> list[SearchHit]:
     keyword = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=PER_DISPATCH)
     recent = _recency(text, vector, scope) if RECENCY.search(text) else []
     return [*meaning.hits, *keyword.hits, *recent]
+
+
+def _best_first(text: str, scope: Scope) -> list[int]:
+    """A sub-question's passages as the fused search ranks them: meaning alone puts a thing's timeline before the
+    line that says how long it lasted."""
+    hits = hybrid_search_vector(text=text, query_vector=embed_query(text), scope=scope, k=PER_DISPATCH).hits
+    return [h.chunk for h in hits]
 
 
 def _recency(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
@@ -142,24 +149,50 @@ def research_steps(
     yield "planned", {"sub_questions": run.sub_questions}
     vector = embed_query(text)
     pool = list(hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=CANDIDATES).hits)
-    seen, empty = {h.chunk for h in pool}, 0
+    seen, empty, shown = {h.chunk for h in pool}, 0, []
+    comparison = bool(compared(text))
+    found_by: list[list[int]] = []  # in a comparison, each thing's passages, its best first
     for sub in run.sub_questions:
         if cancelled():
             run.cancelled = True
             break
+        if comparison:
+            found_by.append(_best_first(sub, scope))
         new = list({h.chunk: h for h in _dispatch(sub, scope) if h.chunk not in seen}.values())
         seen |= {h.chunk for h in new}
         pool += new
         run.dispatches += 1
-        yield "dispatch", {"sub_question": sub, "new": len(new), "n": run.dispatches}
+        if new or not rewords(sub, text):
+            shown.append(sub)
+            yield "dispatch", {"sub_question": sub, "new": len(new), "n": len(shown)}
         empty = 0 if new else empty + 1
         if empty >= EMPTY_DISPATCHES_TO_STOP:
             break
+    run.sub_questions = shown + run.sub_questions[run.dispatches :]
     run.found = len(pool)
     if run.cancelled:  # Skip: nothing is verified or injected; the next message is judged afresh
         return run
     candidates = load_candidates(hits=pool, query_vector=vector, scope=scope)
-    run.result = gate(
-        text, candidates, threshold=threshold, model=models.get("scoring"), budget_top=BUDGET_TOP, **usage
-    )
+    result = gate(text, candidates, threshold=threshold, model=models.get("scoring"), budget_top=BUDGET_TOP, **usage)
+    run.result = each_thing_leads(result, found_by) if comparison else result
     return run
+
+
+def rewords(sub_question: str, question: str) -> bool:
+    """Whether a sub-question says nothing the question does not: its words are some of the question's, in any
+    order. Its search is the question's own, so one that found nothing new is no step of the plan."""
+    return set(terms(sub_question)) <= set(terms(question))
+
+
+def each_thing_leads(result: GateResult, found_by: list[list[int]]) -> GateResult:
+    """A comparison's answer reads its first passages: the best passage each thing's sub-question found, of those
+    the gate passed, goes first, in the order the things were named; the gate still decides what passes."""
+    passed = {r.candidate.chunk: r for r in result.survivors}
+    leads: dict[int, Rated] = {}
+    for chunks in found_by:
+        best = next((c for c in chunks if c in passed and c not in leads), None)
+        if best is not None:
+            leads[best] = passed[best]
+    survivors = [*leads.values(), *(r for r in result.survivors if r.candidate.chunk not in leads)]
+    kept = {id(r) for r in survivors}
+    return replace(result, survivors=survivors, rated=survivors + [r for r in result.rated if id(r) not in kept])

@@ -268,14 +268,9 @@ def test_a_why_question_is_researched_and_reports_its_run(sample):
     reply = ask(sample.owner, "Why did the Redis outage happen and what changed after it?", [sample.pk])
     research = reply["research"]
     assert research["ran"] is True and "why" in research["reason"] and not research["cancelled"]
-    # The model-free planner splits the clauses and keeps the content words; each dispatch found something new.
-    assert research["sub_questions"] == [
-        "Why did the Redis outage happen",
-        "what changed after it",
-        "Redis outage happen changed",
-    ]
-    assert research["dispatches"] == 3
-    # Only those a person could send are offered to explore further: the keyword query searches, and reads as nothing.
+    # The model-free planner splits the clauses; the question's own words reshuffled would be its own search again.
+    assert research["sub_questions"] == ["Why did the Redis outage happen", "what changed after it"]
+    assert research["dispatches"] == 2
     assert research["paths"] == ["Why did the Redis outage happen?", "What changed after it?"]
     assert "ops/Redis Outage Postmortem.md" in [item["path"] for item in reply["context"]]
     plain = ask(sample.owner, "What is a PTW?", [sample.pk])["research"]

@@ -8,11 +8,17 @@ import pytest
 
 from apps.llm.models import ModelUsage
 from apps.research.planning import as_asked, askable, judge_model_free, split_model_free
-from apps.research.run import research
+from apps.research.run import research, rewords
 from apps.vaults.scope import scope_for
-from tests.factories import make_note, usage_from_here
+from tests.factories import api, make_note, usage_from_here
 
 pytestmark = pytest.mark.django_db
+
+
+def ask(user, message, vaults):
+    response = api(user).post("/api/chat/", {"vaults": vaults, "message": message}, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
 
 
 @pytest.mark.parametrize(
@@ -39,12 +45,64 @@ def test_sub_questions_are_self_contained_and_at_most_seven():
 
 
 def test_only_sub_questions_a_person_could_send_are_offered_and_as_asked():
-    subs = split_model_free("What's the Wi-Fi password at the farmhouse?")
-    assert subs and not any(s.startswith("What's") for s in subs)  # a keyword query holds no question word
-    assert [as_asked(s) for s in subs if askable(s)] == []
+    assert split_model_free("What's the Wi-Fi password at the farmhouse?") == []  # one subject: the search is the plan
     subs = split_model_free("Why did we choose pgvector over Qdrant and how does it affect backups?")
     offered = [as_asked(s) for s in subs if askable(s)]
     assert offered == ["Why did we choose pgvector over Qdrant?", "How does it affect backups?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "plan"),
+    [
+        (
+            "Compare the Redis outage and the TLS outage: which lasted longer?",
+            ["How long did the Redis outage last?", "How long did the TLS outage last?"],
+        ),
+        ("Which lasted longer, the Redis outage or the TLS outage?", None),  # the same plan
+        ("Celery or Postgres: which is simpler?", ["How simple is Celery?", "How simple is Postgres?"]),
+        ("Celery vs Postgres: which costs more?", ["How much does Celery cost?", "How much does Postgres cost?"]),
+        (
+            "Compare Celery and Postgres: which one scales better?",
+            ["How well does Celery scale?", "How well does Postgres scale?"],
+        ),
+        ("What is the difference between pgvector and Qdrant?", ["What about pgvector?", "What about Qdrant?"]),
+        ("Redis vs Postgres for the queue", ["What about Redis for the queue?", "What about Postgres for the queue?"]),
+        ("Why did we choose pgvector over Qdrant?", ["Why did we choose pgvector?", "Why not Qdrant?"]),
+    ],
+)
+def test_a_comparison_asks_its_question_of_each_thing_and_never_reshuffles_it(question, plan):
+    subs = [as_asked(s) for s in split_model_free(question)]
+    assert subs == (plan or ["How long did the Redis outage last?", "How long did the TLS outage last?"])
+    assert all(askable(s) for s in subs)
+
+
+def test_a_sub_question_of_the_questions_own_words_is_a_rewording():
+    question = "Why did we choose pgvector over Qdrant?"
+    assert rewords("Qdrant choose pgvector", question) and rewords("choose pgvector Qdrant", question)
+    assert not rewords("How long did the Redis outage last", "Compare the Redis outage and the TLS outage")
+
+
+def test_a_comparison_finds_each_things_passage_and_the_answer_reads_both(sample):
+    question = "Compare the Redis outage and the TLS outage: which lasted longer?"
+    run = research(user=sample.owner, question=question, scope=scope_for(sample.owner, [sample.pk]))
+    assert run.sub_questions == ["How long did the Redis outage last", "How long did the TLS outage last"]
+    first = [r.candidate.path for r in run.result.survivors[:2]]
+    assert first == ["ops/Redis Outage Postmortem.md", "ops/TLS Misconfiguration Postmortem.md"]
+
+    reply = ask(sample.owner, question, [sample.pk])
+    sources = [item["path"] for item in reply["context"]]
+    assert sources[:2] == first
+    assert "[1]" in reply["answer"] and "25 minutes. [2]" in reply["answer"]  # both things' notes are read and cited
+    assert reply["research"]["paths"] == ["How long did the Redis outage last?", "How long did the TLS outage last?"]
+
+
+def test_the_plan_shows_no_rewording_that_found_nothing_new(sample, monkeypatch):
+    reworded = ["Qdrant choose pgvector", "choose pgvector Qdrant"]
+    monkeypatch.setattr("apps.research.run.sub_questions", lambda text, **kw: list(reworded))
+    reply = ask(sample.owner, "Why did we choose pgvector over Qdrant?", [sample.pk])
+    assert reply["research"]["ran"] and reply["research"]["dispatches"] == 2
+    assert reply["research"]["sub_questions"] == [] and reply["research"]["paths"] == []
+    assert reply["context"][0]["path"] == "engineering/ADR-007 Choosing pgvector.md"
 
 
 def test_no_costs_one_call_and_yes_digs_then_verifies_once(sample):
@@ -71,8 +129,10 @@ def test_two_empty_dispatches_in_a_row_stop_the_run(owner, vault):
     run = research(
         user=owner, question="Compare Anna, Bruno, Carla and Dario on cheese", scope=scope_for(owner, [vault.pk])
     )
-    # The first search already found all three notes: nothing new twice in a row ends the run.
-    assert run.ran and len(run.sub_questions) > 2 and run.dispatches == 2
+    # The first search already found all three notes: nothing new twice in a row ends the run. What the two found
+    # was the question's own search, so the plan shows the two not dispatched only.
+    assert run.ran and run.dispatches == 2
+    assert run.sub_questions == ["What about Carla on cheese", "What about Dario on cheese"]
 
 
 def test_skip_cancels_mid_run_and_nothing_is_verified(sample):
