@@ -2,7 +2,8 @@
 log, both in the conversation owner's personal vault (nobody reads another person's conversations). A filed
 note says the Librarian wrote it (provenance `summary`), names the notes it drew on, and marks each claim as
 decided (the exchange records a decision: someone decided or agreed it), considered (only proposed or explored) or
-stated (what the notes say, which the answer quoted: quoting a sentence decides nothing)."""
+stated (what the notes say, which the answer quoted: quoting a sentence decides nothing). An exchange whose answer
+was only the fallback ("Nothing in … answers this") is not filed at all: nothing in it is worth keeping."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from apps.chat.models import ContextItem, Fallback, Message, Role, Status
 from apps.chat.services.answering import CLOSEST, LEAD_IN, NO_SENTENCE
+from apps.core.local_models import is_local
 from apps.librarian.sources import drawn_from_messages
 from apps.llm.gateway import Message as Prompt
 from apps.llm.gateway import complete_json
@@ -169,6 +171,8 @@ def file_exchange(message_id: int) -> Note | None:
     question, answer = message.reply_to.text, message.text
     if message.fallback == Fallback.CASUAL:  # the significance check decided cheaply: chatter, no model call
         return _log_chatter(personal, owner, message, question)
+    if not message.grounded and not _general_knowledge(message):  # only "Nothing in … answers this"
+        return None
     grounded = bool(message.grounded)
     local = model_free(question, answer, grounded)
     reply = complete_json(
@@ -198,6 +202,11 @@ def file_exchange(message_id: int) -> Note | None:
         source=LIBRARIAN_SOURCE,
         drawn_from=drawn_from_messages([message], home=personal.pk),
     )
+
+
+def _general_knowledge(message: Message) -> bool:
+    """Whether an answer the notes could not give went on from a chat model's general knowledge."""
+    return message.fallback == Fallback.EXPLICIT and bool(message.answer_model) and not is_local(message.answer_model)
 
 
 def _log_chatter(vault: Vault, owner: User, message: Message, text: str) -> Note:

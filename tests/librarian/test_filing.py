@@ -90,6 +90,22 @@ def test_an_answer_that_only_quotes_the_closest_passages_files_no_claim(sample):
     assert "## Claims\n- (none)\n" in note.body and "18:00" not in note.body
 
 
+def test_an_answer_that_is_only_the_fallback_files_nothing_and_calls_nothing():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    unanswered = answered(user, studio, "What is the capital of Peru?")
+    assert unanswered.text.startswith("Nothing in Studio answers this.")
+    Vault.objects.filter(pk=studio.pk).update(chat_settings={"fallback": "refuse"})
+    refused = answered(user, studio, "Who won the 1998 world cup final?")
+    assert refused.text.startswith("Nothing in Studio answers this, and Studio is set to refuse")
+    usage = usage_from_here()
+
+    assert file_exchange(unanswered.pk) is None and file_exchange(refused.pk) is None
+    assert not Note.objects.filter(vault=personal(user)).exists()  # no note, not even a line in the day's log
+    assert not usage.exists()
+
+
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     first = answered(sample.owner, sample, "thanks, that helps!")
     second = answered(sample.owner, sample, "haha nice")
