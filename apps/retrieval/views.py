@@ -12,7 +12,7 @@ from django.utils.safestring import mark_safe
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
 from apps.notes.selectors import readable_note_count
-from apps.retrieval.filed import filed_notes_last
+from apps.retrieval.filed import asks_about_conversations, filed_notes_last
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.snippets import readable_snippet
@@ -32,10 +32,15 @@ def search_page(request: HttpRequest) -> HttpResponse:
     names = {v.pk: v.name for v in vaults}
     query = request.GET.get("q", "")
     chosen = [int(v) for v in request.GET.getlist("vault") if is_id(v)]
+    # A search of every vault is for what people wrote; the Librarian's notes are searched when the vaults are
+    # ticked (the personal vault holds them) or the query asks about past conversations.
+    include_filed = bool(chosen) or asks_about_conversations(query)
     hits, error = [], ""
     if "q" in request.GET:
         try:
-            result = hybrid_search(scope=scope_for(request.user, chosen), query=query, k=20)
+            result = hybrid_search(
+                scope=scope_for(request.user, chosen), query=query, k=20, include_filed=include_filed
+            )
             hits = [
                 {
                     **hit.__dict__,
@@ -61,5 +66,6 @@ def search_page(request: HttpRequest) -> HttpResponse:
             "hits": hits,
             "error": error,
             "searched": "q" in request.GET,
+            "filed_left_out": not include_filed,
         },
     )
