@@ -11,7 +11,7 @@ from django.utils.safestring import mark_safe
 
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
-from apps.notes.selectors import readable_note_count
+from apps.notes.selectors import filed_note_count, readable_note_count
 from apps.retrieval.filed import asks_about_conversations, filed_notes_last
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
@@ -28,7 +28,11 @@ def _highlight(snippet: str) -> str:
 
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
-    vaults = list(vault_list(user=request.user).annotate(note_count=readable_note_count(request.user)))
+    vaults = list(
+        vault_list(user=request.user).annotate(
+            note_count=readable_note_count(request.user), filed_count=filed_note_count(request.user)
+        )
+    )
     names = {v.pk: v.name for v in vaults}
     query = request.GET.get("q", "")
     chosen = [int(v) for v in request.GET.getlist("vault") if is_id(v)]

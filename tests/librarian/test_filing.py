@@ -90,6 +90,24 @@ def test_an_answer_that_only_quotes_the_closest_passages_files_no_claim(sample):
     assert "## Claims\n- (none)\n" in note.body and "18:00" not in note.body
 
 
+def test_the_search_and_chat_pages_say_how_many_notes_the_librarian_filed_in_the_personal_vault(sample):
+    asker = make_user()
+    share(sample, "reader", user=asker)
+    browser = Client()
+    browser.force_login(asker)
+    assert "filed by the Librarian" not in browser.get("/").content.decode()
+
+    file_exchange(answered(asker, sample, "What is a PTW and when do I need one?").pk)
+    file_exchange(answered(asker, sample, "What is in rack unit U10?").pk)
+
+    home = personal(asker)
+    search = browser.get("/").content.decode()
+    assert f'{home.name}</a> <span class="muted">2 notes · personal · 2 filed by the Librarian</span>' in search
+    chat = browser.get("/chat/").content.decode()
+    assert f'{home.name} <span class="muted">2 notes · 2 filed by the Librarian</span>' in chat
+    assert f'{sample.name} <span class="muted">' in chat and chat.count("filed by the Librarian") == 1
+
+
 def test_an_answer_that_is_only_the_fallback_files_nothing_and_calls_nothing():
     user = make_user()
     studio = make_vault(user, "Studio")
