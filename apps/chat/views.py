@@ -26,7 +26,7 @@ from apps.chat.services.streams import ANSWERED_LATER, Held, NoWaitSlot, wait_sl
 from apps.core.auth import actor
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
-from apps.notes.selectors import readable_note_count
+from apps.notes.selectors import filed_note_count, readable_note_count
 from apps.vaults.permissions import vault_ids_for
 from apps.vaults.selectors import vault_list
 
@@ -35,7 +35,7 @@ from apps.vaults.selectors import vault_list
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
     user = actor(request)
-    vaults = vault_list(user=user).annotate(note_count=readable_note_count(user))
+    vaults = vault_list(user=user).annotate(note_count=readable_note_count(user), filed_count=filed_note_count(user))
     find = request.GET.get("find", "").strip()[:200]
     conversations = Conversation.objects.filter(owner=user)
     if find:

@@ -90,6 +90,8 @@ class Note(models.Model):
             GinIndex(fields=["link_keys"], name="note_link_keys"),
             # search finds the few derived notes of its scope without reading the others
             models.Index(fields=["vault"], condition=~models.Q(drawn_from=[]), name="note_drawn_from"),
+            # and the Librarian's own notes, which a search of all the vaults leaves out
+            models.Index(fields=["vault"], condition=models.Q(provenance="summary"), name="note_filed"),
             # the sweep that reads notes again finds the few stored under an older reading without reading the rest
             models.Index(fields=["read_with"], name="note_read_with"),
         ]

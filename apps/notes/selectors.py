@@ -22,6 +22,7 @@ from apps.notes.models import (
     Note,
     NoteLink,
     NoteStepFailure,
+    Provenance,
     Tier,
 )
 from apps.vaults.models import Vault
@@ -40,6 +41,16 @@ def readable_note_count(user: Requester) -> Count:
     is neither listed nor counted."""
     readable = list(readable_scope(user).readable)
     return Count("notes", filter=Q(notes__tier=Tier.HOT, notes__drawn_from__contained_by=readable))
+
+
+def filed_note_count(user: Requester) -> Count:
+    """A vault's hot notes the Librarian wrote from conversations that the user reads, as an annotation on vaults:
+    how much of a personal vault was filed rather than written."""
+    readable = list(readable_scope(user).readable)
+    return Count(
+        "notes",
+        filter=Q(notes__tier=Tier.HOT, notes__provenance=Provenance.SUMMARY, notes__drawn_from__contained_by=readable),
+    )
 
 
 def note_list(*, user: Requester, vault: Vault, tier: str = Tier.HOT) -> QuerySet[Note]:

@@ -2,7 +2,9 @@
 
 The permission filter (`vault_id = ANY(%(scope)s)`, bound from the request's `Scope`) sits inside both halves of
 the SQL, and so does its note-level twin: a note drawn from a vault the requester cannot read (`drawn_from`, what
-the Librarian filed, summarised or published) is left out of both halves and of the final join. For small scopes an
+the Librarian filed, summarised or published) is left out of both halves and of the final join. A search that leaves
+out the Librarian's own notes (provenance `summary`: filed exchanges, daily logs, session summaries) leaves them out
+there too, so the k hits it returns are all notes people wrote. For small scopes an
 exact scan is faster and exact; for large ones HNSW with iterative scanning keeps returning k rows even when the
 requester reads 1% of all chunks (see shared/notes/search-in-postgres.md).
 """
@@ -74,6 +76,10 @@ WITH withheld AS MATERIALIZED (
     SELECT n.id FROM notes_note n
     WHERE n.vault_id = ANY(%(scope)s) AND NOT (n.drawn_from = '{{{{}}}}'::bigint[])  -- the partial index's predicate
       AND NOT n.drawn_from <@ %(readable)s::bigint[]
+    UNION ALL
+    -- the Librarian's own notes, when the search leaves them out (`provenance = 'summary'`: the partial index's)
+    SELECT n.id FROM notes_note n
+    WHERE NOT %(include_filed)s AND n.vault_id = ANY(%(scope)s) AND n.provenance = 'summary'
 ),
 vec_raw AS MATERIALIZED (
     SELECT c.chunk_id AS id, c.note_id, c.embedding::{{cast}} <=> %(qvec)s::{{cast}} AS dist
@@ -288,9 +294,10 @@ def hybrid_search_vector(
     strategy: str | None = None,
     use_keyword: bool = True,
     model: str | None = None,
+    include_filed: bool = True,
 ) -> SearchResult:
     """Run the fused SQL for an already-embedded query within `scope`: a note drawn from a vault outside the
-    scope's `readable` is never returned.
+    scope's `readable` is never returned, nor with `include_filed=False` a note the Librarian wrote.
     Without a query vector only the keyword half runs; with `use_keyword=False` only the vector half. `model` is the
     model that embedded the query (the active one by default); a vector of another size (the active model changed
     since it was embedded) is embedded again with the active model."""
@@ -313,6 +320,7 @@ def hybrid_search_vector(
             strategy=strategy,
             use_keyword=use_keyword,
             model=model,
+            include_filed=include_filed,
         )
         return run_statement(sql, params, strategy)
 
@@ -350,6 +358,7 @@ def hybrid_statement(
     use_keyword: bool = True,
     model: str | None = None,
     halves: bool = False,
+    include_filed: bool = True,
 ) -> tuple[str, dict[str, Any]]:
     """The fused statement and its parameters ('hnsw' lets the index serve the distance order); with `halves`, the
     statement that returns each half's note ranking and unscaled scores instead of fusing them."""
@@ -369,6 +378,7 @@ def hybrid_statement(
         "qvec": vector_literal(query_vector) if query_vector is not None else None,
         "use_vector": query_vector is not None,
         "use_keyword": use_keyword,
+        "include_filed": include_filed,
         **scope.params(),
         "tiers": tiers,
         "model": model,
@@ -425,9 +435,11 @@ def hybrid_search(
     k: int = 10,
     include_cold: bool = False,
     mode: str = "hybrid",
+    include_filed: bool = True,
 ) -> SearchResult:
     """Search the vaults of `scope` (the policy resolved them: 404 for an unreadable vault asked for). 400 on bad
-    queries. `mode` keeps one half only (the evaluation's flat baselines)."""
+    queries. `mode` keeps one half only (the evaluation's flat baselines); `include_filed=False` leaves out the
+    notes the Librarian wrote from conversations."""
     if mode not in SEARCH_MODES:
         raise ValidationError({"mode": [f"mode must be one of {', '.join(SEARCH_MODES)}"]})
     text = validate_query(query)
@@ -447,6 +459,7 @@ def hybrid_search(
         include_cold=include_cold,
         use_keyword=mode != "vector",
         model=model,
+        include_filed=include_filed,
     )
     result.timings_ms["embed"] = embed_ms
     return result

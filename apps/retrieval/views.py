@@ -11,8 +11,8 @@ from django.utils.safestring import mark_safe
 
 from apps.core.exceptions import messages_of
 from apps.core.validation import is_id
-from apps.notes.selectors import readable_note_count
-from apps.retrieval.filed import filed_notes_last
+from apps.notes.selectors import filed_note_count, readable_note_count
+from apps.retrieval.filed import asks_about_conversations, filed_notes_last
 from apps.retrieval.hooks import searched
 from apps.retrieval.search import hybrid_search
 from apps.retrieval.snippets import readable_snippet
@@ -28,14 +28,23 @@ def _highlight(snippet: str) -> str:
 
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
-    vaults = list(vault_list(user=request.user).annotate(note_count=readable_note_count(request.user)))
+    vaults = list(
+        vault_list(user=request.user).annotate(
+            note_count=readable_note_count(request.user), filed_count=filed_note_count(request.user)
+        )
+    )
     names = {v.pk: v.name for v in vaults}
     query = request.GET.get("q", "")
     chosen = [int(v) for v in request.GET.getlist("vault") if is_id(v)]
+    # A search of every vault is for what people wrote; the Librarian's notes are searched when the vaults are
+    # ticked (the personal vault holds them) or the query asks about past conversations.
+    include_filed = bool(chosen) or asks_about_conversations(query)
     hits, error = [], ""
     if "q" in request.GET:
         try:
-            result = hybrid_search(scope=scope_for(request.user, chosen), query=query, k=20)
+            result = hybrid_search(
+                scope=scope_for(request.user, chosen), query=query, k=20, include_filed=include_filed
+            )
             hits = [
                 {
                     **hit.__dict__,
@@ -61,5 +70,6 @@ def search_page(request: HttpRequest) -> HttpResponse:
             "hits": hits,
             "error": error,
             "searched": "q" in request.GET,
+            "filed_left_out": not include_filed,
         },
     )

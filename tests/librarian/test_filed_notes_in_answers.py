@@ -65,7 +65,7 @@ def test_asking_again_across_all_vaults_answers_from_the_notes_and_not_from_the_
     assert not [item.path for item in candidates if item.vault_id == personal.pk]
 
 
-def test_the_search_page_shows_a_filed_note_after_the_notes_and_says_the_librarian_filed_it():
+def test_the_search_page_leaves_filed_notes_out_unless_the_personal_vault_is_ticked_or_the_query_asks():
     user = make_user()
     studio = make_vault(user, "Studio")
     make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
@@ -75,11 +75,43 @@ def test_the_search_page_shows_a_filed_note_after_the_notes_and_says_the_librari
     browser = Client()
     browser.force_login(user)
 
-    page = browser.get("/", {"q": "What cone does the glaze firing reach?"}).content.decode()
-    hits = re.findall(r'<li class="hit">(.*?)</li>', page, re.S)
-    paths = [re.search(r"· ([^<·]+?\.md)", hit).group(1) for hit in hits]
-    assert paths[:2] == ["Kiln.md", filed.path]  # the filed note is still found, after what people wrote
+    def shown(**query):
+        page = browser.get("/", query).content.decode()
+        hits = re.findall(r'<li class="hit">(.*?)</li>', page, re.S)
+        return page, hits, [re.search(r"· ([^<·]+?\.md)", hit).group(1) for hit in hits]
+
+    page, _, paths = shown(q="What cone does the glaze firing reach?")  # no vault ticked: every vault
+    assert paths == ["Kiln.md"]
+    assert "notes the Librarian filed from your conversations are left out" in page
+
+    page, hits, paths = shown(q="What cone does the glaze firing reach?", vault=[studio.pk, personal.pk])
+    assert paths[:2] == ["Kiln.md", filed.path]  # still found when asked for, after what people wrote
     assert "filed by the Librarian" in hits[1] and "filed by the Librarian" not in hits[0]
+    assert "are left out" not in page
+
+    _, _, paths = shown(q="What did we discuss about the glaze firing?")
+    assert filed.path in paths
+
+
+def test_a_search_that_leaves_filed_notes_out_still_returns_k_notes_people_wrote():
+    from apps.retrieval.search import hybrid_search
+    from apps.vaults.scope import scope_for
+
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    make_note(studio, "Clay.md", "# Clay\nStoneware clay is wedged before it is thrown.\n")
+    personal = Vault.objects.get(owner=user, is_personal=True)
+    question = "What cone does the glaze firing reach?"
+    for _ in range(3):
+        file_exchange(asked(user, [studio], question).pk)
+    chunks_embed_pending(vault_id=personal.pk)
+    everything = scope_for(user, [])
+
+    nearest = hybrid_search(scope=everything, query=question, k=3).hits
+    assert {hit.vault for hit in nearest} == {personal.pk}  # the filed copies come nearest to their own question
+    people = hybrid_search(scope=everything, query=question, k=2, include_filed=False).hits
+    assert [hit.path for hit in people] == ["Kiln.md", "Clay.md"]
 
 
 def test_the_answer_picker_lists_the_passage_a_filed_note_quotes_before_the_filed_note():

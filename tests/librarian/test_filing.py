@@ -51,8 +51,7 @@ def test_a_grounded_answer_becomes_a_summary_note_in_the_askers_personal_vault(s
     assert f"- {source.title} (in {sample.name})\n" in note.body
     assert "/notes/" not in note.body and "[[" not in note.body
     assert f"{sample.pk}:ops/" not in note.body and "ops/Permit to Work.md" not in note.body
-    assert "**Decided:**" in note.body
-    claims = re.findall(r"^- \*\*(?:Decided|Considered):\*\* (.*)$", note.body, re.M)
+    claims = re.findall(r"^- \*\*(?:Decided|Considered|Stated):\*\* (.*)$", note.body, re.M)
     assert claims and all(len(claim.split()) >= 3 and "[" not in claim for claim in claims)  # none empty or cited
     assert len(claims) == len(set(claims))
     usage = usage.get()
@@ -91,6 +90,40 @@ def test_an_answer_that_only_quotes_the_closest_passages_files_no_claim(sample):
     assert "## Claims\n- (none)\n" in note.body and "18:00" not in note.body
 
 
+def test_the_search_and_chat_pages_say_how_many_notes_the_librarian_filed_in_the_personal_vault(sample):
+    asker = make_user()
+    share(sample, "reader", user=asker)
+    browser = Client()
+    browser.force_login(asker)
+    assert "filed by the Librarian" not in browser.get("/").content.decode()
+
+    file_exchange(answered(asker, sample, "What is a PTW and when do I need one?").pk)
+    file_exchange(answered(asker, sample, "What is in rack unit U10?").pk)
+
+    home = personal(asker)
+    search = browser.get("/").content.decode()
+    assert f'{home.name}</a> <span class="muted">2 notes · personal · 2 filed by the Librarian</span>' in search
+    chat = browser.get("/chat/").content.decode()
+    assert f'{home.name} <span class="muted">2 notes · 2 filed by the Librarian</span>' in chat
+    assert f'{sample.name} <span class="muted">' in chat and chat.count("filed by the Librarian") == 1
+
+
+def test_an_answer_that_is_only_the_fallback_files_nothing_and_calls_nothing():
+    user = make_user()
+    studio = make_vault(user, "Studio")
+    make_note(studio, "Kiln.md", "# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    unanswered = answered(user, studio, "What is the capital of Peru?")
+    assert unanswered.text.startswith("Nothing in Studio answers this.")
+    Vault.objects.filter(pk=studio.pk).update(chat_settings={"fallback": "refuse"})
+    refused = answered(user, studio, "Who won the 1998 world cup final?")
+    assert refused.text.startswith("Nothing in Studio answers this, and Studio is set to refuse")
+    usage = usage_from_here()
+
+    assert file_exchange(unanswered.pk) is None and file_exchange(refused.pk) is None
+    assert not Note.objects.filter(vault=personal(user)).exists()  # no note, not even a line in the day's log
+    assert not usage.exists()
+
+
 def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     first = answered(sample.owner, sample, "thanks, that helps!")
     second = answered(sample.owner, sample, "haha nice")
@@ -104,11 +137,29 @@ def test_chatter_goes_to_the_days_log_without_a_model_call(sample):
     assert not usage.exists()
 
 
-def test_claims_are_marked_decided_or_considered():
-    assert status_of("We moved the standup to 9:30.") == "decided"
+def test_claims_are_marked_decided_considered_or_stated():
+    assert status_of("We agreed to move the standup to 9:30.") == "decided"
+    assert status_of("Decided by: Priya Raman and Maren Vogt.") == "decided"
     assert status_of("We could move the standup to 9:30.") == "considered"
     assert status_of("Maybe Postgres as a queue?") == "considered"
     assert status_of("The proposal is to rotate weekly.") == "considered"
+    assert status_of("Nothing was agreed about the rota yet.") == "stated"
+    assert status_of("We moved the standup to 9:30.") == "stated"
+    assert status_of("The rack holds a NAS in U10.") == "stated"
+
+
+def test_a_filed_answer_marks_as_decided_only_what_the_notes_say_was_agreed(sample):
+    note = file_exchange(answered(sample.owner, sample, "When is the v1 release date").pk)
+
+    claims = re.findall(r"^- \*\*(\w+):\*\* (.*)$", note.body, re.M)
+    assert ("Decided", "Agreed: release candidate on 16 September, release on 30 September.") in claims
+    assert ("Considered", "Adaeze proposed 16 September 2024.") in claims
+    # a sentence the answer quoted from the offsite's notes records no decision
+    assert [label for label, text in claims if text.startswith("The main outcome was the v1 scope cut")] == ["Stated"]
+
+    rack = file_exchange(answered(sample.owner, sample, "What is in rack unit U10?").pk)
+    labels = re.findall(r"^- \*\*(\w+):\*\* ", rack.body, re.M)
+    assert labels and "Decided" not in labels
 
 
 def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample):
@@ -125,6 +176,7 @@ def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample)
         "claims": [
             {"text": "Power work needs a PTW.", "status": "decided"},
             {"text": "We might ask facilities for same-day permits.", "status": "considered"},
+            {"text": "Permits are kept in the red binder.", "status": "happened"},
         ],
     }
     llm_server.replies.append({"content": json.dumps(reply)})
@@ -132,6 +184,7 @@ def test_a_reasoning_model_decides_and_tags_claims(llm_server, settings, sample)
     assert note.path == "Librarian/Permits to work.md"
     assert "- **Decided:** Power work needs a PTW." in note.body
     assert "- **Considered:** We might ask facilities for same-day permits." in note.body
+    assert "- **Stated:** Permits are kept in the red binder." in note.body  # no status the prompt offers
     prompt = llm_server.requests[-1]["body"]["messages"][1]["content"]
     assert (
         prompt.startswith("<question>")
@@ -274,5 +327,5 @@ def test_a_framing_sentence_is_filed_as_no_claim(sample):
     )
     note = file_exchange(answer.pk)
 
-    claims = re.findall(r"^- \*\*(?:Decided|Considered):\*\* (.*)$", note.body, re.M)
+    claims = re.findall(r"^- \*\*(?:Decided|Considered|Stated):\*\* (.*)$", note.body, re.M)
     assert claims == ["The printer is on floor 2.", "Toner is in the cupboard."]

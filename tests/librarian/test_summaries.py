@@ -78,7 +78,7 @@ def test_a_conversation_summary_points_at_exactly_its_messages_and_grows_with_it
     assert (node.level, node.vault, node.owner, node.conversation) == (0, personal(asker), asker, conversation)
     assert node.note.provenance == "summary" and node.note.path.startswith("Librarian/Summaries/")
     assert pointed(node) == set(conversation.messages.values_list("pk", flat=True)) and len(pointed(node)) == 2
-    assert "What is a PTW and when do I need one?" in node.note.body and "**Decided:**" in node.note.body
+    assert "What is a PTW and when do I need one?" in node.note.body and "**Stated:**" in node.note.body
     assert "not a person's record" in node.note.body
 
     second = answered(asker, sample, "Who signs the permit?", conversation=conversation.pk)
@@ -126,7 +126,7 @@ def test_a_reasoning_model_writes_the_gist_and_points_from_quoted_text(llm_serve
     calls = len(llm_server.requests)
     node = summarise_conversation(conversation.pk)
     assert len(llm_server.requests) == calls  # off means off: the extractive summary, no model call
-    assert "- **Decided:** Celery reads from Redis." in node.note.body
+    assert "- **Stated:** Celery reads from Redis." in node.note.body  # an answer's sentence decides nothing
 
 
 def test_condensing_builds_weeks_and_months_as_a_dag_and_is_idempotent(owner):
