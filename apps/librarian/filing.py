@@ -40,7 +40,17 @@ DECIDED = re.compile(
     r"\b(decided|decision\s*:|agreed|approved|signed off|settled on|chose|chosen|resolved to|went with|voted)(?!\w)",
     re.I,
 )
-UNDECIDED = re.compile(r"\b(not|never|no|nothing|nobody|no one|yet to|undecided|without)\b|n't\b", re.I)
+# A decision denied ("we did not decide", "nothing was agreed", "yet to decide"), not a decision to do nothing
+# ("We decided not to use Redis.", "Agreed: no deploys on Fridays.")
+UNDECIDED = re.compile(
+    r"\b(?:(?:not|never|n't|nothing|nobody|no one|yet to|without)\s+(?:\w+\s+)?"
+    r"(?:decid\w*|agree\w*|approv\w*|signed|settled|chose|chosen|resolved|voted)|undecided|pending)\b"
+    r"|\b\w+n't\s+(?:been\s+)?(?:decid\w*|agree\w*|approv\w*|settled|chosen|resolved)\b",
+    re.I,
+)
+# A question or a condition asks or supposes a decision; it records none ("Has the team agreed on the date?", "If we
+# agreed on Postgres, …")
+SUPPOSED = re.compile(r"\?\s*$|^\s*(?:if|unless|whether)\b", re.I)
 PROMPT = (
     "You are the Librarian of a team knowledge base. Decide whether this exchange holds a real concept worth a "
     'note or is chatter. Reply with JSON only: {"kind": "concept" or "chatter", "title": a short title, "claims": '
@@ -61,6 +71,8 @@ class Filing:
 def status_of(claim: str) -> str:
     """A claim is "decided" when its own words record a decision ("Agreed: release on 30 September"),
     "considered" when it hedges or proposes, else "stated": an answer quoting a sentence decides nothing."""
+    if SUPPOSED.search(claim):
+        return "considered"
     if DECIDED.search(claim) and not UNDECIDED.search(claim):
         return "decided"
     return "considered" if CONSIDERED.search(claim) else "stated"

@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.core.porter import stem
 from apps.core.text import STOP, names_in
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
@@ -43,14 +42,18 @@ _ASK = r"(?:\s*[:;]\s*|\s*,?\s+(?=(?:which|who|what|how)\b))(?P<ask>.+)"
 COMPARISONS = [
     re.compile(rf"^\s*(?:please\s+)?compare\s+(?P<things>.+?)(?:{_ASK})?$", re.I),
     re.compile(rf"^.*?\bdifferences?\s+between\s+(?P<things>.+?)(?:{_ASK})?$", re.I),
-    re.compile(r"^\s*(?P<ask>(?:which|who)\b[^,:;]*?)\s*[,:;]\s*(?P<things>.+\s(?:or|vs\.?|versus)\s.+)$", re.I),
+    re.compile(r"^\s*(?P<ask>(?:which|who)\b[^,:;]*?)\s*[,:;]\s*(?P<things>[^,]+\s(?:or|vs\.?|versus)\s[^,]+)$", re.I),
     re.compile(rf"^\s*(?P<things>[^:;]+?\s(?:vs\.?|versus)\s[^:;]+?)(?:{_ASK})?$", re.I),
     re.compile(r"^\s*(?P<things>[^:;]+?\sor\s[^:;]+?)\s*[:;]\s*(?P<ask>(?:which|who)\b.+)$", re.I),
 ]
 THING_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus|with)\s+", re.I)
+THING_WORDS = 5  # a thing is named in a few words; more is a clause of the question
+NOT_A_THING = re.compile(r"^(?:if|any|when|unless|whether|owns?|decides?)\b", re.I)
 QUALIFIER = re.compile(r"\s(on|for|in|at|about|regarding|as)\s", re.I)
 WHICH_DOES = re.compile(r"^(?:which|who)(?:\s+one|\s+of\s+(?:them|the\s+\w+))?\s+(?P<verb>\w+)(?P<rest>.*)$", re.I)
 WHY_OVER = re.compile(r"^(?P<chosen>why\b.+?)\s+(?:over|instead\s+of|rather\s+than)\s+(?P<other>.+)$", re.I)
+# A past tense's root that lost its "e" ("decid" of decided, "chang" of changed, "releas" of released)
+TAKES_AN_E = re.compile(r"(?:[^aeiou][aeiou][cdgvz]|ang|ing|rg|[bp]l|eas|aus|ur[cs])$")
 BE_FORMS = frozenset("is are was were".split())
 IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad", "further": "far", "farther": "far"}
 IRREGULAR_ADVERBS = {**IRREGULAR_COMPARATIVES, "better": "well", "worse": "badly"}  # "which scales better"
@@ -90,6 +93,8 @@ class Verdict:
 
 def judge_model_free(question: str) -> Verdict:
     found = [label for label, pattern in SIGNALS if pattern.search(question)]
+    if compared(question) and "a comparison" not in found:  # "Which lasted longer, the Redis outage or the TLS one?"
+        found.append("a comparison")
     if len(names_in(question)) >= 2:
         found.append("several entities")
     if found:
@@ -133,10 +138,29 @@ def compared(question: str) -> list[tuple[str, str]]:
     for form in COMPARISONS:
         if match := form.match(text):
             found = match.groupdict()
-            things = _things(found["things"])
-            if len(things) > 1:
-                return [(thing, (found.get("ask") or "").strip()) for thing in things]
+            things, ask = _things(found["things"]), (found.get("ask") or "").strip()
+            if len(things) > 1 and all(map(_a_thing, things)) and _compares(ask):
+                return [(thing, ask) for thing in things]
     return []
+
+
+def _a_thing(said: str) -> bool:
+    """Whether words a comparison lists name a thing ("the Redis outage", "Celery"), not a clause of the question
+    ("What did we decide about Redis", "who owns them", "if any")."""
+    words = said.split()
+    return 0 < len(words) <= THING_WORDS and not QUESTION_START.match(said) and not NOT_A_THING.match(said)
+
+
+def _compares(ask: str) -> bool:
+    """Whether what a comparison asks of its things is a comparison ("which lasted longer", "which is simpler") or
+    nothing; "who decides" asks something else of them."""
+    found = WHICH_DOES.match(ask)
+    if not ask:
+        return True
+    if found is None:
+        return False
+    rest = found.group("rest").split()
+    return bool(rest) and bool(_how(" ".join(rest), adjective=found.group("verb").lower() in BE_FORMS)[0])
 
 
 def _things(listed: str) -> list[str]:
@@ -213,7 +237,7 @@ def _auxiliary(verb: str) -> tuple[str, str]:
         root = verb[:-2]
         if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
             return "did", root[:-1]
-        return "did", f"{root}e" if stem(verb) == f"{root}e" else root
+        return "did", f"{root}e" if TAKES_AN_E.search(root) else root
     if verb.endswith("ies"):
         return "does", f"{verb[:-3]}y"
     if re.search(r"(?:ss|sh|ch|x)es$", verb):

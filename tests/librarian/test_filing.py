@@ -146,6 +146,12 @@ def test_claims_are_marked_decided_considered_or_stated():
     assert status_of("Nothing was agreed about the rota yet.") == "stated"
     assert status_of("We moved the standup to 9:30.") == "stated"
     assert status_of("The rack holds a NAS in U10.") == "stated"
+    # a decision to do nothing is a decision; a question or a condition records none
+    assert status_of("We decided not to use Redis.") == "decided"
+    assert status_of("Agreed: no deploys on Fridays.") == "decided"
+    assert status_of("Has the team agreed on the date?") == "considered"
+    assert status_of("If we agreed on Postgres, the migration would take a week.") == "considered"
+    assert status_of("We did not decide on the venue.") == "stated"
 
 
 def test_a_filed_answer_marks_as_decided_only_what_the_notes_say_was_agreed(sample):

@@ -131,3 +131,12 @@ def test_a_note_that_only_embeds_bases_has_no_embed_for_its_core_claim(tmp_path:
     row = enrich_note(kyoto)
     assert row is not None and ".base" not in row.core_claim and "!" not in row.core_claim
     assert '<dd class="core-claim">Kyoto</dd>' in page_of(vault.owner, kyoto)
+
+
+def test_a_tag_inside_a_links_label_stays_its_words():
+    owner = make_user()
+    vault = make_vault(owner, "links")
+    note = make_note(vault, "Links.md", "See [the #inbox notes](https://example.org/inbox) and #later.\n")
+    body = body_of(page_of(owner, note))
+    assert '<a href="https://example.org/inbox">the #inbox notes</a>' in body  # no link inside the link
+    assert '<a class="tag"' in body and ">#later</a>" in body

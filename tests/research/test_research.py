@@ -7,7 +7,7 @@ import json
 import pytest
 
 from apps.llm.models import ModelUsage
-from apps.research.planning import as_asked, askable, judge_model_free, split_model_free
+from apps.research.planning import as_asked, askable, compared, judge_model_free, split_model_free
 from apps.research.run import research, rewords
 from apps.vaults.scope import scope_for
 from tests.factories import api, make_note, usage_from_here
@@ -74,6 +74,27 @@ def test_a_comparison_asks_its_question_of_each_thing_and_never_reshuffles_it(qu
     subs = [as_asked(s) for s in split_model_free(question)]
     assert subs == (plan or ["How long did the Redis outage last?", "How long did the TLS outage last?"])
     assert all(askable(s) for s in subs)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did we decide about Redis vs Postgres?",  # a clause, not a thing, before "vs"
+        "Which team, ops or data, owns backups?",
+        "What is the difference between staging and production and who owns them?",
+        "Tea or coffee at the offsite: who decides?",  # asks who decides, compares nothing
+    ],
+)
+def test_a_question_that_only_says_or_or_vs_is_no_comparison(question):
+    assert not compared(question)
+
+
+def test_a_comparisons_verb_keeps_its_e():
+    assert [as_asked(s) for s in split_model_free("Which changed more, the API or the CLI?")] == [
+        "How much did the API change?",
+        "How much did the CLI change?",
+    ]
+    assert judge_model_free("Which lasted longer, the Redis outage or the TLS outage?").research
 
 
 def test_a_sub_question_of_the_questions_own_words_is_a_rewording():

@@ -26,7 +26,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 def _tag_rule(state: StateInline, silent: bool) -> bool:
     start = state.pos
-    if state.src[start] != "#":
+    if state.src[start] != "#" or state.linkLevel > 0:  # inside a link's label a tag is its words: no link in a link
         return False
     found = INLINE_TAG.match(state.src, start, state.posMax)  # its look-behind sees the text before `start`
     if found is None:
