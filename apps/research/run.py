@@ -170,6 +170,7 @@ def research_steps(
             break
     run.sub_questions = shown + run.sub_questions[run.dispatches :]
     run.found = len(pool)
+    run.cancelled = run.cancelled or cancelled()  # Skip is honoured with no sub-question to stop too
     if run.cancelled:  # Skip: nothing is verified or injected; the next message is judged afresh
         return run
     candidates = load_candidates(hits=pool, query_vector=vector, scope=scope)
