@@ -40,19 +40,18 @@ class Research:
     result: GateResult | None = None
 
 
-def _dispatch(text: str, scope: Scope) -> list[SearchHit]:
+def _dispatch(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
     """Meaning, then keyword; the recency searcher joins when the sub-question is about time."""
-    vector = embed_query(text)
     meaning = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH, use_keyword=False)
     keyword = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=PER_DISPATCH)
     recent = _recency(text, vector, scope) if RECENCY.search(text) else []
     return [*meaning.hits, *keyword.hits, *recent]
 
 
-def _best_first(text: str, scope: Scope) -> list[int]:
+def _best_first(text: str, vector: list[float], scope: Scope) -> list[int]:
     """A sub-question's passages as the fused search ranks them: meaning alone puts a thing's timeline before the
     line that says how long it lasted."""
-    hits = hybrid_search_vector(text=text, query_vector=embed_query(text), scope=scope, k=PER_DISPATCH).hits
+    hits = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH).hits
     return [h.chunk for h in hits]
 
 
@@ -156,9 +155,10 @@ def research_steps(
         if cancelled():
             run.cancelled = True
             break
+        sub_vector = embed_query(sub)  # one embedding for the sub-question's searches
         if comparison:
-            found_by.append(_best_first(sub, scope))
-        new = list({h.chunk: h for h in _dispatch(sub, scope) if h.chunk not in seen}.values())
+            found_by.append(_best_first(sub, sub_vector, scope))
+        new = list({h.chunk: h for h in _dispatch(sub, sub_vector, scope) if h.chunk not in seen}.values())
         seen |= {h.chunk for h in new}
         pool += new
         run.dispatches += 1

@@ -190,14 +190,16 @@ def test_real_models_judge_and_split_over_http(llm_server, settings, sample):
 
 
 def test_the_recency_searcher_brings_the_newest_notes_for_questions_about_time(owner, vault):
+    from apps.llm.embeddings import embed_query
     from apps.notes.models import Note
     from apps.research.run import _dispatch
 
     old = make_note(vault, "Rota 2023.md", "# On-call rota\nThe on-call rota rotates monthly.\n")
     new = make_note(vault, "Rota 2024.md", "# On-call rota\nThe on-call rota rotates weekly.\n")
     Note.objects.filter(pk=old.pk).update(content_modified_at="2023-01-01T00:00:00Z")
-    hits = _dispatch("what changed in the on-call rota lately", scope_for(owner, [vault.pk]))
+    lately = "what changed in the on-call rota lately"
+    hits = _dispatch(lately, embed_query(lately), scope_for(owner, [vault.pk]))
     recency = hits[-2:]  # meaning and keyword first, then the newest
     assert [h.note for h in recency] == [new.pk, old.pk]
-    plain = _dispatch("on-call rota", scope_for(owner, [vault.pk]))
+    plain = _dispatch("on-call rota", embed_query("on-call rota"), scope_for(owner, [vault.pk]))
     assert len(plain) < len(hits)  # no recency pass without a time word
