@@ -63,6 +63,13 @@ def readable_text(text: str) -> str:
     return " ".join(line for line in (plain_line(raw) for raw in labelled.splitlines()) if line)
 
 
+def heading_id(heading: str) -> str:
+    """The id a note page gives the heading written `heading` (its Markdown, as a chunk's heading path holds it),
+    and so the fragment of every link to that section: its words as read (links by their labels, a tag by its
+    name), lowercased and joined by hyphens."""
+    return re.sub(r"[^\w-]+", "-", readable_text(heading).lower()).strip("-")
+
+
 # A full stop after these is no sentence's end ("e.g. the daily note").
 ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|vs|cf|approx|Dr|Mr|Mrs|Ms|Fig)\.$", re.IGNORECASE)
 
