@@ -377,6 +377,9 @@ class ImportJob(models.Model):
     # whichever source brought them.
     own_export = models.BooleanField(default=False, db_default=False)
     folder = models.CharField(max_length=1000, blank=True)
+    # The uploaded file's name as its requester's computer gave it ("Vault.ZIP", "Runbook.md"), shown for the import;
+    # `source` is the label its notes are kept under. Empty for a folder.
+    file_name = models.CharField(max_length=255, blank=True, default="", db_default="")
     # The uploaded zip waits here for the worker (any machine can run it), then is cleared.
     archive = models.BinaryField(null=True, editable=False)
     status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)

@@ -180,7 +180,8 @@ class JobOut(serializers.Serializer):
     id = serializers.IntegerField()
     job = serializers.IntegerField(source="id")
     vault = serializers.IntegerField(source="vault_id")
-    source = serializers.CharField()  # type: ignore[assignment]
+    source = serializers.CharField(help_text="the label the imported notes are kept under")  # type: ignore[assignment]
+    file_name = serializers.CharField(help_text="the uploaded file's name as uploaded; empty for a folder")
     own_export = serializers.BooleanField(
         help_text="the zip or folder is this vault's own export: it updates the notes it holds, whoever wrote them"
     )
@@ -213,6 +214,7 @@ class JobOut(serializers.Serializer):
             "id": instance.pk,
             "vault_id": instance.vault_id,
             "source": instance.source,
+            "file_name": instance.file_name,
             "own_export": instance.own_export,
             "status": follow_up.status,
             "status_label": follow_up.label,

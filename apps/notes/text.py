@@ -55,12 +55,62 @@ def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True
     return "".join(out)
 
 
+# Marks a page draws as something else: a task's box (`- [ ]`, `- [x]`, Obsidian's `- [-]`) and a callout's
+# `[!type]`, whose title (else its type) heads the callout.
+_TASK_BOX = re.compile(r"^([ \t>]*(?:[-*+]|\d+[.)])[ \t]+)\[[^\]\n]\](?:[ \t]+|$)")
+_CALLOUT_MARK = re.compile(r"^([ \t>]*)\[!([\w-]+)\][+-]?[ \t]*(.*)$")
+_ROW_OPENING = re.compile(r"^[ \t>]*")  # a row's indent and quote marks
+_TABLE_OPENING = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+)?")  # the first row may open a list item too
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # `\|` is a pipe in a cell (`[[Note\|alias]]` in Obsidian's tables)
+
+
 def readable_text(text: str) -> str:
     """A Markdown passage as readable text on one line: links by their labels (inside code as written), emphasis and
-    code marks dropped."""
+    code marks dropped, a task without its box, a callout by its title, and a table as its cells (`a · b`), row
+    after row (`; `)."""
     in_code = verbatim_test(text)
     labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) else link["label"], text)
-    return " ".join(line for line in (plain_line(raw) for raw in labelled.splitlines()) if line)
+    lines = labelled.splitlines()
+    code = code_block_lines("\n".join(lines))
+    tables = {table.start: table.end for table in _tables(block_tree(lines))}
+    said, index = [], 0
+    while index < len(lines):
+        if index in tables:
+            said.append(_table_text(lines[index : tables[index]]))
+            index = tables[index]
+            continue
+        raw = lines[index]
+        if index not in code:
+            raw = _TASK_BOX.sub(r"\1", _CALLOUT_MARK.sub(_callout_title, raw))
+        said.append(plain_line(raw))
+        index += 1
+    return " ".join(line for line in said if line)
+
+
+def _tables(blocks: list[Block]) -> list[Block]:
+    return [table for block in blocks for table in ([block] if block.kind == "table" else _tables(block.children))]
+
+
+def _table_text(rows: list[str]) -> str:
+    """A table's header and body rows (its second row, the delimiter, is drawn as none) as their cells' text."""
+    said = []
+    for index, row in enumerate(rows[:1] + rows[2:]):
+        written = (_TABLE_OPENING if index == 0 else _ROW_OPENING).sub("", row).strip()
+        cells = _CELL_BORDER.split(written.removeprefix("|").removesuffix("|"))
+        shown = [plain_cell(cell).replace("\\|", "|") for cell in cells]
+        said.append(" · ".join(cell for cell in shown if cell))
+    return "; ".join(row for row in said if row)
+
+
+def _callout_title(found: re.Match[str]) -> str:
+    return f"{found.group(1)}{found.group(3) or found.group(2).capitalize()}"
+
+
+def heading_id(heading: str) -> str:
+    """The id a note page gives the heading written `heading` (its Markdown, as a chunk's heading path holds it),
+    and so the fragment of every link to that section: its words as read (links by their labels, a tag by its
+    name), lowercased and joined by hyphens."""
+    return re.sub(r"[^\w-]+", "-", readable_text(heading).lower()).strip("-")
 
 
 # A full stop after these is no sentence's end ("e.g. the daily note").

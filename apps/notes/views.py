@@ -242,11 +242,19 @@ def _counts_shown(counts: dict[str, int]) -> list[tuple[str, int]]:
 
 
 def _source_name(job: ImportJob) -> str:
-    """The name of the zip, note or folder an import read, as its requester chose it: a source is labelled with its
-    requester's name first (`ingest.import_job_create`), and an uploaded zip's without its `.zip`."""
+    """What an import read, as its requester named it: the uploaded file's name as uploaded, after the label an
+    upload was given when it differs (`team notes (export.zip)`); a folder's label. A source is labelled with its
+    requester's name first (`ingest.import_job_create`)."""
     requester = job.created_by.get_username() if job.created_by else ""
-    name = job.source.removeprefix(f"{requester}/") if requester else job.source
-    return name if job.folder or name.lower().endswith(MARKDOWN_SUFFIXES) else f"{name}.zip"
+    label = job.source.removeprefix(f"{requester}/") if requester else job.source
+    if job.file_name:
+        return (
+            job.file_name
+            if label in (job.file_name, job.file_name.removesuffix(".zip"))
+            else f"{label} ({job.file_name})"
+        )
+    # a folder, or an upload whose file's name was not kept: its label is the zip's name without `.zip`
+    return label if job.folder or label.lower().endswith((*MARKDOWN_SUFFIXES, ".zip")) else f"{label}.zip"
 
 
 def _failures_by_step(rows: Iterable[NoteStepFailure]) -> list[dict[str, Any]]:

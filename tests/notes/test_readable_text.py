@@ -39,3 +39,32 @@ def test_a_logseq_link_to_a_page_with_words_of_its_own_reads_as_its_words_on_rea
     assert readable_text(line) == (
         "Once you feel more comfortable with Logseq, continue with the lesson on how to create pages."
     )
+
+
+def test_a_table_reads_as_its_cells_row_after_row_on_a_real_page():
+    from tests.corpora import CORPORA
+
+    text = (CORPORA / "logseq-docs/pages/Calculator.md").read_text(encoding="utf-8")
+    start = text.index("- |Function name|")
+    readable = readable_text(text[start : text.index("\n- ", start)])  # the block holding the table
+    assert readable.startswith("Function name · Description; sqrt · square root; log · common logarithm (base 10);")
+    assert "|" not in readable and "--" not in readable
+    # Obsidian escapes the pipe of a wikilink's alias inside a table
+    assert readable_text("| Who | Role |\n| --- | --- |\n| [[Ana Lima\\|Ana]] | lead \\| owner |") == (
+        "Who · Role; Ana · lead | owner"
+    )
+    assert readable_text("1. | Step | Time |\n   | --- | --- |\n   | Proof | 2 h |") == "Step · Time; Proof · 2 h"
+
+
+def test_a_task_reads_without_its_box_and_a_callout_by_its_title():
+    from tests.corpora import CORPORA
+
+    text = (CORPORA / "kepano-obsidian/Notes/Minimal Theme.md").read_text(encoding="utf-8")
+    tasks = "\n".join(line for line in text.splitlines() if line.startswith("- ["))
+    assert readable_text(tasks) == "Color schemes E-ink mode Mobile support"
+    assert readable_text("- [ ] Buy flour\n  - [-] Buy yeast\n1. [/] Proof") == "Buy flour Buy yeast 1. Proof"
+    # none of the three vaults has a callout: these are Obsidian's documented forms
+    assert readable_text("> [!warning] Mind the *oven*\n> It runs hot.") == "Mind the oven It runs hot."
+    assert readable_text("> [!Example]-\n> - [x] Fold the dough") == "Example Fold the dough"
+    # code keeps them as written
+    assert readable_text("```\n- [ ] later\n> [!note]\n```") == "[ ] later [!note]"

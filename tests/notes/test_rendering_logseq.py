@@ -5,6 +5,8 @@ place; an Obsidian note writing the same `key:: value` keeps it as text."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -44,6 +46,25 @@ def test_block_properties_logseq_hides_are_hidden_and_the_others_shown_small():
     key = '<span class="block-property"><span class="block-property-key">{}</span> '
     assert key.format("type") + '<a class="unresolved" title="no note with this name yet">Command</a></span>' in html
     assert key.format("name") + "Zotero</span>" in html and "name::" not in html
+
+
+def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_lines():
+    # Note pages draw a line break in a paragraph as one: the breaks between properties would be blank lines.
+    zotero = html_of(real("Zotero.md"))
+    box = zotero[zotero.index('<span class="block-properties">') :]
+    box = box[: box.index("</li>")]
+    assert re.findall(r'block-property-key">([^<]+)<', box) == ["type", "name", "description"]
+    assert "<br" not in box and box.endswith("Imports a Zotero journal article</span></span>")
+
+    # text, its properties, then more text: the box sits between them, and the text's own line breaks stay
+    queries = html_of(real("Queries.md"))
+    assert '(in the future).<span class="block-properties"><span class="block-property">' in queries
+    assert "1609230243642</span></span>[:div [:img" in queries
+    assert "Key-Pair-Id=APKAJE5CCD6X7MP6PTEA&quot;}]]<br />\n[:div.text-sm" in queries
+
+    # a property Logseq keeps for itself is hidden, as `id::` and `collapsed::` are, not left as a line of text
+    numbered = html_of(real("Numbered List.md"))
+    assert "order-list-type" not in numbered and "<li>Type <code>1. </code> in a block</li>" in numbered
 
 
 def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():

@@ -12,7 +12,7 @@ from django.test import Client
 from apps.notes.models import ImportJob, Note
 from apps.notes.services.corrections import correction_submit
 from apps.notes.services.ingest import import_job_run
-from tests.factories import make_note, make_user, make_vault, share
+from tests.factories import api, make_note, make_user, make_vault, share
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +70,24 @@ def test_the_import_page_names_the_zip_labels_its_counts_and_leads_back_to_the_v
     assert f'<a href="/vaults/{vault.pk}/">← Back to {vault.name}</a>' in page
     assert "Files created: 1" in page and "Passages embedded: 1" in page
     assert "chunks_embedded" not in page
+
+
+def test_an_import_is_named_by_the_file_as_uploaded_and_by_the_label_an_api_upload_was_given(vault):
+    browser = _browser(vault.owner)
+    upload = _zip()
+    upload.name = "Vault.ZIP"
+    job = ImportJob.objects.get(pk=browser.post(f"/vaults/{vault.pk}/", {"file": upload})["Location"].split("/")[2])
+    page = browser.get(f"/jobs/{job.pk}/").content.decode()
+    assert f"<h1>Import of Vault.ZIP into {vault.name}</h1>" in page  # not "Vault.ZIP.zip"
+
+    labelled = _zip()
+    labelled.name = "export.zip"
+    queued = api(vault.owner).post(
+        f"/api/vaults/{vault.pk}/import/", {"file": labelled, "source": "team notes"}, format="multipart"
+    )
+    assert (queued.json()["file_name"], queued.json()["source"]) == ("export.zip", f"{vault.owner.username}/team notes")
+    page = browser.get(f"/jobs/{queued.json()['job']}/").content.decode()
+    assert f"<h1>Import of team notes (export.zip) into {vault.name}</h1>" in page  # not "team notes.zip"
 
 
 def test_a_single_markdown_note_is_imported_at_the_vaults_top(vault):

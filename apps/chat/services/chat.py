@@ -31,8 +31,7 @@ from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
-from apps.notes.rendering.wikilinks import slug
-from apps.notes.text import plain_line, readable_text
+from apps.notes.text import heading_id, readable_text
 from apps.research.planning import as_asked, askable
 from apps.research.run import Stepped, context_steps
 from apps.retrieval.gate import GateResult, Rated
@@ -474,7 +473,7 @@ def item_href(item: ContextItem) -> str:
     "" when the note is gone."""
     if item.note_id is None:
         return ""
-    anchor = slug(plain_line(answering.section_of(item.heading, item.title)))
+    anchor = heading_id(answering.section_of(item.heading, item.title))
     return f"/notes/{item.note_id}/" + (f"#{anchor}" if anchor else "")
 
 

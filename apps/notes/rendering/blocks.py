@@ -3,8 +3,9 @@
 These are ours because no maintained plugin does what Obsidian does: mdit-py-plugins has no `==highlight==` rule;
 markdown-it's task lists (and mdit-py-plugins' tasklists) know only `[ ]` and `[x]`, where Obsidian makes a task of
 any one character in the brackets (`[-]` cancelled, `[/]` half done, `[>]` moved: the statuses themes such as
-Minimal draw); and mdit-py-plugins' anchors slug a heading from its text and code only, dropping the wikilinks in
-it, and cannot give an embedded note's headings the prefix that keeps ids unique on the page."""
+Minimal draw); and mdit-py-plugins' anchors slug a heading from its rendered text, where a link to a section (a
+wikilink's `#heading`, a cited passage's heading path) names it by its Markdown, and cannot give an embedded
+note's headings the prefix that keeps ids unique on the page."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.state_inline import Delimiter
 from markdown_it.token import Token
 
-from apps.notes.rendering.wikilinks import slug
+from apps.notes.rendering.wikilinks import as_written
+from apps.notes.text import heading_id
 
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _TASK = re.compile(r"^\[([^\]\n])\](?:[ \t]+|$)")
@@ -110,19 +112,13 @@ def _tasks(state: StateCore) -> None:
 
 
 def _heading_ids(state: StateCore) -> None:
-    prefix = getattr(state.env.get("page"), "id_prefix", "")
+    """Each heading's id is made from its Markdown as written, by the function every link to a section uses."""
+    page = state.env.get("page")
+    prefix = getattr(page, "id_prefix", "")
     for index, token in enumerate(state.tokens):
         if token.type == "heading_open" and not token.attrGet("id"):
-            children = state.tokens[index + 1].children or []
-            text = "".join(_plain_text(child) for child in children)
-            token.attrSet("id", f"{prefix}{slug(text)}")
-
-
-def _plain_text(token: Token) -> str:
-    if token.type == "wikilink":
-        link = token.meta["link"]
-        return str(link.alias or link.target)
-    return token.content
+            written = state.tokens[index + 1].content
+            token.attrSet("id", f"{prefix}{heading_id(as_written(written, page) if page else written)}")
 
 
 def _render_checkbox(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:

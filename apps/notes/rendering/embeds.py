@@ -28,9 +28,10 @@ from apps.notes.rendering.logseq import (
     split_page_properties,
 )
 from apps.notes.rendering.parser import render_body
-from apps.notes.rendering.wikilinks import Page, WrittenLink, anchor, slug
+from apps.notes.rendering.wikilinks import Page, WrittenLink, anchor
 from apps.notes.selectors import notes_for_embedding
 from apps.notes.syntax import without_comments
+from apps.notes.text import heading_id
 
 MAX_DEPTH = 3
 MAX_EMBEDS = 40
@@ -61,11 +62,11 @@ def _outline_parser() -> MarkdownIt:
 
 
 def _heading_section(lines: list[str], tokens: list[Token], heading: str) -> str | None:
-    wanted = slug(heading)
+    wanted = heading_id(heading)
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level or token.map is None:
             continue
-        if slug(tokens[index + 1].content) != wanted:
+        if heading_id(tokens[index + 1].content) != wanted:
             continue
         rank = int(token.tag[1])
         ends = [

@@ -22,8 +22,9 @@ from apps.notes.markdown import PROPERTY, logseq_page_name, page_properties
 from apps.notes.syntax import code_block_lines
 
 _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
-# Properties Logseq keeps for itself and never shows under a block; a block's `id::` names it, as `^id` does.
-_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed)::[ \t]*(\S*)[ \t]*$", re.I)
+# Properties Logseq keeps for itself and never shows under a block (`logseq.order-list-type:: number` numbers it);
+# a block's `id::` names it, as `^id` does.
+_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed|logseq\.[\w.-]+)::[ \t]*(\S*)[ \t]*$", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
 _HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
 _FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
@@ -163,27 +164,48 @@ def _property_mark(found: re.Match[str]) -> str:
     return f"{found.group(1)}{PROPERTY_OPEN}{found.group(2)}{PROPERTY_CLOSE} "
 
 
+_BREAKS = frozenset({"softbreak", "hardbreak"})
+
+
 def _block_properties(state: StateCore) -> None:
-    """Each marked property line of a block becomes a small line of its own: its key, then its value (links and
-    marks in the value rendered as anywhere else)."""
+    """Each run of marked property lines of a block becomes one small box of its own, a line per property: its key,
+    then its value (links and marks in the value rendered as anywhere else). The box sits on lines of its own, so
+    the line breaks around and between its properties (which `breaks` would draw as blank lines) are dropped."""
     for token in state.tokens:
-        if token.type != "inline" or not token.children:
-            continue
-        children: list[Token] = []
-        open_property = False
-        for child in token.children:
-            if open_property and child.type in {"softbreak", "hardbreak"}:
-                children.append(Token("block_property_close", "", -1))
-                open_property = False
-            found = _PROPERTY_MARK.match(child.content) if child.type == "text" else None
-            if found is not None and not open_property:
-                children.append(Token("block_property_open", "", 1, meta={"key": found.group(1)}))
-                child.content = child.content[found.end() :]
-                open_property = True
-            children.append(child)
-        if open_property:
-            children.append(Token("block_property_close", "", -1))
-        token.children = children
+        if token.type == "inline" and token.children:
+            token.children = _with_property_boxes(token.children)
+
+
+def _with_property_boxes(children: list[Token]) -> list[Token]:
+    lines: list[list[Token]] = [[]]
+    breaks: list[Token] = []  # breaks[i] ends lines[i]
+    for child in children:
+        if child.type in _BREAKS:
+            breaks.append(child)
+            lines.append([])
+        else:
+            lines[-1].append(child)
+    marks = [_PROPERTY_MARK.match(line[0].content) if line and line[0].type == "text" else None for line in lines]
+    out: list[Token] = []
+    for index, line in enumerate(lines):
+        found = marks[index]
+        if found is None:
+            out += line
+        else:
+            if index == 0 or marks[index - 1] is None:
+                out.append(Token("block_properties_open", "", 1))
+            line[0].content = line[0].content[found.end() :]
+            out += [Token("block_property_open", "", 1, meta={"key": found.group(1)}), *line]
+            out.append(Token("block_property_close", "", -1))
+            if index == len(lines) - 1 or marks[index + 1] is None:
+                out.append(Token("block_properties_close", "", -1))
+        if index < len(breaks) and found is None and marks[index + 1] is None:
+            out.append(breaks[index])
+    return out
+
+
+def _render_properties_open(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    return '<span class="block-properties">'
 
 
 def _render_property_open(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
@@ -191,14 +213,16 @@ def _render_property_open(self: object, tokens: list[Token], idx: int, options: 
     return f'<span class="block-property"><span class="block-property-key">{key}</span> '
 
 
-def _render_property_close(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+def _render_close(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
     return "</span>"
 
 
 def logseq_plugin(md: MarkdownIt) -> None:
     md.core.ruler.push("block_properties", _block_properties)
+    md.add_render_rule("block_properties_open", _render_properties_open)
     md.add_render_rule("block_property_open", _render_property_open)
-    md.add_render_rule("block_property_close", _render_property_close)
+    md.add_render_rule("block_property_close", _render_close)
+    md.add_render_rule("block_properties_close", _render_close)
 
 
 def _end_of_block(lines: list[str], start: int, kind: str) -> int | None:

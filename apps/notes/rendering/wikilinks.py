@@ -24,6 +24,7 @@ from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of
 from apps.notes.rendering.files import VaultFiles, embed_html, label_and_size
 from apps.notes.selectors import attachment_url
 from apps.notes.syntax import BLOCK_UUID, hidden_spans
+from apps.notes.text import heading_id
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
@@ -73,14 +74,10 @@ class Page:
         return self.note_id if not link.target else self.targets.get(link.target.lower())
 
 
-def slug(heading: str) -> str:
-    return re.sub(r"[^\w-]+", "-", heading.strip().lower()).strip("-")
-
-
 def anchor(heading: str) -> str:
     """The fragment a `#heading` or `#^block` of a wikilink points at (the last part of `#a#b`)."""
     last = heading.split("#")[-1].strip()
-    return f"^{last[1:].lower()}" if last.startswith("^") else slug(last)
+    return f"^{last[1:].lower()}" if last.startswith("^") else heading_id(last)
 
 
 def mark_wikilinks(body: str, page: Page) -> str:
@@ -136,14 +133,24 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def as_written(text: str, page: Page) -> str:
+    """`text` of the page's source with each wikilink marker swapped back for the link as written."""
+
+    def written(found: re.Match[str]) -> str:
+        index = int(found.group(1))
+        return page.written[index].source if index < len(page.written) else found.group(0)
+
+    return _MARKER.sub(written, text)
+
+
 def _restore_verbatim(state: StateCore) -> None:
     """Code and math show a wikilink as written. The note parser reads the outline Logseq indents under a heading
     as prose, which CommonMark makes a code block: its links were marked, and are unmarked here."""
-    written = state.env["page"].written
+    page = state.env["page"]
     for token in state.tokens:
         for part in [token, *(token.children or [])]:
             if part.type in _VERBATIM and MARKER_OPEN in part.content:
-                part.content = _MARKER.sub(lambda found: written[int(found.group(1))].source, part.content)
+                part.content = as_written(part.content, page)
 
 
 def _unwrap_lone_embeds(state: StateCore) -> None:

@@ -165,7 +165,13 @@ def _zip_manifest(zf: zipfile.ZipFile) -> bytes | None:
 
 @transaction.atomic
 def import_job_create(
-    *, actor: User, vault: Vault, archive: bytes | None = None, folder: str | None = None, source: str = ""
+    *,
+    actor: User,
+    vault: Vault,
+    archive: bytes | None = None,
+    folder: str | None = None,
+    source: str = "",
+    file_name: str = "",
 ) -> ImportJob:
     """Queue an import (contributors). A zip is checked and stored for the worker; the task runs after commit."""
     if not user_may(actor, "contribute", vault):
@@ -198,7 +204,13 @@ def import_job_create(
         manifest = written.read_bytes()[:4096] if written.is_file() else None
     own_export = _manifest_vault(manifest) == vault.pk
     job = ImportJob.objects.create(
-        vault=vault, created_by=actor, source=label, own_export=own_export, folder=folder or "", archive=archive
+        vault=vault,
+        created_by=actor,
+        source=label,
+        own_export=own_export,
+        folder=folder or "",
+        archive=archive,
+        file_name=file_name[:255],
     )
     audit_record(
         actor=actor,
@@ -221,13 +233,14 @@ def import_job_from_upload(*, actor: User, vault: Vault, upload: UploadedFile | 
         raise ValidationError({"file": [f"the file exceeds {limit >> 20} MiB"]})
     name = (upload.name or "upload").replace("\\", "/").rsplit("/", 1)[-1]
     raw = upload.read()
+    label = name  # the notes' source: the same file uploaded again names it again, and so updates its notes
     if name.lower().endswith(MARKDOWN_SUFFIXES):
         archive = _single_note_zip(name, raw)
     elif zipfile.is_zipfile(io.BytesIO(raw)):
-        archive, name = raw, name.removesuffix(".zip")
+        archive, label = raw, name.removesuffix(".zip")
     else:
         raise ValidationError({"file": [f"“{name}” is neither a zip of notes nor a Markdown note (.md)"]})
-    job = import_job_create(actor=actor, vault=vault, archive=archive, source=source or name)
+    job = import_job_create(actor=actor, vault=vault, archive=archive, source=source or label, file_name=name)
     import_job_enqueue(job)
     return job
 

@@ -31,7 +31,11 @@ class Command(BaseCommand):
         source = Path(options["source"]).expanduser().resolve()
         if source.is_file() and source.suffix.lower() == ".zip":
             job = import_job_create(
-                actor=user, vault=vault, archive=source.read_bytes(), source=options["label"] or source.stem
+                actor=user,
+                vault=vault,
+                archive=source.read_bytes(),
+                source=options["label"] or source.stem,
+                file_name=source.name,
             )
         elif source.is_dir():
             job = import_job_create(actor=user, vault=vault, folder=str(source), source=options["label"])
