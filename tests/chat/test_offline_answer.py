@@ -489,6 +489,19 @@ def test_part_of_a_linked_title_is_nobody_and_a_linked_person_is_someone():
     assert lead("Who wrote the TLS postmortem?", [people]).text == "Tobias Kell"
 
 
+def test_an_exception_that_names_what_is_asked_about_answers_before_the_rule():
+    permit = _note(
+        "Permit to Work",
+        "## When a PTW is needed\n\n"
+        "- Any work inside the rack that involves power: swapping a PSU, moving a PDU, re-cabling power.\n"
+        "- Not needed for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay.\n",
+    )
+    disk = lead("Do I need a permit to swap a disk in the server rack?", [permit])
+    assert disk.text == "Not needed for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay."
+    power = lead("Do I need a permit to swap a PSU in the rack?", [permit])  # the exception says nothing of a PSU
+    assert power.text.startswith("Any work inside the rack that involves power")
+
+
 def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_verb_takes():
     turn = source("4:33 pm on 12 July, 2023: Caroline: Researching adoption agencies — it's been a dream of mine.")
     answer = "".join(extractive("What did Caroline research?", [turn]))

@@ -55,6 +55,11 @@ def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
     assert _lead(sample, question) == lead
 
 
+def test_an_exception_that_names_what_is_asked_about_leads_before_the_rule(sample):
+    lead = _lead(sample, "Do I need a permit to swap a disk in the server rack?")
+    assert lead.startswith("Not needed for:") and "swapping a disk in a hot-swap bay" in lead  # not the power rule
+
+
 def test_a_sentence_that_announces_a_list_leads_with_its_items(sample):
     lead = _lead(sample, "Which alerts page the on-call person at night?")
     assert lead.startswith("Only three alerts page at night:")

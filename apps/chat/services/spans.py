@@ -103,6 +103,10 @@ SAID_NOT_TO = re.compile(
 ASKS_WHO_DID_NOT = re.compile(r"\b(?:not|never|no)\b|n['’]t\b", re.I)
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
+# What a rule leaves out: "Not needed for: … swapping a disk in a hot-swap bay.", "except on weekends", "unless …".
+EXCEPTION = re.compile(
+    r"\b(?:except\w*|unless|exempt\w*|no\s+need|(?:not|n['’]t)\s+(?:needed|required|necessary|apply|applies))\b", re.I
+)
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
 # Handbook." (`_points_elsewhere` checks that what it names is a link of the passage). A trailing ", see X" is an aside
 # to a sentence that says something ("10 min — scales with the metronome, see Metronome Drills.").
@@ -1029,6 +1033,8 @@ def answer_span(
         # one and says something answers first; the pointer is still quoted below.
         saying = [c for c in said_lines if c.key[1] > 0 and not _points_elsewhere(c)]
         chosen = max(saying, key=lambda c: c.key, default=chosen)
+    if kind not in (*TYPED, "when") and not closeness:
+        chosen = _exception_naming_it(chosen, said_lines, wanted)
     if chosen.typed is None and kind in TYPED and not closeness:
         # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
         # most, one at least) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00
@@ -1258,6 +1264,24 @@ def _barely_about(chosen: _Candidate, wanted: set[str]) -> bool:
     says little of the question's words ("When did …?" and "Last Saturday!")."""
     speaks = chosen.read is not None and chosen.read.speaker is not None
     return not speaks and len(wanted) >= ASKED_WORDS and chosen.key[1] <= 1
+
+
+def _exception_naming_it(chosen: _Candidate, said_lines: Sequence[_Candidate], wanted: set[str]) -> _Candidate:
+    """For "Do I need a permit to swap a disk in the server rack?", beside the rule "Any work inside the rack that
+    involves power: swapping a PSU, …", the exception its passage makes of what the question asks about: "Not needed
+    for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay." An exception as close to the
+    question that names, in what it leaves out, a word of the question the rule and its heading do not say answers
+    before the rule; else the rule."""
+    heading = chosen.read.heading_of.get(chosen.sentence, "") if chosen.read else ""
+    said = set(terms(f"{chosen.sentence}\n{heading}"))
+    for other in sorted(said_lines, key=lambda c: c.key, reverse=True):
+        as_close = other.key[:2] == chosen.key[:2]
+        if other is chosen or other.passage is not chosen.passage or not as_close:
+            continue
+        leaves_out = EXCEPTION.search(other.sentence)
+        if leaves_out and (wanted & set(terms(other.sentence[leaves_out.end() :]))) - said:
+            return other
+    return chosen
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
