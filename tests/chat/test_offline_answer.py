@@ -502,6 +502,18 @@ def test_an_exception_that_names_what_is_asked_about_answers_before_the_rule():
     assert power.text.startswith("Any work inside the rack that involves power")
 
 
+def test_the_note_an_index_entry_describes_is_nobody():
+    index = _note(
+        "Vault Index",
+        "## Hubs\n\n- [[Ops Handbook]] — runbooks, postmortems, on-call and the server room\n"
+        "- [[Recipe Box]] — things I cook more than once\n",
+        number=2,
+    )
+    assert lead("Who is on call this week?", [index]).text != "Ops Handbook"  # a note, not who is on call
+    rota = _note("On-call Rotation", "One week per person. Current order: Tobias, Priya, Maren, Jun.\n")
+    assert lead("Who is on call this week?", [rota, index]).text == "Tobias, Priya, Maren, Jun"
+
+
 def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_verb_takes():
     turn = source("4:33 pm on 12 July, 2023: Caroline: Researching adoption agencies — it's been a dream of mine.")
     answer = "".join(extractive("What did Caroline research?", [turn]))

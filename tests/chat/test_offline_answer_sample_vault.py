@@ -47,6 +47,7 @@ def _lead(vault, question: str) -> str:
         ("What tomato varieties are we growing?", "Variety: Sungold; San Marzano; Black Krim; Latah."),  # the column
         ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
         ("Who is on the on-call rotation?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook's maintainer
+        ("Who is on call this week?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook an index line describes
         ("When is the v1 release date?", "Agreed: release candidate on 16 September, release on 30 September."),
         ("What is in rack unit U10?", "Units: U10 · Device: NAS · Notes: local backup target, 4 × 8 TB"),  # its row
     ],

@@ -107,6 +107,8 @@ LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
 EXCEPTION = re.compile(
     r"\b(?:except\w*|unless|exempt\w*|no\s+need|(?:not|n['’]t)\s+(?:needed|required|necessary|apply|applies))\b", re.I
 )
+# An index's entry: what heads a line, then a dash and what follows ("[[Ops Handbook]] — runbooks, postmortems, …").
+INDEX_ENTRY = re.compile(r"^\s*(\S.*?)\s+[—–-]\s+\S")
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
 # Handbook." (`_points_elsewhere` checks that what it names is a link of the passage). A trailing ", see X" is an aside
 # to a sentence that says something ("10 min — scales with the metronome, see Metronome Drills.").
@@ -533,13 +535,14 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
     does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
-    folder …")."""
+    folder …"), nor the linked note an index's entry describes (`_indexed_note`)."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     asked_who_did_not = ASKS_WHO_DID_NOT.search(question) is not None
+    indexed = _indexed_note(text, titles)
     found = [
         m
         for m in NAMED_PERSON.finditer(text)
-        if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
+        if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR | indexed
         and (asked_who_did_not or not SAID_NOT_TO.match(text[m.end() :]))
         and not any(m.group(0).lower() in title != m.group(0).lower() for title in titles)
         and not NUMBER_WORDS.fullmatch(m.group(0))
@@ -560,6 +563,15 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     if (opening := OPENING_WORD.match(text)) is not None:
         opener = opening.end()  # "Daily Standup notes are …": the word after the opening one opens the sentence too
     return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
+
+
+def _indexed_note(text: str, titles: frozenset[str]) -> set[str]:
+    """The title of the note the line describes, when it is an index's entry: a title the passages link to, heading
+    the line before a dash and what the note holds ("[[Ops Handbook]] — runbooks, postmortems, on-call and the server
+    room"). Its words are the note's subject, not anyone's deed: the line names the note, not a person."""
+    entry = INDEX_ENTRY.match(text)
+    head = entry.group(1).lower() if entry else ""
+    return {head} if head in titles else set()
 
 
 def _a_plural_after(text: str) -> bool:
@@ -714,8 +726,10 @@ def _span(
         if neighbour := _next_in_order(question, sentence):
             return neighbour
         head = LIST_HEAD.match(line) if line and not line.startswith(sentence) else None
-        # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" by a note
-        head_names = _people(head.group(1), question, titles) if head and PERSON.fullmatch(head.group(1)) else []
+        # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" and an
+        # index's "[[Ops Handbook]] — runbooks, …" by a note
+        by_a_person = head and PERSON.fullmatch(head.group(1)) and not _indexed_note(line, titles)
+        head_names = _people(head.group(1), question, titles) if head and by_a_person else []
         names = _people(sentence, question, titles) or head_names
         if len(names) > 1 and f"{names[0]} and {names[1]}" in sentence:
             return f"{names[0]} and {names[1]}"  # "Decided by: Priya Raman and Maren Vogt.": both did it
