@@ -489,6 +489,19 @@ def test_part_of_a_linked_title_is_nobody_and_a_linked_person_is_someone():
     assert lead("Who wrote the TLS postmortem?", [people]).text == "Tobias Kell"
 
 
+def test_a_list_a_line_says_holds_the_kind_of_thing_asked_for_answers():
+    settings = _note(
+        "Editor",
+        "## Configuration\n\nSet the default in your settings:\n\n"
+        '```json\n{\n  "editor.lineWrap": "soft"\n}\n```\n\n'
+        "Available values:\n\n- `soft` (default)\n- `hard`\n- `off`\n",
+    )
+    found = lead("What values are there for editor.lineWrap?", [settings])
+    assert found.text == "Available values: soft (default); hard; off."
+    # the passage says nothing of the theme: its values are not the theme's
+    assert lead("What values are there for editor.theme?", [settings]).text != found.text
+
+
 def test_an_exception_that_names_what_is_asked_about_answers_before_the_rule():
     permit = _note(
         "Permit to Work",

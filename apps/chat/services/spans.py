@@ -1512,18 +1512,27 @@ def _said(items: list[str]) -> str:
 
 def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) -> tuple[Passage, str, int] | None:
     """A list under a heading the question names whole ("What are the ingredients for focaccia?" and "## Ingredients"
-    over a list): the passage, the heading with its items, and how many of the question's words the heading is. A
-    passage that opens its section stands under the section's heading (`Passage.heading`), which its text lacks."""
+    over a list), or under a heading, or a line heading the list, that names the kind of thing the question asks for,
+    in a passage that says the question's other words ("What options are there for foam.preview.embedNoteType?" and
+    "Available options:" under the setting's example): the passage, the heading with its items, and how many of the
+    question's words the heading says. A passage that opens its section stands under the section's heading
+    (`Passage.heading`), which its text lacks."""
+    asked = ASKED_THING.match(question)
+    thing = stem(asked.group(1).lower()) if asked else ""  # "option" of "What options are there for …?"
     for passage in passages:
         lines = ([f"## {passage.heading}"] if passage.heading else []) + passage.text.splitlines()
         code = code_block_lines(passage.text)
+        says_the_rest = wanted - {thing} <= set(terms(f"{passage.title}\n{passage.heading}\n{passage.text}"))
         for index, raw in enumerate(lines):
             in_code = index - bool(passage.heading) in code
             heading = None if in_code else heading_match(OUTLINE.sub("", raw, count=1).strip())
-            named = set(terms(heading[1])) if heading else set()
-            items = _items_after(lines, index) if named and named <= wanted else []
-            if heading and len(items) > 1:  # one item is no list: its sentence answers, if any does
-                return passage, f"{plain_line(heading[1])}: {_said(items)}.", len(named)
+            opens_a_paragraph = not in_code and not (index and lines[index - 1].strip())
+            title = heading[1] if heading else _over_a_list(raw, lines[index + 1 :]) if opens_a_paragraph else None
+            named = set(terms(title or ""))
+            answers = named <= wanted or (thing in named and says_the_rest)
+            items = _items_after(lines, index) if named and answers else []
+            if title and len(items) > 1:  # one item is no list: its sentence answers, if any does
+                return passage, f"{plain_line(title)}: {_said(items)}.", len(named & wanted)
     return None
 
 
