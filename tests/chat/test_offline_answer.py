@@ -502,6 +502,18 @@ def test_a_list_a_line_says_holds_the_kind_of_thing_asked_for_answers():
     assert lead("What values are there for editor.theme?", [settings]).text != found.text
 
 
+def test_why_one_option_instead_of_another_is_answered_by_what_speaks_for_the_one_taken():
+    title = "ADR-012 Choosing Caddy"
+    nginx = _note(title, "Mature and fast. Against it: certificates need a cron job.\n", heading="Nginx")
+    sync = _note("Infra Sync", "We went through the web server options again and agreed to keep it simple.\n", 2)
+    caddy = _note(title, "It renews its certificates on its own, one job less for whoever runs the box.\n", 3, "Caddy")
+    found = lead("Why did we choose Caddy instead of Nginx?", [nginx, sync, caddy])
+    assert found.number == 3 and found.text.startswith("It renews its certificates on its own")  # not Nginx's merits
+    # the note asks the question itself: the sentence after it answers
+    asked_too = source("Why keep a link to the recipe instead of pasting it in? One copy stays true when it changes.\n")
+    assert lead("Why link the recipe instead of pasting it?", [asked_too]).text.startswith("One copy stays true")
+
+
 def test_an_exception_that_names_what_is_asked_about_answers_before_the_rule():
     permit = _note(
         "Permit to Work",

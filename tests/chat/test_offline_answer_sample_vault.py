@@ -48,6 +48,7 @@ def _lead(vault, question: str) -> str:
         ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
         ("Who is on the on-call rotation?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook's maintainer
         ("Who is on call this week?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook an index line describes
+        ("Why did we choose pgvector instead of Qdrant?", "An extension to the Postgres we already run."),  # not Qdrant
         ("When is the v1 release date?", "Agreed: release candidate on 16 September, release on 30 September."),
         ("What is in rack unit U10?", "Units: U10 · Device: NAS · Notes: local backup target, 4 × 8 TB"),  # its row
     ],

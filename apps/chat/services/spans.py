@@ -976,7 +976,7 @@ def answer_span(
         kind = TEMPERATURE_ASKED
     candidates: list[_Candidate] = []
     titles = (
-        frozenset(label for p in passages[:first] for label in _link_labels(p.text)) if kind == "who" else frozenset()
+        frozenset(label for p in passages[:first] for label in link_labels(p.text)) if kind == "who" else frozenset()
     )
     asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
     titles_served = {p.title.strip().lower() for p in passages[:first] if p.title.strip()}
@@ -987,7 +987,7 @@ def answer_span(
         # on-call rotation?" itself
         own_title = shared_words(wanted, passage.title)
         served_elsewhere = {
-            title for title in _link_labels(passage.text) & titles_served if shared_words(wanted, title) > own_title
+            title for title in link_labels(passage.text) & titles_served if shared_words(wanted, title) > own_title
         }
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
         lines = [(read, line) for line in [*read.sentences, *rows]]
@@ -1140,13 +1140,15 @@ def _closeness(wanted: set[str], sentence: str, heading: str, served_elsewhere: 
     note found beside it ("everyone on the [[On-call Rotation]] should read it", not "Tobias maintains the [[Ops
     Handbook]]" for "Who maintains the Ops Handbook?")."""
     shared = shared_words(wanted, sentence, heading)
-    if shared and served_elsewhere and not shared_words(wanted, _without(sentence, served_elsewhere), heading):
+    if shared and served_elsewhere and not shared_words(wanted, without_names(sentence, served_elsewhere), heading):
         return 0
     return shared
 
 
-def _without(sentence: str, names: set[str]) -> str:
+def without_names(sentence: str, names: set[str]) -> str:
     """The sentence less the names it says (as written, in any case)."""
+    if not names:
+        return sentence
     pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
 
@@ -1299,16 +1301,20 @@ def _exception_naming_it(chosen: _Candidate, said_lines: Sequence[_Candidate], w
 
 
 def _points_elsewhere(candidate: _Candidate) -> bool:
+    return points_elsewhere(candidate.sentence, candidate.passage.text)
+
+
+def points_elsewhere(sentence: str, text: str) -> bool:
     """Whether the sentence only says where something is written: it opens as a pointer ("See …", "Full detail in
-    …"), or ends by saying it is in a note the passage links to ("Settings and queue layout are in [[Celery
+    …"), or ends by saying it is in a note its passage's `text` links to ("Settings and queue layout are in [[Celery
     Notes]].", "… written up in [[TLS Misconfiguration Postmortem]].")."""
-    if POINTS_ELSEWHERE.search(candidate.sentence):
+    if POINTS_ELSEWHERE.search(sentence):
         return True
-    ending = ENDS_IN_A_NAMED_PLACE.search(candidate.sentence)
-    return ending is not None and ending.group(1).strip().lower() in _link_labels(candidate.passage.text)
+    ending = ENDS_IN_A_NAMED_PLACE.search(sentence)
+    return ending is not None and ending.group(1).strip().lower() in link_labels(text)
 
 
-def _link_labels(text: str) -> set[str]:
+def link_labels(text: str) -> set[str]:
     """What the passage's links say, as a reader sees them: a wikilink's alias or target, a Markdown link's label."""
     labels = {(found.group(3) or found.group(1)).strip().lower() for found in WIKILINK.finditer(text)}
     return labels | {found.group("label").strip().lower() for found in INLINE_LINK.finditer(text)}
