@@ -489,6 +489,56 @@ def test_part_of_a_linked_title_is_nobody_and_a_linked_person_is_someone():
     assert lead("Who wrote the TLS postmortem?", [people]).text == "Tobias Kell"
 
 
+def test_a_list_a_line_says_holds_the_kind_of_thing_asked_for_answers():
+    settings = _note(
+        "Editor",
+        "## Configuration\n\nSet the default in your settings:\n\n"
+        '```json\n{\n  "editor.lineWrap": "soft"\n}\n```\n\n'
+        "Available values:\n\n- `soft` (default)\n- `hard`\n- `off`\n",
+    )
+    found = lead("What values are there for editor.lineWrap?", [settings])
+    assert found.text == "Available values: soft (default); hard; off."
+    # the passage says nothing of the theme: its values are not the theme's
+    assert lead("What values are there for editor.theme?", [settings]).text != found.text
+
+
+def test_why_one_option_instead_of_another_is_answered_by_what_speaks_for_the_one_taken():
+    title = "ADR-012 Choosing Caddy"
+    nginx = _note(title, "Mature and fast. Against it: certificates need a cron job.\n", heading="Nginx")
+    sync = _note("Infra Sync", "We went through the web server options again and agreed to keep it simple.\n", 2)
+    caddy = _note(title, "It renews its certificates on its own, one job less for whoever runs the box.\n", 3, "Caddy")
+    found = lead("Why did we choose Caddy instead of Nginx?", [nginx, sync, caddy])
+    assert found.number == 3 and found.text.startswith("It renews its certificates on its own")  # not Nginx's merits
+    # the note asks the question itself: the sentence after it answers
+    asked_too = source("Why keep a link to the recipe instead of pasting it in? One copy stays true when it changes.\n")
+    assert lead("Why link the recipe instead of pasting it?", [asked_too]).text.startswith("One copy stays true")
+
+
+def test_an_exception_that_names_what_is_asked_about_answers_before_the_rule():
+    permit = _note(
+        "Permit to Work",
+        "## When a PTW is needed\n\n"
+        "- Any work inside the rack that involves power: swapping a PSU, moving a PDU, re-cabling power.\n"
+        "- Not needed for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay.\n",
+    )
+    disk = lead("Do I need a permit to swap a disk in the server rack?", [permit])
+    assert disk.text == "Not needed for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay."
+    power = lead("Do I need a permit to swap a PSU in the rack?", [permit])  # the exception says nothing of a PSU
+    assert power.text.startswith("Any work inside the rack that involves power")
+
+
+def test_the_note_an_index_entry_describes_is_nobody():
+    index = _note(
+        "Vault Index",
+        "## Hubs\n\n- [[Ops Handbook]] — runbooks, postmortems, on-call and the server room\n"
+        "- [[Recipe Box]] — things I cook more than once\n",
+        number=2,
+    )
+    assert lead("Who is on call this week?", [index]).text != "Ops Handbook"  # a note, not who is on call
+    rota = _note("On-call Rotation", "One week per person. Current order: Tobias, Priya, Maren, Jun.\n")
+    assert lead("Who is on call this week?", [rota, index]).text == "Tobias, Priya, Maren, Jun"
+
+
 def test_what_a_question_asks_with_its_own_verb_is_what_the_sentence_says_the_verb_takes():
     turn = source("4:33 pm on 12 July, 2023: Caroline: Researching adoption agencies — it's been a dream of mine.")
     answer = "".join(extractive("What did Caroline research?", [turn]))

@@ -176,3 +176,11 @@ def test_a_row_of_a_table_that_names_what_is_asked_answers_on_foam_docs():
     vault = _vault("foam-docs", notes)
     lead = _lead(_answer(vault, "what does FOAM_SLUG produce in a template?"))
     assert lead.startswith("Name: FOAM_SLUG · Description: The sluggified title of the note"), lead
+
+
+def test_a_list_a_line_says_holds_the_options_asked_for_answers_on_foam_docs():
+    vault = _vault("foam-docs", FOAM_FEATURES)
+    # "Available options:" over the setting's values, under the example that sets it
+    lead = _lead(_answer(vault, "what options are there for foam.preview.embedNoteType?"))
+    assert lead.startswith("Available options: full-card (default); full-inline"), lead
+    assert "content-inline" in lead

@@ -47,12 +47,19 @@ def _lead(vault, question: str) -> str:
         ("What tomato varieties are we growing?", "Variety: Sungold; San Marzano; Black Krim; Latah."),  # the column
         ("What temperature for the focaccia?", "220 °C"),  # in the focaccia's note, not a note that says the words
         ("Who is on the on-call rotation?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook's maintainer
+        ("Who is on call this week?", "Tobias, Priya, Maren, Jun"),  # not the Ops Handbook an index line describes
+        ("Why did we choose pgvector instead of Qdrant?", "An extension to the Postgres we already run."),  # not Qdrant
         ("When is the v1 release date?", "Agreed: release candidate on 16 September, release on 30 September."),
         ("What is in rack unit U10?", "Units: U10 · Device: NAS · Notes: local backup target, 4 × 8 TB"),  # its row
     ],
 )
 def test_the_lead_is_the_span_the_question_asks_for(sample, question, lead):
     assert _lead(sample, question) == lead
+
+
+def test_an_exception_that_names_what_is_asked_about_leads_before_the_rule(sample):
+    lead = _lead(sample, "Do I need a permit to swap a disk in the server rack?")
+    assert lead.startswith("Not needed for:") and "swapping a disk in a hot-swap bay" in lead  # not the power rule
 
 
 def test_a_sentence_that_announces_a_list_leads_with_its_items(sample):

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from apps.chat.services.attribution import Misattributed, Witness, misattributed
+from apps.chat.services.choices import reason_for_the_choice
 from apps.chat.services.spans import (
     Passage,
     Span,
@@ -122,8 +123,11 @@ def _sentences_of(source: Source) -> list[str]:
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
-    """The answer span (a date, a person, a number, a key, the words that answer), or None."""
-    return answer_span(question, passages_of(sources), subject=subject)
+    """The answer span (a date, a person, a number, a key, the words that answer), or None; for "Why X instead of
+    Y?", the sentence that speaks for X (`reason_for_the_choice`), which the passages closest to the question, often
+    the ones about Y, may not hold."""
+    passages = passages_of(sources)
+    return reason_for_the_choice(question, passages) or answer_span(question, passages, subject=subject)
 
 
 def misattribution(

@@ -103,6 +103,12 @@ SAID_NOT_TO = re.compile(
 ASKS_WHO_DID_NOT = re.compile(r"\b(?:not|never|no)\b|n['’]t\b", re.I)
 # The head of a line that names what the rest says of it: "Herr Brandt — facilities manager … Signs off on …".
 LIST_HEAD = re.compile(r"^((?:\S+\s){0,3}\S+)\s+[—–]\s")
+# What a rule leaves out: "Not needed for: … swapping a disk in a hot-swap bay.", "except on weekends", "unless …".
+EXCEPTION = re.compile(
+    r"\b(?:except\w*|unless|exempt\w*|no\s+need|(?:not|n['’]t)\s+(?:needed|required|necessary|apply|applies))\b", re.I
+)
+# An index's entry: what heads a line, then a dash and what follows ("[[Ops Handbook]] — runbooks, postmortems, …").
+INDEX_ENTRY = re.compile(r"^\s*(\S.*?)\s+[—–-]\s+\S")
 # The end of a sentence that says where something is written: "… are in Celery Notes.", "… written up in the Ops
 # Handbook." (`_points_elsewhere` checks that what it names is a link of the passage). A trailing ", see X" is an aside
 # to a sentence that says something ("10 min — scales with the metronome, see Metronome Drills.").
@@ -529,13 +535,14 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     the word that opens the text only when it is the one name left and the sentence's verb follows it, as a subject's
     does ("Maria signs off on the budget."): not the label of a "Key: value" line ("Compensation: one free day …"),
     nor a word that opens a sentence without being its subject ("Sprint retro plus …", "Full detail in …", "Create a
-    folder …")."""
+    folder …"), nor the linked note an index's entry describes (`_indexed_note`)."""
     asked = {w.lower() for w in PERSON.findall(question)} | set(terms(question))
     asked_who_did_not = ASKS_WHO_DID_NOT.search(question) is not None
+    indexed = _indexed_note(text, titles)
     found = [
         m
         for m in NAMED_PERSON.finditer(text)
-        if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR
+        if m.group(0).lower() not in asked | STOP | OPENERS | NO_ONE_IN_PARTICULAR | indexed
         and (asked_who_did_not or not SAID_NOT_TO.match(text[m.end() :]))
         and not any(m.group(0).lower() in title != m.group(0).lower() for title in titles)
         and not NUMBER_WORDS.fullmatch(m.group(0))
@@ -556,6 +563,15 @@ def _people(text: str, question: str, titles: frozenset[str] = frozenset()) -> l
     if (opening := OPENING_WORD.match(text)) is not None:
         opener = opening.end()  # "Daily Standup notes are …": the word after the opening one opens the sentence too
     return [m.group(0) for m in found if m.start() > opener or " " in m.group(0) or alone]
+
+
+def _indexed_note(text: str, titles: frozenset[str]) -> set[str]:
+    """The title of the note the line describes, when it is an index's entry: a title the passages link to, heading
+    the line before a dash and what the note holds ("[[Ops Handbook]] — runbooks, postmortems, on-call and the server
+    room"). Its words are the note's subject, not anyone's deed: the line names the note, not a person."""
+    entry = INDEX_ENTRY.match(text)
+    head = entry.group(1).lower() if entry else ""
+    return {head} if head in titles else set()
 
 
 def _a_plural_after(text: str) -> bool:
@@ -710,8 +726,10 @@ def _span(
         if neighbour := _next_in_order(question, sentence):
             return neighbour
         head = LIST_HEAD.match(line) if line and not line.startswith(sentence) else None
-        # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" by a note
-        head_names = _people(head.group(1), question, titles) if head and PERSON.fullmatch(head.group(1)) else []
+        # "Herr Brandt — facilities manager" is headed by a person, "Redis Outage Postmortem — May 2024, …" and an
+        # index's "[[Ops Handbook]] — runbooks, …" by a note
+        by_a_person = head and PERSON.fullmatch(head.group(1)) and not _indexed_note(line, titles)
+        head_names = _people(head.group(1), question, titles) if head and by_a_person else []
         names = _people(sentence, question, titles) or head_names
         if len(names) > 1 and f"{names[0]} and {names[1]}" in sentence:
             return f"{names[0]} and {names[1]}"  # "Decided by: Priya Raman and Maren Vogt.": both did it
@@ -958,7 +976,7 @@ def answer_span(
         kind = TEMPERATURE_ASKED
     candidates: list[_Candidate] = []
     titles = (
-        frozenset(label for p in passages[:first] for label in _link_labels(p.text)) if kind == "who" else frozenset()
+        frozenset(label for p in passages[:first] for label in link_labels(p.text)) if kind == "who" else frozenset()
     )
     asks_decision = kind in ("what", "which") and ASKS_WHAT_WAS_DECIDED.search(question)
     titles_served = {p.title.strip().lower() for p in passages[:first] if p.title.strip()}
@@ -969,7 +987,7 @@ def answer_span(
         # on-call rotation?" itself
         own_title = shared_words(wanted, passage.title)
         served_elsewhere = {
-            title for title in _link_labels(passage.text) & titles_served if shared_words(wanted, title) > own_title
+            title for title in link_labels(passage.text) & titles_served if shared_words(wanted, title) > own_title
         }
         rows = [" · ".join(row) for row in table_rows(passage.text)] if kind in TYPED else []
         lines = [(read, line) for line in [*read.sentences, *rows]]
@@ -1029,6 +1047,8 @@ def answer_span(
         # one and says something answers first; the pointer is still quoted below.
         saying = [c for c in said_lines if c.key[1] > 0 and not _points_elsewhere(c)]
         chosen = max(saying, key=lambda c: c.key, default=chosen)
+    if kind not in (*TYPED, "when") and not closeness:
+        chosen = _exception_naming_it(chosen, said_lines, wanted)
     if chosen.typed is None and kind in TYPED and not closeness:
         # The closest sentence holds no answer of the kind asked for: an as close one (one shared word less at
         # most, one at least) that holds one answers ("Bake at 220 °C for 22 to 25 minutes" beside "Start at 18:00
@@ -1120,13 +1140,15 @@ def _closeness(wanted: set[str], sentence: str, heading: str, served_elsewhere: 
     note found beside it ("everyone on the [[On-call Rotation]] should read it", not "Tobias maintains the [[Ops
     Handbook]]" for "Who maintains the Ops Handbook?")."""
     shared = shared_words(wanted, sentence, heading)
-    if shared and served_elsewhere and not shared_words(wanted, _without(sentence, served_elsewhere), heading):
+    if shared and served_elsewhere and not shared_words(wanted, without_names(sentence, served_elsewhere), heading):
         return 0
     return shared
 
 
-def _without(sentence: str, names: set[str]) -> str:
+def without_names(sentence: str, names: set[str]) -> str:
     """The sentence less the names it says (as written, in any case)."""
+    if not names:
+        return sentence
     pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
 
@@ -1260,17 +1282,39 @@ def _barely_about(chosen: _Candidate, wanted: set[str]) -> bool:
     return not speaks and len(wanted) >= ASKED_WORDS and chosen.key[1] <= 1
 
 
+def _exception_naming_it(chosen: _Candidate, said_lines: Sequence[_Candidate], wanted: set[str]) -> _Candidate:
+    """For "Do I need a permit to swap a disk in the server rack?", beside the rule "Any work inside the rack that
+    involves power: swapping a PSU, …", the exception its passage makes of what the question asks about: "Not needed
+    for: reseating a network cable, reading labels, swapping a disk in a hot-swap bay." An exception as close to the
+    question that names, in what it leaves out, a word of the question the rule and its heading do not say answers
+    before the rule; else the rule."""
+    heading = chosen.read.heading_of.get(chosen.sentence, "") if chosen.read else ""
+    said = set(terms(f"{chosen.sentence}\n{heading}"))
+    for other in sorted(said_lines, key=lambda c: c.key, reverse=True):
+        as_close = other.key[:2] == chosen.key[:2]
+        if other is chosen or other.passage is not chosen.passage or not as_close:
+            continue
+        leaves_out = EXCEPTION.search(other.sentence)
+        if leaves_out and (wanted & set(terms(other.sentence[leaves_out.end() :]))) - said:
+            return other
+    return chosen
+
+
 def _points_elsewhere(candidate: _Candidate) -> bool:
+    return points_elsewhere(candidate.sentence, candidate.passage.text)
+
+
+def points_elsewhere(sentence: str, text: str) -> bool:
     """Whether the sentence only says where something is written: it opens as a pointer ("See …", "Full detail in
-    …"), or ends by saying it is in a note the passage links to ("Settings and queue layout are in [[Celery
+    …"), or ends by saying it is in a note its passage's `text` links to ("Settings and queue layout are in [[Celery
     Notes]].", "… written up in [[TLS Misconfiguration Postmortem]].")."""
-    if POINTS_ELSEWHERE.search(candidate.sentence):
+    if POINTS_ELSEWHERE.search(sentence):
         return True
-    ending = ENDS_IN_A_NAMED_PLACE.search(candidate.sentence)
-    return ending is not None and ending.group(1).strip().lower() in _link_labels(candidate.passage.text)
+    ending = ENDS_IN_A_NAMED_PLACE.search(sentence)
+    return ending is not None and ending.group(1).strip().lower() in link_labels(text)
 
 
-def _link_labels(text: str) -> set[str]:
+def link_labels(text: str) -> set[str]:
     """What the passage's links say, as a reader sees them: a wikilink's alias or target, a Markdown link's label."""
     labels = {(found.group(3) or found.group(1)).strip().lower() for found in WIKILINK.finditer(text)}
     return labels | {found.group("label").strip().lower() for found in INLINE_LINK.finditer(text)}
@@ -1474,18 +1518,27 @@ def _said(items: list[str]) -> str:
 
 def _section_list(question: str, passages: Sequence[Passage], wanted: set[str]) -> tuple[Passage, str, int] | None:
     """A list under a heading the question names whole ("What are the ingredients for focaccia?" and "## Ingredients"
-    over a list): the passage, the heading with its items, and how many of the question's words the heading is. A
-    passage that opens its section stands under the section's heading (`Passage.heading`), which its text lacks."""
+    over a list), or under a heading, or a line heading the list, that names the kind of thing the question asks for,
+    in a passage that says the question's other words ("What options are there for foam.preview.embedNoteType?" and
+    "Available options:" under the setting's example): the passage, the heading with its items, and how many of the
+    question's words the heading says. A passage that opens its section stands under the section's heading
+    (`Passage.heading`), which its text lacks."""
+    asked = ASKED_THING.match(question)
+    thing = stem(asked.group(1).lower()) if asked else ""  # "option" of "What options are there for …?"
     for passage in passages:
         lines = ([f"## {passage.heading}"] if passage.heading else []) + passage.text.splitlines()
         code = code_block_lines(passage.text)
+        says_the_rest = wanted - {thing} <= set(terms(f"{passage.title}\n{passage.heading}\n{passage.text}"))
         for index, raw in enumerate(lines):
             in_code = index - bool(passage.heading) in code
             heading = None if in_code else heading_match(OUTLINE.sub("", raw, count=1).strip())
-            named = set(terms(heading[1])) if heading else set()
-            items = _items_after(lines, index) if named and named <= wanted else []
-            if heading and len(items) > 1:  # one item is no list: its sentence answers, if any does
-                return passage, f"{plain_line(heading[1])}: {_said(items)}.", len(named)
+            opens_a_paragraph = not in_code and not (index and lines[index - 1].strip())
+            title = heading[1] if heading else _over_a_list(raw, lines[index + 1 :]) if opens_a_paragraph else None
+            named = set(terms(title or ""))
+            answers = named <= wanted or (thing in named and says_the_rest)
+            items = _items_after(lines, index) if named and answers else []
+            if title and len(items) > 1:  # one item is no list: its sentence answers, if any does
+                return passage, f"{plain_line(title)}: {_said(items)}.", len(named & wanted)
     return None
 
 
