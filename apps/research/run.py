@@ -35,6 +35,7 @@ class Research:
     reason: str
     sub_questions: list[str] = field(default_factory=list)
     dispatches: int = 0
+    hidden: int = 0  # dispatches left out of `sub_questions`: rewordings of the question that found nothing new
     cancelled: bool = False
     found: int = 0
     result: GateResult | None = None
@@ -135,7 +136,7 @@ def research_steps(
     cancelled: Callable[[], bool] = lambda: False,
     force: bool = False,
 ) -> Generator[tuple[str, dict[str, Any]], None, Research]:
-    """Judge, then dig, yielding progress (judged, planned, dispatch); `force` skips the judge."""
+    """Judge, then dig, yielding progress (judged, planned, dispatch or hidden); `force` skips the judge."""
     text = validate_query(question)
     models = models or {}
     usage: dict[str, Any] = {"user": user, "vault_id": scope.vault_ids[0] if len(scope.vault_ids) == 1 else None}
@@ -165,9 +166,13 @@ def research_steps(
         if new or not rewords(sub, text):
             shown.append(sub)
             yield "dispatch", {"sub_question": sub, "new": len(new), "n": len(shown)}
+        else:
+            run.hidden += 1
+            yield "hidden", {"hidden": run.hidden}
         empty = 0 if new else empty + 1
         if empty >= EMPTY_DISPATCHES_TO_STOP:
             break
+    # The plan as shown: the steps searched, then those a stop or Skip left unsearched.
     run.sub_questions = shown + run.sub_questions[run.dispatches :]
     run.found = len(pool)
     run.cancelled = run.cancelled or cancelled()  # Skip is honoured with no sub-question to stop too

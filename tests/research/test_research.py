@@ -121,7 +121,7 @@ def test_the_plan_shows_no_rewording_that_found_nothing_new(sample, monkeypatch)
     reworded = ["Qdrant choose pgvector", "choose pgvector Qdrant"]
     monkeypatch.setattr("apps.research.run.sub_questions", lambda text, **kw: list(reworded))
     reply = ask(sample.owner, "Why did we choose pgvector over Qdrant?", [sample.pk])
-    assert reply["research"]["ran"] and reply["research"]["dispatches"] == 2
+    assert reply["research"]["ran"] and (reply["research"]["dispatches"], reply["research"]["hidden"]) == (2, 2)
     assert reply["research"]["sub_questions"] == [] and reply["research"]["paths"] == []
     assert reply["context"][0]["path"] == "engineering/ADR-007 Choosing pgvector.md"
 
@@ -152,7 +152,7 @@ def test_two_empty_dispatches_in_a_row_stop_the_run(owner, vault):
     )
     # The first search already found all three notes: nothing new twice in a row ends the run. What the two found
     # was the question's own search, so the plan shows the two not dispatched only.
-    assert run.ran and run.dispatches == 2
+    assert run.ran and (run.dispatches, run.hidden) == (2, 2)
     assert run.sub_questions == ["What about Carla on cheese", "What about Dario on cheese"]
 
 
