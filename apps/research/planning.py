@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.core.text import STOP, names_in
+from apps.core.text import names_in
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
+from apps.research.clauses import questions_in
 
 MAX_SUB_QUESTIONS = 7
 QUESTION_START = re.compile(r"^\s*(what|which|who|where|when|why|how|should|is|are|do|does|did)\b", re.I)
@@ -103,26 +104,18 @@ def judge_model_free(question: str) -> Verdict:
 
 
 def split_model_free(question: str) -> list[str]:
-    """A comparison: the question's ask of each thing compared. Otherwise clauses joined by and/or/commas, or for
-    "why X over Y" why X and why not Y. Never the question's own words reshuffled: that is the search already run."""
+    """A comparison: the question's ask of each thing compared. Otherwise the whole questions its clauses ask, when
+    it asks several, or for "why X over Y" why X and why not Y. Never the question's own words reshuffled: that is
+    the search already run."""
     text = re.sub(r"[?!.]+$", "", question.strip())
     asked = [_ask_of(thing, ask) for thing, ask in compared(question)]
     if len(asked) > 1:
         return _unique(asked, text)
-    lead = re.match(
-        r"^\s*(what|which|who|where|when|why|how)\b[^,;]*?\b(is|are|was|were|does|did|do|has|have)\b", text, re.I
-    )
-    prefix = lead.group(0) if lead else ""
-    subs: list[str] = []
-    parts = [p.strip() for p in re.split(r"\s*(?:,|;|\band\b|\bor\b|\bversus\b|\bvs\.?)\s*", text) if p.strip()]
-    if len(parts) > 1:
-        for part in parts:
-            words = [w for w in re.findall(r"[A-Za-z0-9']+", part) if w.lower() not in STOP]
-            if len(words) >= 1:
-                own = QUESTION_START.match(part) or not prefix
-                subs.append(part if own else f"{prefix} {part}")
-    elif over := WHY_OVER.match(text):
-        subs += [over.group("chosen"), f"Why not {over.group('other')}"]
+    subs = questions_in(text)
+    if len(subs) < 2:  # one question: its own search is the plan
+        subs = []
+    if not subs and (over := WHY_OVER.match(text)):
+        subs = [over.group("chosen"), f"Why not {over.group('other')}"]
     return _unique(subs, text)
 
 

@@ -44,6 +44,41 @@ def test_sub_questions_are_self_contained_and_at_most_seven():
     assert len(many) == 7
 
 
+@pytest.mark.parametrize(
+    ("question", "plan"),
+    [
+        (
+            "Which database did we use for search, Postgres or Elasticsearch, and why was it used?",
+            ["Which database did we use for search, Postgres or Elasticsearch", "why was it used"],
+        ),
+        (
+            "What did Caroline and Melanie talk about, and when did they meet?",
+            ["What did Caroline and Melanie talk about", "when did they meet"],
+        ),
+        (
+            "When is the on-call rota changing, who is on call next week and how do I swap a shift?",
+            ["When is the on-call rota changing", "who is on call next week", "how do I swap a shift"],
+        ),
+        (  # a statement the question opens with stays with its question; "which broke the links" is no question
+            "I moved the recipes, which broke the links, so how do I fix them and should I rename the folder?",
+            ["I moved the recipes, which broke the links, so how do I fix them", "should I rename the folder"],
+        ),
+        (
+            "is this vault meant to be followed strictly, or what's the thinking behind it?",
+            ["is this vault meant to be followed strictly", "what's the thinking behind it"],
+        ),
+        # One question with a list in it: no clause is a question of its own ("How do my phone", "a passcode").
+        ("How do I sync this vault between my laptop and my phone?", []),
+        ("Can I lock the mobile app with Face ID or a passcode?", []),
+        ("What values does the (between ...) filter take in a simple query, like -7d or today?", []),
+        ("is it a good idea to split my notes into several workspaces, say work and personal?", []),
+        ("foam lint exits with code 2, what does that mean?", []),
+    ],
+)
+def test_a_plain_split_makes_a_step_of_each_whole_question_and_of_no_fragment(question, plan):
+    assert split_model_free(question) == plan
+
+
 def test_only_sub_questions_a_person_could_send_are_offered_and_as_asked():
     assert split_model_free("What's the Wi-Fi password at the farmhouse?") == []  # one subject: the search is the plan
     subs = split_model_free("Why did we choose pgvector over Qdrant and how does it affect backups?")
