@@ -53,28 +53,10 @@ NOT_A_THING = re.compile(r"^(?:if|any|when|unless|whether|owns?|decides?)\b", re
 QUALIFIER = re.compile(r"\s(on|for|in|at|about|regarding|as)\s", re.I)
 WHICH_DOES = re.compile(r"^(?:which|who)(?:\s+one|\s+of\s+(?:them|the\s+\w+))?\s+(?P<verb>\w+)(?P<rest>.*)$", re.I)
 WHY_OVER = re.compile(r"^(?P<chosen>why\b.+?)\s+(?:over|instead\s+of|rather\s+than)\s+(?P<other>.+)$", re.I)
-# A past tense's root that lost its "e" ("decid" of decided, "chang" of changed, "releas" of released)
-TAKES_AN_E = re.compile(r"(?:[^aeiou][aeiou][cdgvz]|ang|ing|rg|[bp]l|eas|aus|ur[cs])$")
 BE_FORMS = frozenset("is are was were".split())
 IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad", "further": "far", "farther": "far"}
 IRREGULAR_ADVERBS = {**IRREGULAR_COMPARATIVES, "better": "well", "worse": "badly"}  # "which scales better"
 NOT_COMPARATIVES = frozenset("other never over under after ever either neither whether rather water order".split())
-IRREGULAR_PAST = {
-    "took": "take",
-    "ran": "run",
-    "went": "go",
-    "grew": "grow",
-    "made": "make",
-    "got": "get",
-    "had": "have",
-    "did": "do",
-    "broke": "break",
-    "came": "come",
-    "gave": "give",
-    "held": "hold",
-    "kept": "keep",
-    "felt": "feel",
-}
 JUDGE_PROMPT = (
     "Decide whether answering this question needs deeper research across many notes (several entities, a "
     'comparison, a why, a strategy, or everything of a kind) or a single search. Reply with JSON only: {"research": '
@@ -169,22 +151,20 @@ def _things(listed: str) -> list[str]:
 
 
 def _ask_of(thing: str, ask: str) -> str:
-    """The comparison's ask put to one thing: "which lasted longer" of the Redis outage is "How long did the Redis
-    outage last"; "which is simpler" of Celery "How simple is Celery"; with no ask, "What about Celery"."""
+    """The comparison's ask put to one thing: "which is simpler" of Celery is "How simple is Celery"; "which lasted
+    longer" of the Redis outage "What about how long the Redis outage lasted", its verb as written (its plain form
+    would be a guess); with no ask, "What about Celery"."""
     match = WHICH_DOES.match(ask)
     if match is None:
         return f"What about {thing}"
-    verb, rest = match.group("verb").lower(), match.group("rest").strip()
-    if verb in BE_FORMS:
+    verb, rest = match.group("verb"), match.group("rest").strip()
+    if verb.lower() in BE_FORMS:
         how, after = _how(rest, adjective=True)
         if how:
-            return f"How {how} {verb} {thing}{after}"
+            return f"How {how} {verb.lower()} {thing}{after}"
         return f"{verb.title()} {thing} {rest}".strip()
-    auxiliary, base = _auxiliary(verb)
     how, after = _how(rest, adjective=False)
-    if how:
-        return f"How {how} {auxiliary} {thing} {base}{after}"
-    return f"{auxiliary.title()} {thing} {base} {rest}".strip()
+    return f"What about how {how} {thing} {verb}{after}" if how else f"What about {thing}"
 
 
 def _how(rest: str, *, adjective: bool) -> tuple[str, str]:
@@ -217,27 +197,6 @@ def _positive(word: str) -> str:
     if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
         return root[:-1]
     return f"{root}e" if re.search(r"(?:[bp]l|rg|[^aeiou][aeiou][cdfstvz])$", root) else root
-
-
-def _auxiliary(verb: str) -> tuple[str, str]:
-    """The auxiliary a question about `verb` takes and the verb's plain form: "lasted" → did, last; "costs" → does,
-    cost; "took" → did, take."""
-    if verb in IRREGULAR_PAST:
-        return "did", IRREGULAR_PAST[verb]
-    if verb.endswith("ied"):
-        return "did", f"{verb[:-3]}y"
-    if verb.endswith("ed"):
-        root = verb[:-2]
-        if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
-            return "did", root[:-1]
-        return "did", f"{root}e" if TAKES_AN_E.search(root) else root
-    if verb.endswith("ies"):
-        return "does", f"{verb[:-3]}y"
-    if re.search(r"(?:ss|sh|ch|x)es$", verb):
-        return "does", verb[:-2]
-    if verb.endswith("s") and not verb.endswith("ss"):
-        return "does", verb[:-1]
-    return "do", verb
 
 
 def as_asked(sub_question: str) -> str:
