@@ -41,19 +41,38 @@ class Research:
     result: GateResult | None = None
 
 
-def _dispatch(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
+@dataclass(frozen=True)
+class Dispatched:
+    """What one sub-question's searchers found."""
+
+    meaning: list[SearchHit]
+    keyword: list[SearchHit]
+    recent: list[SearchHit]
+
+    @property
+    def hits(self) -> list[SearchHit]:
+        return [*self.meaning, *self.keyword, *self.recent]
+
+    def best_first(self) -> list[int]:
+        """The passages as the meaning and keyword searches rank them together: each note's scores summed (each
+        search scales its own, its best note scoring most), with the passage of the search that ranked the note
+        higher. Meaning alone puts a thing's timeline before the line that says how long it lasted."""
+        score: dict[int, float] = {}
+        passage: dict[int, tuple[int, int]] = {}
+        for hits in (self.keyword, self.meaning):  # on equal ranks the keyword passage, as the fused search keeps
+            for rank, hit in enumerate(hits):
+                score[hit.note] = score.get(hit.note, 0.0) + hit.score
+                if hit.note not in passage or rank < passage[hit.note][0]:
+                    passage[hit.note] = (rank, hit.chunk)
+        return [passage[note][1] for note in sorted(score, key=lambda note: (-score[note], note))]
+
+
+def _dispatch(text: str, vector: list[float], scope: Scope) -> Dispatched:
     """Meaning, then keyword; the recency searcher joins when the sub-question is about time."""
     meaning = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH, use_keyword=False)
     keyword = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=PER_DISPATCH)
     recent = _recency(text, vector, scope) if RECENCY.search(text) else []
-    return [*meaning.hits, *keyword.hits, *recent]
-
-
-def _best_first(text: str, vector: list[float], scope: Scope) -> list[int]:
-    """A sub-question's passages as the fused search ranks them: meaning alone puts a thing's timeline before the
-    line that says how long it lasted."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH).hits
-    return [h.chunk for h in hits]
+    return Dispatched(meaning.hits, keyword.hits, recent)
 
 
 def _recency(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
@@ -156,10 +175,10 @@ def research_steps(
         if cancelled():
             run.cancelled = True
             break
-        sub_vector = embed_query(sub)  # one embedding for the sub-question's searches
+        dispatched = _dispatch(sub, embed_query(sub), scope)  # one embedding for the sub-question's searches
         if comparison:
-            found_by.append(_best_first(sub, sub_vector, scope))
-        new = list({h.chunk: h for h in _dispatch(sub, sub_vector, scope) if h.chunk not in seen}.values())
+            found_by.append(dispatched.best_first())
+        new = list({h.chunk: h for h in dispatched.hits if h.chunk not in seen}.values())
         seen |= {h.chunk for h in new}
         pool += new
         run.dispatches += 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.llm.models import ModelUsage
 from apps.research.planning import as_asked, askable, compared, judge_model_free, split_model_free
@@ -192,6 +194,16 @@ def test_a_comparison_finds_each_things_passage_and_the_answer_reads_both(sample
     ]
 
 
+def test_a_comparison_step_orders_its_things_passages_from_its_own_two_searches(sample):
+    question = "Compare the Redis outage and the TLS outage: which lasted longer?"
+    with CaptureQueriesContext(connection) as queries:
+        run = research(user=sample.owner, question=question, scope=scope_for(sample.owner, [sample.pk]))
+    searches = [q for q in queries.captured_queries if "fused AS" in q["sql"]]
+    assert run.dispatches == 2 and len(searches) == 1 + 2 * run.dispatches  # the question's, then meaning and keyword
+    first = [r.candidate.path for r in run.result.survivors[:2]]
+    assert first == ["ops/Redis Outage Postmortem.md", "ops/TLS Misconfiguration Postmortem.md"]
+
+
 def test_the_plan_shows_no_rewording_that_found_nothing_new(sample, monkeypatch):
     reworded = ["Qdrant choose pgvector", "choose pgvector Qdrant"]
     monkeypatch.setattr("apps.research.run.sub_questions", lambda text, **kw: list(reworded))
@@ -273,8 +285,8 @@ def test_the_recency_searcher_brings_the_newest_notes_for_questions_about_time(o
     new = make_note(vault, "Rota 2024.md", "# On-call rota\nThe on-call rota rotates weekly.\n")
     Note.objects.filter(pk=old.pk).update(content_modified_at="2023-01-01T00:00:00Z")
     lately = "what changed in the on-call rota lately"
-    hits = _dispatch(lately, embed_query(lately), scope_for(owner, [vault.pk]))
+    hits = _dispatch(lately, embed_query(lately), scope_for(owner, [vault.pk])).hits
     recency = hits[-2:]  # meaning and keyword first, then the newest
     assert [h.note for h in recency] == [new.pk, old.pk]
-    plain = _dispatch("on-call rota", embed_query("on-call rota"), scope_for(owner, [vault.pk]))
+    plain = _dispatch("on-call rota", embed_query("on-call rota"), scope_for(owner, [vault.pk])).hits
     assert len(plain) < len(hits)  # no recency pass without a time word
