@@ -236,6 +236,44 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+def test_the_research_plan_counts_the_steps_it_lists_and_says_how_many_it_hid(live_server, page):
+    owner = make_user("comparer")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    question = "Compare the focaccia and the sourdough recipes"
+    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    # Two steps searched; the second only reworded the question and found nothing new, so it is not listed.
+    assert (reply["research"]["dispatches"], reply["research"]["hidden"]) == (2, 1)
+
+    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
+    _log_in(page, owner)
+    plan = page.locator(".turn details.plan")
+    plan.locator("summary").click()
+    assert plan.locator("summary").inner_text() == (
+        "Deep research: 1 of 1 step(s) searched, and 1 not listed that only reworded the question and found nothing new"
+    )
+    assert plan.locator("li").all_inner_texts() == ["What about the focaccia"]
+
+    # Two steps in a row that found nothing new stop the run: the steps left are listed as not searched.
+    cheese = make_vault(owner, "Cheese")
+    for i in range(3):
+        make_note(cheese, f"n{i}.md", f"# Note {i}\nBread, cheese and wine number {i}.\n")
+    question = "Compare Anna, Bruno, Carla and Dario on cheese"
+    reply = api(owner).post("/api/chat/", {"vaults": [cheese.pk], "message": question}, format="json").json()
+    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
+    plan = page.locator(".turn details.plan")
+    plan.locator("summary").click()
+    assert plan.locator("summary").inner_text() == (
+        "Deep research: 0 of 2 step(s) searched, and 2 not listed that only reworded the question and found nothing new"
+    )
+    assert plan.locator("li").all_inner_texts() == [
+        "What about Carla on cheese (not searched)",
+        "What about Dario on cheese (not searched)",
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
 def test_a_reopened_conversation_ticks_its_vaults_and_a_follow_up_stays_in_them(live_server, page):
     owner = make_user("returning-asker")
     kitchen = make_vault(owner, "Kitchen")

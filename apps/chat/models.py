@@ -62,7 +62,7 @@ class Message(models.Model):
     answer_model = models.CharField(max_length=200, blank=True)
     gate_model = models.CharField(max_length=200, blank=True)
     gate_threshold = models.PositiveSmallIntegerField(null=True)
-    research = models.JSONField(default=dict, blank=True)  # {ran, reason, sub_questions, dispatches, cancelled}
+    research = models.JSONField(default=dict, blank=True)  # {ran, reason, sub_questions, dispatches, hidden, cancelled}
     cancel_requested = models.BooleanField(default=False)  # Skip pressed while research was running
     # When the answer was last handed to the queue and when a run claimed it: the recovery sweep re-sends
     # pending answers the queue never got, and fails running ones whose worker was lost.

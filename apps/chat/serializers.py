@@ -67,7 +67,11 @@ class ResearchOut(serializers.Serializer):
         required=False,
         help_text="the sub-questions offered to explore further: those a person could send, not keyword queries",
     )
-    dispatches = serializers.IntegerField()
+    dispatches = serializers.IntegerField(help_text="sub-questions searched, the hidden ones included")
+    hidden = serializers.IntegerField(
+        required=False,
+        help_text="searched sub-questions left out of sub_questions: rewordings of the question that found nothing new",
+    )
     cancelled = serializers.BooleanField()
     prewarmed = serializers.BooleanField(required=False, help_text="present when the context was prepared early")
 

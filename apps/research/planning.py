@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.core.text import STOP, names_in
+from apps.core.text import names_in
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
+from apps.research.clauses import questions_in
 
 MAX_SUB_QUESTIONS = 7
 QUESTION_START = re.compile(r"^\s*(what|which|who|where|when|why|how|should|is|are|do|does|did)\b", re.I)
@@ -52,28 +53,10 @@ NOT_A_THING = re.compile(r"^(?:if|any|when|unless|whether|owns?|decides?)\b", re
 QUALIFIER = re.compile(r"\s(on|for|in|at|about|regarding|as)\s", re.I)
 WHICH_DOES = re.compile(r"^(?:which|who)(?:\s+one|\s+of\s+(?:them|the\s+\w+))?\s+(?P<verb>\w+)(?P<rest>.*)$", re.I)
 WHY_OVER = re.compile(r"^(?P<chosen>why\b.+?)\s+(?:over|instead\s+of|rather\s+than)\s+(?P<other>.+)$", re.I)
-# A past tense's root that lost its "e" ("decid" of decided, "chang" of changed, "releas" of released)
-TAKES_AN_E = re.compile(r"(?:[^aeiou][aeiou][cdgvz]|ang|ing|rg|[bp]l|eas|aus|ur[cs])$")
 BE_FORMS = frozenset("is are was were".split())
 IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad", "further": "far", "farther": "far"}
 IRREGULAR_ADVERBS = {**IRREGULAR_COMPARATIVES, "better": "well", "worse": "badly"}  # "which scales better"
 NOT_COMPARATIVES = frozenset("other never over under after ever either neither whether rather water order".split())
-IRREGULAR_PAST = {
-    "took": "take",
-    "ran": "run",
-    "went": "go",
-    "grew": "grow",
-    "made": "make",
-    "got": "get",
-    "had": "have",
-    "did": "do",
-    "broke": "break",
-    "came": "come",
-    "gave": "give",
-    "held": "hold",
-    "kept": "keep",
-    "felt": "feel",
-}
 JUDGE_PROMPT = (
     "Decide whether answering this question needs deeper research across many notes (several entities, a "
     'comparison, a why, a strategy, or everything of a kind) or a single search. Reply with JSON only: {"research": '
@@ -103,26 +86,18 @@ def judge_model_free(question: str) -> Verdict:
 
 
 def split_model_free(question: str) -> list[str]:
-    """A comparison: the question's ask of each thing compared. Otherwise clauses joined by and/or/commas, or for
-    "why X over Y" why X and why not Y. Never the question's own words reshuffled: that is the search already run."""
+    """A comparison: the question's ask of each thing compared. Otherwise the whole questions its clauses ask, when
+    it asks several, or for "why X over Y" why X and why not Y. Never the question's own words reshuffled: that is
+    the search already run."""
     text = re.sub(r"[?!.]+$", "", question.strip())
     asked = [_ask_of(thing, ask) for thing, ask in compared(question)]
     if len(asked) > 1:
         return _unique(asked, text)
-    lead = re.match(
-        r"^\s*(what|which|who|where|when|why|how)\b[^,;]*?\b(is|are|was|were|does|did|do|has|have)\b", text, re.I
-    )
-    prefix = lead.group(0) if lead else ""
-    subs: list[str] = []
-    parts = [p.strip() for p in re.split(r"\s*(?:,|;|\band\b|\bor\b|\bversus\b|\bvs\.?)\s*", text) if p.strip()]
-    if len(parts) > 1:
-        for part in parts:
-            words = [w for w in re.findall(r"[A-Za-z0-9']+", part) if w.lower() not in STOP]
-            if len(words) >= 1:
-                own = QUESTION_START.match(part) or not prefix
-                subs.append(part if own else f"{prefix} {part}")
-    elif over := WHY_OVER.match(text):
-        subs += [over.group("chosen"), f"Why not {over.group('other')}"]
+    subs = questions_in(text)
+    if len(subs) < 2:  # one question: its own search is the plan
+        subs = []
+    if not subs and (over := WHY_OVER.match(text)):
+        subs = [over.group("chosen"), f"Why not {over.group('other')}"]
     return _unique(subs, text)
 
 
@@ -176,22 +151,20 @@ def _things(listed: str) -> list[str]:
 
 
 def _ask_of(thing: str, ask: str) -> str:
-    """The comparison's ask put to one thing: "which lasted longer" of the Redis outage is "How long did the Redis
-    outage last"; "which is simpler" of Celery "How simple is Celery"; with no ask, "What about Celery"."""
+    """The comparison's ask put to one thing: "which is simpler" of Celery is "How simple is Celery"; "which lasted
+    longer" of the Redis outage "What about how long the Redis outage lasted", its verb as written (its plain form
+    would be a guess); with no ask, "What about Celery"."""
     match = WHICH_DOES.match(ask)
     if match is None:
         return f"What about {thing}"
-    verb, rest = match.group("verb").lower(), match.group("rest").strip()
-    if verb in BE_FORMS:
+    verb, rest = match.group("verb"), match.group("rest").strip()
+    if verb.lower() in BE_FORMS:
         how, after = _how(rest, adjective=True)
         if how:
-            return f"How {how} {verb} {thing}{after}"
+            return f"How {how} {verb.lower()} {thing}{after}"
         return f"{verb.title()} {thing} {rest}".strip()
-    auxiliary, base = _auxiliary(verb)
     how, after = _how(rest, adjective=False)
-    if how:
-        return f"How {how} {auxiliary} {thing} {base}{after}"
-    return f"{auxiliary.title()} {thing} {base} {rest}".strip()
+    return f"What about how {how} {thing} {verb}{after}" if how else f"What about {thing}"
 
 
 def _how(rest: str, *, adjective: bool) -> tuple[str, str]:
@@ -224,27 +197,6 @@ def _positive(word: str) -> str:
     if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
         return root[:-1]
     return f"{root}e" if re.search(r"(?:[bp]l|rg|[^aeiou][aeiou][cdfstvz])$", root) else root
-
-
-def _auxiliary(verb: str) -> tuple[str, str]:
-    """The auxiliary a question about `verb` takes and the verb's plain form: "lasted" → did, last; "costs" → does,
-    cost; "took" → did, take."""
-    if verb in IRREGULAR_PAST:
-        return "did", IRREGULAR_PAST[verb]
-    if verb.endswith("ied"):
-        return "did", f"{verb[:-3]}y"
-    if verb.endswith("ed"):
-        root = verb[:-2]
-        if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "ls":
-            return "did", root[:-1]
-        return "did", f"{root}e" if TAKES_AN_E.search(root) else root
-    if verb.endswith("ies"):
-        return "does", f"{verb[:-3]}y"
-    if re.search(r"(?:ss|sh|ch|x)es$", verb):
-        return "does", verb[:-2]
-    if verb.endswith("s") and not verb.endswith("ss"):
-        return "does", verb[:-1]
-    return "do", verb
 
 
 def as_asked(sub_question: str) -> str:

@@ -35,24 +35,44 @@ class Research:
     reason: str
     sub_questions: list[str] = field(default_factory=list)
     dispatches: int = 0
+    hidden: int = 0  # dispatches left out of `sub_questions`: rewordings of the question that found nothing new
     cancelled: bool = False
     found: int = 0
     result: GateResult | None = None
 
 
-def _dispatch(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
+@dataclass(frozen=True)
+class Dispatched:
+    """What one sub-question's searchers found."""
+
+    meaning: list[SearchHit]
+    keyword: list[SearchHit]
+    recent: list[SearchHit]
+
+    @property
+    def hits(self) -> list[SearchHit]:
+        return [*self.meaning, *self.keyword, *self.recent]
+
+    def best_first(self) -> list[int]:
+        """The passages as the meaning and keyword searches rank them together: each note's scores summed (each
+        search scales its own, its best note scoring most), with the passage of the search that ranked the note
+        higher. Meaning alone puts a thing's timeline before the line that says how long it lasted."""
+        score: dict[int, float] = {}
+        passage: dict[int, tuple[int, int]] = {}
+        for hits in (self.keyword, self.meaning):  # on equal ranks the keyword passage, as the fused search keeps
+            for rank, hit in enumerate(hits):
+                score[hit.note] = score.get(hit.note, 0.0) + hit.score
+                if hit.note not in passage or rank < passage[hit.note][0]:
+                    passage[hit.note] = (rank, hit.chunk)
+        return [passage[note][1] for note in sorted(score, key=lambda note: (-score[note], note))]
+
+
+def _dispatch(text: str, vector: list[float], scope: Scope) -> Dispatched:
     """Meaning, then keyword; the recency searcher joins when the sub-question is about time."""
     meaning = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH, use_keyword=False)
     keyword = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=PER_DISPATCH)
     recent = _recency(text, vector, scope) if RECENCY.search(text) else []
-    return [*meaning.hits, *keyword.hits, *recent]
-
-
-def _best_first(text: str, vector: list[float], scope: Scope) -> list[int]:
-    """A sub-question's passages as the fused search ranks them: meaning alone puts a thing's timeline before the
-    line that says how long it lasted."""
-    hits = hybrid_search_vector(text=text, query_vector=vector, scope=scope, k=PER_DISPATCH).hits
-    return [h.chunk for h in hits]
+    return Dispatched(meaning.hits, keyword.hits, recent)
 
 
 def _recency(text: str, vector: list[float], scope: Scope) -> list[SearchHit]:
@@ -135,7 +155,7 @@ def research_steps(
     cancelled: Callable[[], bool] = lambda: False,
     force: bool = False,
 ) -> Generator[tuple[str, dict[str, Any]], None, Research]:
-    """Judge, then dig, yielding progress (judged, planned, dispatch); `force` skips the judge."""
+    """Judge, then dig, yielding progress (judged, planned, dispatch or hidden); `force` skips the judge."""
     text = validate_query(question)
     models = models or {}
     usage: dict[str, Any] = {"user": user, "vault_id": scope.vault_ids[0] if len(scope.vault_ids) == 1 else None}
@@ -155,19 +175,23 @@ def research_steps(
         if cancelled():
             run.cancelled = True
             break
-        sub_vector = embed_query(sub)  # one embedding for the sub-question's searches
+        dispatched = _dispatch(sub, embed_query(sub), scope)  # one embedding for the sub-question's searches
         if comparison:
-            found_by.append(_best_first(sub, sub_vector, scope))
-        new = list({h.chunk: h for h in _dispatch(sub, sub_vector, scope) if h.chunk not in seen}.values())
+            found_by.append(dispatched.best_first())
+        new = list({h.chunk: h for h in dispatched.hits if h.chunk not in seen}.values())
         seen |= {h.chunk for h in new}
         pool += new
         run.dispatches += 1
         if new or not rewords(sub, text):
             shown.append(sub)
             yield "dispatch", {"sub_question": sub, "new": len(new), "n": len(shown)}
+        else:
+            run.hidden += 1
+            yield "hidden", {"hidden": run.hidden}
         empty = 0 if new else empty + 1
         if empty >= EMPTY_DISPATCHES_TO_STOP:
             break
+    # The plan as shown: the steps searched, then those a stop or Skip left unsearched.
     run.sub_questions = shown + run.sub_questions[run.dispatches :]
     run.found = len(pool)
     run.cancelled = run.cancelled or cancelled()  # Skip is honoured with no sub-question to stop too

@@ -30,7 +30,7 @@ ROLE_WORDS = {
 }
 FALLBACK_WORDS = {
     "explicit": "Answer from general knowledge, clearly marked as not from your notes",
-    "silent": "Answer from general knowledge without a mark",
+    "silent": "Stay silent: write no answer, the chat only marks that the notes had nothing",
     "refuse": "Say that the notes hold no answer, and nothing more",
 }
 SWITCH_WORDS = {
@@ -38,11 +38,13 @@ SWITCH_WORDS = {
     "deep_research": "Research “why” and “how” questions in several steps",
     "librarian": "Let the Librarian summarise and file what was read",
 }
-# The fallbacks that answer from general knowledge, which a local chat model does not have.
-GENERAL_KNOWLEDGE = ("explicit", "silent")
-NO_GENERAL_KNOWLEDGE = (
-    "The chat model is local ({model}): it knows only your notes, so this answer just says that they hold none."
-)
+# What a fallback does instead when the chat model is local: it has no general knowledge to answer from. The
+# others write the same with any model.
+WITH_A_LOCAL_MODEL = {
+    "explicit": (
+        "The chat model is local ({model}): it knows only your notes, so this answer just says that they hold none."
+    ),
+}
 SLOT_WORDS = {"chat": "Writing answers", "reasoning": "Planning research", "scoring": "Judging relevance"}
 
 
@@ -197,7 +199,7 @@ def _settings_from_form(form: QueryDict, current: ChatSettings) -> dict[str, obj
 def _fallback_warning(fallback: str, current: ChatSettings) -> str:
     """Why a fallback will not do what it says with the chat model this vault answers with; "" when it will."""
     model = current.model_for("chat")
-    return NO_GENERAL_KNOWLEDGE.format(model=model) if fallback in GENERAL_KNOWLEDGE and is_local(model) else ""
+    return WITH_A_LOCAL_MODEL.get(fallback, "").format(model=model) if is_local(model) else ""
 
 
 @login_required

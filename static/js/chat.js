@@ -309,15 +309,31 @@ function clipped(text, length) {
   return text.length > length ? `${text.slice(0, length - 1).trimEnd()}…` : text;
 }
 
+// The plan lists the steps searched, then those a stop or Skip left unsearched; a step that only reworded the
+// question and found nothing new is searched but not listed, so the summary counts it apart.
+function searchedSteps(research) {
+  return research.dispatches - (research.hidden || 0);
+}
+
+function planSummary(research) {
+  const hidden = research.hidden || 0;
+  const steps = (research.sub_questions || []).length;
+  return `Deep research: ${searchedSteps(research)} of ${steps} step(s) searched` +
+    (hidden ? `, and ${hidden} not listed that only reworded the question and found nothing new` : "") +
+    (research.cancelled ? ", skipped" : "");
+}
+
 function explorationPaths(payload) {
   const research = payload.research || {};
   const paths = research.paths || [];
   if (!research.ran || !paths.length) return null;
   const input = document.getElementById("message");
+  const steps = research.sub_questions || [];
   const plan = el("details", { class: "plan muted small" },
-    el("summary", {}, `Deep research: ${research.dispatches} dispatch(es)` + (research.cancelled ? ", skipped" : "")),
+    el("summary", {}, planSummary(research)),
     el("p", {}, research.reason),
-    el("ol", {}, ...(research.sub_questions || []).map((sub) => el("li", {}, sub))));
+    el("ol", {}, ...steps.map((sub, i) => el("li", {}, sub,
+      i < searchedSteps(research) ? null : el("span", { class: "unsearched" }, " (not searched)")))));
   return el("div", { class: "paths" }, plan,
     el("p", { class: "muted small" }, "Explore further (fills the box, you send it):"),
     ...paths.map((sub) => {
@@ -417,6 +433,8 @@ function researchProgress(turn, data, form) {
     box.append(el("p", { class: "muted" }, `${data.sub_questions.length} sub-questions planned.`));
   } else if (data.step === "dispatch") {
     box.append(el("p", { class: "dispatch muted" }, `${data.n}. ${data.sub_question} — ${data.new} new`));
+  } else if (data.step === "hidden") {
+    box.append(el("p", { class: "muted" }, "A step that only reworded the question found nothing new (not listed)."));
   }
 }
 

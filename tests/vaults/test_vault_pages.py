@@ -179,19 +179,43 @@ def test_a_manager_changes_how_the_vault_answers_and_its_name_others_only_read_t
     assert AuditEvent.objects.filter(vault_id=vault.pk, action="vault.rename").count() == 1
 
 
-def test_answering_from_general_knowledge_warns_when_the_chat_model_is_local(vault, settings):
+def _fallback_option(page: str, fallback: str) -> str:
+    """What the settings form says of one fallback: its words and the warning beside them."""
+    start = page.index(f'value="{fallback}"')
+    end = min(page.find("<label", start), page.find("</fieldset>", start))
+    return re.sub(r"<[^>]+>|\s+", " ", page[page.index(">", start) + 1 : end]).strip()
+
+
+@pytest.mark.parametrize(
+    ("fallback", "words", "answer"),
+    [
+        ("explicit", "it knows only your notes, so this answer just says that they hold none", "No general-knowledge"),
+        ("silent", "write no answer", ""),  # whatever the chat model
+        ("refuse", "Say that the notes hold no answer", "set to refuse"),
+    ],
+)
+def test_each_fallback_says_what_the_chat_answers_when_the_chat_model_is_local(
+    sample, settings, fallback, words, answer
+):
     settings.LLM_SLOTS = {"chat": "local/extractive", "reasoning": "local/model-free", "scoring": "local/model-free"}
-    url = f"/vaults/{vault.pk}/settings/"
-    manager = _browser(vault.owner)
+    Vault.objects.filter(pk=sample.pk).update(chat_settings={"fallback": fallback})
+    page = _browser(sample.owner).get(f"/vaults/{sample.pk}/settings/").content.decode()
+    said = _fallback_option(page, fallback)
+    assert words in said
+    assert ("The chat model is local (local/extractive)" in said) == (fallback == "explicit")
 
-    page = manager.get(url).content.decode()
-    general = page[page.index('value="explicit"') : page.index('value="refuse"')]
-    assert general.count("The chat model is local (local/extractive)") == 2  # both general-knowledge choices
-    refusing = page[page.index('value="refuse"') : page.index("</fieldset>", page.index('value="refuse"'))]
-    assert "The chat model is local" not in refusing
+    reply = api(sample.owner).post(
+        "/api/chat/", {"vaults": [sample.pk], "message": "What is the capital of Mongolia?"}, format="json"
+    )
+    assert reply.json()["fallback"] == fallback
+    assert answer in reply.json()["answer"] and bool(reply.json()["answer"]) == bool(answer)
 
-    settings.LLM_SLOTS = {**settings.LLM_SLOTS, "chat": "openai/gpt-4o-mini"}
-    assert "The chat model is local" not in manager.get(url).content.decode()
+
+def test_no_fallback_warns_of_a_local_model_when_the_chat_model_is_not_local(vault, settings):
+    settings.LLM_SLOTS = {"chat": "openai/gpt-4o-mini", "reasoning": "local/model-free", "scoring": "local/model-free"}
+    page = _browser(vault.owner).get(f"/vaults/{vault.pk}/settings/").content.decode()
+    assert "The chat model is local" not in page
+    assert "write no answer" in _fallback_option(page, "silent")
 
 
 def test_each_model_slot_offers_the_deployments_models_and_its_own_model_free_one(vault, settings):

@@ -404,6 +404,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> G
             "sub_questions": [],
             "paths": [],
             "dispatches": 0,
+            "hidden": 0,
             "cancelled": False,
             "prewarmed": True,
         }
@@ -428,6 +429,7 @@ def _context(message: Message, user: User, cfg: ChatSettings, scope: Scope) -> G
         "sub_questions": run.sub_questions,
         "paths": [as_asked(sub) for sub in run.sub_questions if askable(sub)],
         "dispatches": run.dispatches,
+        "hidden": run.hidden,
         "cancelled": run.cancelled,
     }
     if run.cancelled:
@@ -543,6 +545,14 @@ def message_payload(message: Message, readable: set[int] | None = None) -> dict[
             "passed_by": _passed_by(items, message.gate_threshold),
         },
         "research": message.research
-        or {"ran": False, "reason": "", "sub_questions": [], "paths": [], "dispatches": 0, "cancelled": False},
+        or {
+            "ran": False,
+            "reason": "",
+            "sub_questions": [],
+            "paths": [],
+            "dispatches": 0,
+            "hidden": 0,
+            "cancelled": False,
+        },
         "prewarmed": bool((message.research or {}).get("prewarmed")),
     }
