@@ -112,13 +112,23 @@ def _tasks(state: StateCore) -> None:
 
 
 def _heading_ids(state: StateCore) -> None:
-    """Each heading's id is made from its Markdown as written, by the function every link to a section uses."""
+    """Each heading's id is made from its Markdown as written, by the function every link to a section uses. A
+    heading whose text an earlier one shares gets `-1`, `-2` … after it, as GitHub's and Obsidian's readers number
+    them: the first keeps the plain id, which a link naming the heading by its text goes to."""
     page = state.env.get("page")
     prefix = getattr(page, "id_prefix", "")
+    taken = {str(token.attrGet("id")) for token in state.tokens if token.attrGet("id")}  # `^block` ids too
+    repeats: dict[str, int] = {}
     for index, token in enumerate(state.tokens):
         if token.type == "heading_open" and not token.attrGet("id"):
             written = state.tokens[index + 1].content
-            token.attrSet("id", f"{prefix}{heading_id(as_written(written, page) if page else written)}")
+            plain = heading_id(as_written(written, page) if page else written)
+            unique = plain
+            while plain and f"{prefix}{unique}" in taken:
+                repeats[plain] = repeats.get(plain, 0) + 1
+                unique = f"{plain}-{repeats[plain]}"
+            taken.add(f"{prefix}{unique}")
+            token.attrSet("id", f"{prefix}{unique}")
 
 
 def _render_checkbox(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
