@@ -112,11 +112,29 @@ def test_a_block_reference_shows_the_block_and_links_to_the_page_holding_it():
     html = page_of(properties, owner)
     block = "646c1b4d-9cf2-4c8c-bb05-7f336e027ea1"
     assert f'See <a class="block-ref" href="/notes/{tables.pk}/#^{block}">Props</a> for table' in html
-    assert f'<h3 id="^{block}">Props</h3>' in page_of(tables, owner)  # where that link lands
+    # where that link lands: the block, a heading with its children, whose heading keeps its own id for `#Props`
+    assert f'<li id="^{block}">\n<h3 id="props">Props</h3>' in page_of(tables, owner)
 
     missing = page_of(queries, owner)  # its ((60531c23-…)) names a block no page of the vault holds
     assert '<span class="block-ref block-ref-missing"' in missing
     assert "((60531c23-238e-4748-9b19-27088f9c3771))</span>" in missing
+
+
+@pytest.mark.django_db
+def test_the_id_of_a_heading_block_with_text_of_its_own_is_hidden_and_its_references_reach_the_block():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    queries = make_note(vault, "pages/Queries.md", real("Queries.md"), embed=False)
+    builder = make_note(vault, "pages/Query Builder.md", real("Query Builder.md"), embed=False)
+
+    html = page_of(queries, owner)
+    operators, filters = "641c8e5f-f890-4c98-8221-652a4ef0970d", "62967225-37d9-46b7-859f-92e0311ab4be"
+    assert f"^{operators}<br" not in html and html.count(operators) == 1
+    assert f'<li id="^{operators}">\n<h4 id="query-operators">Query Operators</h4>\nThese three operators' in html
+    assert f'<li id="^{filters}">\n<h4 id="query-filters">Query Filters</h4>' in html
+    links = page_of(builder, owner)  # "add a [query operator](((641c8e5f-…))) or a [query filter](((62967225-…)))"
+    assert f'<a class="internal" href="/notes/{queries.pk}/#^{operators}">query operator</a>' in links
+    assert f'<a class="internal" href="/notes/{queries.pk}/#^{filters}">query filter</a>' in links
 
 
 @pytest.mark.django_db

@@ -54,10 +54,15 @@ def _pair_highlights(state: StateInline) -> None:
 
 
 def _enclosing_block(tokens: list[Token], inline_index: int) -> Token | None:
-    """The token that opens the paragraph, list item or heading an inline token belongs to."""
+    """The token that opens the paragraph, list item or heading an inline token belongs to. A paragraph a tight
+    list draws as bare text (after a heading in the item, as a Logseq heading block's text is) has no element of
+    its own to name: its list item is the block."""
     before = tokens[inline_index - 1]
     if before.type == "paragraph_open" and inline_index >= 2 and tokens[inline_index - 2].type == "list_item_open":
         return tokens[inline_index - 2]
+    if before.type == "paragraph_open" and before.hidden:
+        opening = (token for token in reversed(tokens[: inline_index - 1]) if token.level == before.level - 1)
+        return next((token for token in opening if token.type == "list_item_open"), None)
     return before if before.type in {"paragraph_open", "heading_open"} else None
 
 

@@ -117,9 +117,10 @@ def logseq_markdown(body: str) -> str:
         hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
         if hidden is not None and not line.lstrip().startswith(("-", "*")):
             if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
-                if _HEADING.match(shown[-1]):  # alone after a heading, the id names the heading
+                heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
+                if heading_alone:  # the id names the heading
                     shown.append(line[: len(line) - len(line.lstrip())] + f"^{hidden.group(2).lower()}")
-                elif _ends_in_text(shown[-1]):
+                elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
                     block_id = hidden.group(2).lower()
             index += 1
             continue
@@ -128,6 +129,16 @@ def logseq_markdown(body: str) -> str:
     if block_id:
         shown[-1] += f" ^{block_id}"
     return "\n".join(shown)
+
+
+def _text_follows(lines: list[str], index: int, code: set[int]) -> bool:
+    """Whether the block of the property line `lines[index]` goes on with text of its own after its properties."""
+    following = index + 1
+    while following < len(lines) and following not in code and _HIDDEN_PROPERTY.match(lines[following]):
+        following += 1
+    if following >= len(lines) or following in code:
+        return False
+    return bool(lines[following].strip()) and not _NEW_BLOCK.match(lines[following])
 
 
 def _ends_in_text(line: str) -> bool:
