@@ -67,6 +67,23 @@ def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_l
     assert "order-list-type" not in numbered and "<li>Type <code>1. </code> in a block</li>" in numbered
 
 
+def test_blocks_logseq_numbers_are_drawn_as_a_numbered_list():
+    numbered = html_of(real("Numbered List.md"))
+    started = numbered[numbered.index("A numbered list can be started in a couple ways:") :]
+    assert started.startswith(
+        "A numbered list can be started in a couple ways:\n<ol>\n<li>Type <code>1. </code> in a block</li>\n"
+        "<li>Press <code>t n</code> when focused on a block</li>\n"
+        "<li>Type the <code>/Number list</code> command in a block</li>\n</ol>"
+    )
+    assert numbered.count("<ol>") == 2 and "order-list-type" not in numbered
+    # a numbered block's text after its property, and a numbered block's children, stay inside its item
+    slide = html_of(real("slide.md"))
+    assert "<code>View as slides</code>.<br />\nIt'll open the current page's slide in the right sidebar.</li>" in slide
+    flashcards = html_of(real("Flashcards.md"))
+    make = flashcards[flashcards.index("<li>You can right click the bullet to &quot;Make a Flashcard&quot;") :]
+    assert make.index("sidebar-make-a-flashcard.png") < make.index("</li>\n</ul>\n</li>\n</ol>")
+
+
 def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():
     html = html_of(real("Filename format.md"))
     assert "<pre><code>- " not in html

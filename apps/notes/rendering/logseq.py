@@ -26,6 +26,7 @@ _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
 # a block's `id::` names it, as `^id` does.
 _HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed|logseq\.[\w.-]+)::[ \t]*(\S*)[ \t]*$", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
+_NUMBERED = re.compile(r"^[ \t]*logseq\.order-list-type::[ \t]*number[ \t]*$", re.I)
 _HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
 _FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
 # A block's own `key:: value` lines, under its text or as the block itself (`- type:: [[Command]]`).
@@ -91,10 +92,12 @@ def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
 
 def logseq_markdown(body: str) -> str:
     """`body` of a Logseq page as Markdown the page parser shows: org blocks become fences, callouts and quotes,
-    and the block properties Logseq hides (`id::`, `collapsed::`) are dropped, a block's id becoming the `^id`
-    that ends its text (so a reference's link has an anchor to go to). Code is left as written."""
+    the blocks Logseq numbers an ordered list's items, and the block properties Logseq hides (`id::`,
+    `collapsed::`) are dropped, a block's id becoming the `^id` that ends its text (so a reference's link has an
+    anchor to go to). Code is left as written."""
     lines = body.split("\n")
     code = code_block_lines(body)
+    numbered = _Numbered(lines, code)
     shown: list[str] = []
     block_id = ""  # waits for the end of the block's text
     index = 0
@@ -119,16 +122,56 @@ def logseq_markdown(body: str) -> str:
             if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
                 heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
                 if heading_alone:  # the id names the heading
-                    shown.append(line[: len(line) - len(line.lstrip())] + f"^{hidden.group(2).lower()}")
+                    indent = line[: len(line) - len(line.lstrip())]
+                    shown.append(numbered.written(index, f"{indent}^{hidden.group(2).lower()}"))
                 elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
                     block_id = hidden.group(2).lower()
             index += 1
             continue
-        shown.append(_BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line)
+        shown.append(numbered.written(index, _BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line))
         index += 1
     if block_id:
         shown[-1] += f" ^{block_id}"
     return "\n".join(shown)
+
+
+class _Numbered:
+    """The blocks Logseq numbers (`logseq.order-list-type:: number`), written as items of an ordered list: a run of
+    such siblings is numbered 1, 2, 3 … as Logseq numbers it, and a bullet among them starts the count again."""
+
+    def __init__(self, lines: list[str], code: set[int]) -> None:
+        self.bullets: dict[int, str] = {}  # a numbered block's first line → its indent
+        self.own: dict[int, str] = {}  # a line of a numbered block after its first → the block's indent
+        for index, line in enumerate(lines):
+            bullet = _BULLET.match(line) if index not in code else None
+            if bullet is None:
+                continue
+            depth, following = _indent(line), index + 1
+            while following < len(lines) and (
+                following in code or not lines[following].strip() or _own_line(lines[following], depth)
+            ):
+                following += 1
+            own = range(index + 1, following)
+            if any(_NUMBERED.match(lines[at]) for at in own if at not in code):
+                indent = line[: len(line) - len(line.lstrip())]
+                self.bullets[index] = indent
+                self.own.update(dict.fromkeys(own, indent))
+
+    def written(self, index: int, line: str) -> str:
+        """`line` (line `index` of the page, its Markdown as shown) in the ordered list: `1.` for the bullet, and a
+        block's other lines one column further in, under the item's wider marker, so they stay in the item."""
+        indent = self.bullets.get(index)
+        if indent is not None:
+            return f"{indent}1.{line[len(indent) + 1 :]}"
+        indent = self.own.get(index)
+        if indent is not None and line.startswith(indent):
+            return f"{indent} {line[len(indent) :]}"
+        return line
+
+
+def _own_line(line: str, depth: int) -> bool:
+    """Whether `line` goes on with the block whose bullet is indented `depth`: further in, and not a child's bullet."""
+    return _indent(line) > depth and not _BULLET.match(line)
 
 
 def _text_follows(lines: list[str], index: int, code: set[int]) -> bool:
