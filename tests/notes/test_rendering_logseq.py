@@ -84,6 +84,19 @@ def test_blocks_logseq_numbers_are_drawn_as_a_numbered_list():
     assert make.index("sidebar-make-a-flashcard.png") < make.index("</li>\n</ul>\n</li>\n</ol>")
 
 
+def test_a_block_ending_in_a_mark_or_a_link_keeps_it_when_its_id_is_hidden():
+    year = html_of(real("one year in logseq.md"))
+    question = "<strong>What's the difference between logseq and other tools?</strong>"
+    assert f'<li id="^61110543-a71f-458d-b42e-b78a4d22f0c0">{question}\n<ul>' in year
+    zotero = html_of(real("Zotero.md"))  # the block ends in a ((reference)), which no note holds here
+    assert (
+        '<li id="^61024ec1-fd51-4b84-905e-8443a9204ae9">Goto <a class="unresolved" title="no note with this name yet">'
+        "Settings</a> , then click <code>Zotero settings</code>, fill in your API key and User ID mentioned in "
+        '<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
+        "((61024cd6-1951-47cc-8050-25f68960d729))</span>\n<ul>"
+    ) in zotero
+
+
 def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():
     html = html_of(real("Filename format.md"))
     assert "<pre><code>- " not in html

@@ -22,6 +22,7 @@ from apps.notes.text import heading_id
 
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _TASK = re.compile(r"^\[([^\]\n])\](?:[ \t]+|$)")
+_BREAKS = frozenset({"softbreak", "hardbreak"})
 
 
 def _highlight(state: StateInline, silent: bool) -> bool:
@@ -92,7 +93,8 @@ def _block_ids(state: StateCore) -> None:
         if found is None or block is None or block.type == "heading_open":
             continue
         children[-1].content = children[-1].content[: found.start()].rstrip()
-        while children and (children[-1].type in {"softbreak", "hardbreak"} or children[-1].content == ""):
+        # the line breaks and the space before the id go with it; a link or a mark closing before it stays
+        while children and (children[-1].type in _BREAKS or (children[-1].type == "text" and not children[-1].content)):
             children.pop()
         if not children and block.type == "paragraph_open":  # the id alone: it names the block before
             tokens[index - 1].hidden = tokens[index + 1].hidden = True
