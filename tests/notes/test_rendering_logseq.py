@@ -12,6 +12,8 @@ from django.test import Client
 
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering import render_note
+from apps.notes.rendering.embeds import note_body
+from apps.notes.rendering.logseq import is_logseq_page
 from tests.corpora import CORPORA
 from tests.factories import make_note, make_user, make_vault
 
@@ -65,6 +67,49 @@ def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_l
     # a property Logseq keeps for itself is hidden, as `id::` and `collapsed::` are, not left as a line of text
     numbered = html_of(real("Numbered List.md"))
     assert "order-list-type" not in numbered and "<li>Type <code>1. </code> in a block</li>" in numbered
+
+
+def test_a_page_whose_heading_blocks_are_written_at_the_margin_reads_as_logseq_s_and_only_such_a_page():
+    # Changelog.md opens with a heading block written without its bullet, its id and text at the margin under it
+    html = html_of(real("Changelog.md"))
+    assert "id::" not in html and "#+BEGIN_NOTE" not in html
+    assert html.startswith(
+        '<ul>\n<li>\n<h2 id="beta-0-10-15-dec-1st-2025">Beta 0.10.15 <a class="unresolved" '
+        'title="no note with this name yet">Dec 1st, 2025</a></h2>\n'
+        '<p id="^692d8283-7f1d-44cf-81b0-bb25c469a64e">Desktop app and Android App download link: '
+    )
+    assert '<li><a class="unresolved" title="no note with this name yet">Fixed issues</a>\n<ul>\n<li>Fix:' in html
+    # Markdown.md writes one in the middle of its outline
+    markdown = html_of(real("Markdown.md"))
+    assert '<li id="^60a78b6b-a0ff-49fe-822f-87216fbf79ff">\n<h3 id="extended-syntax">' in markdown
+    assert (
+        '<li id="^60ab4582-5a6e-4f3a-84a2-71ae056455a0"><a class="unresolved" title="no note with this name yet">'
+        "term/page reference</a>\n<ul>"
+    ) in markdown
+
+    pages = [path for folder in ("pages", "journals") for path in (CORPORA / "logseq-docs" / folder).glob("*.md")]
+    assert len(pages) > 300 and all(is_logseq_page(note_body(path.read_text(encoding="utf-8"))) for path in pages)
+    read_as_logseq = {
+        str(path.relative_to(CORPORA))
+        for vault in ("kepano-obsidian", "foam-docs")
+        for path in (CORPORA / vault).rglob("*.md")
+        if is_logseq_page(note_body(path.read_text(encoding="utf-8")))
+    }
+    assert read_as_logseq == {"kepano-obsidian/Notes/2023-09-12 Meeting with Steph.md"}  # one bullet, no more
+
+
+@pytest.mark.django_db
+def test_a_reference_to_a_heading_block_at_the_margin_shows_its_heading_and_goes_to_it():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    changelog = make_note(vault, "pages/Changelog.md", real("Changelog.md"), embed=False)
+    block = "681b5cd1-444a-46a8-8b6f-2dd5e6ece3fd"  # "Includes all changes from ((681b5cd1-…))", on the same page
+    html = page_of(changelog, owner)
+    assert f'<a class="block-ref" href="/notes/{changelog.pk}/#^{block}">Beta 0.10.10 May 7th, 2025</a>' in html
+    assert f'id="^{block}"' in html
+    first = make_note(vault, "pages/Release.md", "- see ((692d8283-7f1d-44cf-81b0-bb25c469a64e))\n", embed=False)
+    shown = f'href="/notes/{changelog.pk}/#^692d8283-7f1d-44cf-81b0-bb25c469a64e">Beta 0.10.15 Dec 1st, 2025</a>'
+    assert shown in page_of(first, owner)
 
 
 def test_blocks_logseq_numbers_are_drawn_as_a_numbered_list():

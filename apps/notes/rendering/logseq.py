@@ -2,9 +2,11 @@
 `((block references))`, shown as Logseq shows them.
 
 Only a page that reads as Logseq's gets this: one that opens with `key:: value` page properties, or an outline
-(every line at the margin a bullet or a heading). An Obsidian note writing Dataview's `key:: value` fields in its
-prose, or a Foam note, renders as it always did. Everything here works on the source before Markdown parsing,
-leaving code alone, so the rest of the page (wikilinks, callouts, code) handles the result."""
+(every line at the margin a bullet, or a heading block: a heading, its own lines at the margin under it and its
+children indented under them, as Logseq writes a block that opens with a heading). An Obsidian note writing
+Dataview's `key:: value` fields in its prose, or a Foam note, renders as it always did. Everything here works on
+the source before Markdown parsing, leaving code alone, so the rest of the page (wikilinks, callouts, code)
+handles the result."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ _BLOCK_PROPERTY = re.compile(r"^([ \t]*(?:[-*][ \t]+)?)([A-Za-z][\w-]*)::[ \t]+(
 PROPERTY_OPEN, PROPERTY_CLOSE = "\ue002", "\ue003"
 _PROPERTY_MARK = re.compile(f"^{PROPERTY_OPEN}([^{PROPERTY_CLOSE}]+){PROPERTY_CLOSE} ?")
 _MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
+_NEW_MARGIN_BLOCK = re.compile(r"^(?:[-*](?:[ \t]|$)|#{1,6}[ \t]|```|~~~)")
 _NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
 _ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
 # Org blocks shown as callouts of Obsidian's types (the callouts plugin draws them); QUOTE is a plain quote.
@@ -51,21 +54,42 @@ _VERBATIM = {"src", "example", "query", "export"}
 
 
 def is_logseq_page(body: str) -> bool:
-    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline."""
-    lines = [line for line in body.split("\n") if line.strip()]
-    if lines and _PAGE_PROPERTY.match(lines[0]):
+    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline, its
+    heading blocks written at the margin too."""
+    lines = body.split("\n")
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    if written and _PAGE_PROPERTY.match(lines[written[0]]):
         return True
-    margin = [index for index, line in enumerate(lines) if line[:1] not in {" ", "\t"}]
-    bullets = [index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"]
-    headings = [index for index in margin if _heads_children(lines, index)]
-    return bool(bullets) and len(bullets) + len(headings) == len(margin)
+    margin = [index for index in written if not _indented(lines[index])]
+    bullets = {index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"}
+    heading_blocks = {line for index in margin for line in _heading_block(lines, index)}
+    return bool(bullets) and all(index in bullets or index in heading_blocks for index in margin)
 
 
-def _heads_children(lines: list[str], index: int) -> bool:
-    """A heading at the margin with its children indented under it: a Logseq block, where Markdown would
-    write what follows a heading at the margin."""
-    following = next((line for line in lines[index + 1 :] if line.strip()), "")
-    return bool(_MARGIN_HEADING.match(lines[index])) and following[:1] in {" ", "\t"}
+def _heading_block(lines: list[str], index: int) -> range:
+    """The lines at the margin of the Logseq block a heading at the margin opens, the heading's first, when its
+    children follow them indented (where Markdown would write what follows a heading at the margin): Logseq writes
+    a heading block so, its own lines (its properties and text) at the margin under it. Empty when `lines[index]`
+    opens no such block."""
+    if not _MARGIN_HEADING.match(lines[index]):
+        return range(0)
+    end = index + 1
+    while (
+        end < len(lines)
+        and lines[end].strip()
+        and not _indented(lines[end])
+        and not _NEW_MARGIN_BLOCK.match(lines[end])
+    ):
+        end += 1
+    if end == index + 1:  # only children under it, maybe after a blank line
+        following = next((line for line in lines[end:] if line.strip()), "")
+    else:
+        following = lines[end] if end < len(lines) else ""
+    return range(index, end) if _indented(following) else range(0)
+
+
+def _indented(line: str) -> bool:
+    return line[:1] in {" ", "\t"}
 
 
 def page_name(title: str, path: str, body: str) -> str:
@@ -98,6 +122,7 @@ def logseq_markdown(body: str) -> str:
     lines = body.split("\n")
     code = code_block_lines(body)
     numbered = _Numbered(lines, code)
+    own_lines = range(0)  # of the heading block at the margin being written
     shown: list[str] = []
     block_id = ""  # waits for the end of the block's text
     index = 0
@@ -115,8 +140,11 @@ def logseq_markdown(body: str) -> str:
                 shown += _org_block(lines[index + 1 : end], opening)
                 index = end + 1
                 continue
-        if index not in code and _heads_children(lines, index):
+        if index not in code and (heading_block := _heading_block(lines, index)):
+            own_lines = heading_block[1:]
             line = f"- {line}"
+        elif index in own_lines:  # under the heading's bullet now
+            line = f"  {line}"
         hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
         if hidden is not None and not line.lstrip().startswith(("-", "*")):
             if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
@@ -196,9 +224,10 @@ def block_of(body: str, block_id: str) -> str | None:
     found = next((index for index, line in enumerate(lines) if wanted.match(line)), None)
     if found is None:
         return None
-    start = next((index for index in range(found, -1, -1) if _BULLET.match(lines[index])), 0)
+    opens = (index for index in range(found, -1, -1) if _BULLET.match(lines[index]) or _heading_block(lines, index))
+    start = next(opens, 0)
     depth = _indent(lines[start])
-    end = start + 1
+    end = _heading_block(lines, start).stop or start + 1  # a heading block's own lines are at its margin
     while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
         end += 1
     return textwrap.dedent("\n".join(lines[start:end]).expandtabs(4)).strip("\n")
@@ -207,7 +236,7 @@ def block_of(body: str, block_id: str) -> str | None:
 def block_text(block: str) -> str:
     """The first line of a block (`- text`): what a `((reference))` to it shows."""
     first = block.lstrip().split("\n", 1)[0]
-    return re.sub(r"^[-*][ \t]+(?:#{1,6}[ \t]+)?", "", first).strip()
+    return re.sub(r"^(?:[-*][ \t]+)?(?:#{1,6}[ \t]+)?", "", first).strip()
 
 
 def _indent(line: str) -> int:
