@@ -42,7 +42,7 @@ from apps.notes.rendering.logseq import page_name
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
-from apps.notes.services.ingest import MARKDOWN_SUFFIXES, import_job_from_upload, import_source_available
+from apps.notes.services.ingest import MARKDOWN_SUFFIXES, import_job_from_upload, import_source_available, zip_label
 from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
 from apps.notes.syntax import prose_only
@@ -248,11 +248,7 @@ def _source_name(job: ImportJob) -> str:
     requester = job.created_by.get_username() if job.created_by else ""
     label = job.source.removeprefix(f"{requester}/") if requester else job.source
     if job.file_name:
-        return (
-            job.file_name
-            if label in (job.file_name, job.file_name.removesuffix(".zip"))
-            else f"{label} ({job.file_name})"
-        )
+        return job.file_name if label in (job.file_name, zip_label(job.file_name)) else f"{label} ({job.file_name})"
     # a folder, or an upload whose file's name was not kept: its label is the zip's name without `.zip`
     return label if job.folder or label.lower().endswith((*MARKDOWN_SUFFIXES, ".zip")) else f"{label}.zip"
 

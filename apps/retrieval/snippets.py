@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from apps.notes.text import ABBREVIATIONS, plain_line
+from apps.notes.text import ABBREVIATIONS, readable_text
 
 SNIPPET_CHARS = 300
 CUT_BEFORE = "… "
@@ -20,6 +20,12 @@ MARK = re.compile(r"«([^«»\n]*)»")
 _PIECE_BREAK = re.compile(r"\n\s*|(?<=[.!?])[ \t]+")
 _LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*\d+[.)]$")
 _WORD = re.compile(r"\[\[[^\]\n]*\]\]\S*|\[[^\]\n]*\]\([^)\n]*\)\S*|\S+")
+# A table's row (`| a | b |`, in a quote too; its end may be cut), and the delimiter row under a table's header.
+_TABLE_ROW = re.compile(r"^([ \t>]*)\|")
+_DELIMITER_ROW = re.compile(r"^[ \t>]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+# A match on a callout's type (`> [!«warning»]`) would keep the mark from being read as the callout's.
+_MARKED_CALLOUT_TYPE = re.compile(r"\[!«([\w-]+)»\]")
 
 
 @dataclass(frozen=True)
@@ -43,11 +49,12 @@ def snippet_of(marked: str, *, limit: int = SNIPPET_CHARS) -> str:
 
 def _pieces(text: str) -> list[_Span]:
     """The text as consecutive sentences and lines (a list item's number or an abbreviation's full stop ends
-    none), each without the white space after it."""
+    none, nor does a sentence in a table's cell: a row is read whole), each without the white space after it."""
     starts = [0]
     for found in _PIECE_BREAK.finditer(text):
         before = text[starts[-1] : found.start()]
-        if "\n" in found.group() or not (ABBREVIATIONS.search(before) or _LIST_NUMBER.search(before)):
+        ends_none = ABBREVIATIONS.search(before) or _LIST_NUMBER.search(before) or _TABLE_ROW.match(before)
+        if "\n" in found.group() or not ends_none:
             starts.append(found.end())
     ends = [*starts[1:], len(text)]
     return [
@@ -99,9 +106,33 @@ def _words_within(text: str, piece: _Span, limit: int) -> _Span:
 
 
 def readable_snippet(snippet: str) -> str:
-    """The snippet as a reader meets it: Markdown marks dropped (wikilinks as their labels), its «matches» kept. The
-    "…" of a cut stays outside the line it stands on, which then loses its list or heading mark too."""
+    """The snippet as a reader meets it, read as the chat's passages are (`readable_text`): Markdown marks dropped
+    (links as their labels, a table as its cells, a task without its box, a callout by its title), its «matches»
+    kept. The "…" of a cut stays outside the line it stands on, which then loses its list or heading mark too."""
     before = CUT_BEFORE if snippet.startswith(CUT_BEFORE) else ""
     after = CUT_AFTER if snippet.endswith(CUT_AFTER) else ""
-    passage = snippet.removeprefix(before).removesuffix(after)
-    return before + " ".join(line for line in (plain_line(raw) for raw in passage.splitlines()) if line) + after
+    lines = snippet.removeprefix(before).removesuffix(after).split("\n")
+    leading = _rows_opening(lines) if before else 0
+    if after and leading < len(lines) and _rows_opening(lines[::-1]) == 1:  # a header, its delimiter cut off
+        lines = [*lines[:-1], *_as_a_table(lines[-1:])]
+    if leading:  # rows from a table whose header is cut off
+        lines = [*_as_a_table(lines[:leading]), *lines[leading:]]
+    passage = _MARKED_CALLOUT_TYPE.sub(r"[!\1]", "\n".join(lines))
+    return before + readable_text(passage) + after
+
+
+def _rows_opening(lines: list[str]) -> int:
+    return next((index for index, line in enumerate(lines) if not _TABLE_ROW.match(line)), len(lines))
+
+
+def _as_a_table(rows: list[str]) -> list[str]:
+    """Rows cut from a table as a table again, so they read as its cells rather than as lines of pipes: the
+    delimiter row goes under the first of them (when the cut left it out, or left it first)."""
+    if _DELIMITER_ROW.match(rows[0]):
+        rows = rows[1:]
+    if not rows or (len(rows) > 1 and _DELIMITER_ROW.match(rows[1])):
+        return rows
+    opening = _TABLE_ROW.match(rows[0])
+    written = rows[0][opening.end() if opening else 0 :].strip()
+    cells = len(_CELL_BORDER.split(written.removesuffix("|")))
+    return [rows[0], (opening.group(1) if opening else "") + "|---" * cells + "|", *rows[1:]]

@@ -10,7 +10,7 @@ import pytest
 from apps.chat.models import ContextItem
 from apps.chat.services.chat import item_href
 from apps.notes.markdown import chunk_note, parse_note
-from apps.notes.models import Note
+from apps.notes.models import Note, NoteLink
 from apps.notes.rendering import render_note
 from tests.corpora import CORPORA, VAULTS
 
@@ -60,3 +60,23 @@ def test_every_section_of_the_real_vaults_is_linked_to_its_heading_on_the_page()
                 assert fragment in ids, f"{vault}/{parsed.path}: {heading!r} is linked as #{fragment}"
                 checked += 1
     assert checked > 300  # a heading with a link, such as logseq-docs/README.md's, among them
+
+
+def test_a_repeated_heading_has_an_id_of_its_own_and_a_link_naming_it_reaches_the_first():
+    # logseq-docs writes "### Example" twice on Calculator.md and "## Examples" thrice on its embedding page
+    calculator = (CORPORA / "logseq-docs/pages/Calculator.md").read_text(encoding="utf-8")
+    html = render_note(Note(pk=1, path="pages/Calculator.md", title="Calculator", body=calculator), []).html
+    assert re.findall(r'<h3 id="(example[^"]*)">Example</h3>', html) == ["example", "example-1"]
+    media = (CORPORA / "logseq-docs/pages/Embed Media - Audio, Photos, Videos.md").read_text(encoding="utf-8")
+    html = render_note(Note(pk=2, path="pages/Embed Media.md", title="Embed Media", body=media), []).html
+    assert re.findall(r'<h2 id="(examples[^"]*)">Examples</h2>', html) == ["examples", "examples-1", "examples-2"]
+
+    # a heading whose own text ends as a repeat's id would, and the repeat after it, each keep an id of their own
+    html = render_note(Note(pk=3, path="n.md", title="n", body="# Step\n# Step 1\n# Step\n"), []).html
+    assert re.findall(r'<h1 id="([^"]+)"', html) == ["step", "step-1", "step-2"]
+
+    # the chat's link to a passage under "Example", and a wikilink to [[Calculator#Example]], name it by its text
+    assert item_href(ContextItem(note_id=1, heading="Example", title="Calculator")) == "/notes/1/#example"
+    linking = Note(pk=4, path="Sums.md", title="Sums", body="See [[Calculator#Example]].")
+    calculator_link = NoteLink(target_text="Calculator", target_id=1)
+    assert 'href="/notes/1/#example"' in render_note(linking, [calculator_link]).html

@@ -400,3 +400,28 @@ def test_an_upload_whose_every_file_was_skipped_says_nothing_was_imported(vault)
     browser.force_login(vault.owner)
     page = browser.get(f"/jobs/{queued['job']}/").content.decode()
     assert "finished: nothing imported — 1 skipped" in page and "succeeded" not in page
+
+
+def test_a_vault_uploaded_again_with_its_extension_in_capitals_updates_its_notes(vault):
+    client = api(vault.owner)
+    categories = sorted((CORPORA / "kepano-obsidian/Categories").glob("*.md"))[:3]
+    notes = {f"Vault/Categories/{path.name}": path.read_bytes() for path in categories}
+
+    def upload(name: str, entries: dict[str, bytes]) -> dict:
+        archive = io.BytesIO(_zip(entries))
+        archive.name = name
+        queued = client.post(f"/api/vaults/{vault.pk}/import/", {"file": archive}, format="multipart").json()
+        import_job_run(job_id=queued["job"])  # the worker's run
+        return client.get(f"/api/jobs/{queued['job']}/").json()
+
+    first = upload("Vault.zip", notes)
+    assert {file["outcome"] for file in first["files"]} == {"created"}
+    changed = f"Vault/Categories/{categories[0].name}"
+    again = upload("Vault.ZIP", {**notes, changed: notes[changed] + b"\nA line added since.\n"})
+
+    outcomes = {file["path"]: (file["outcome"], file["reason"]) for file in again["files"]}
+    assert outcomes[f"Categories/{categories[0].name}"] == ("updated", ""), outcomes
+    assert {outcome for outcome, _ in outcomes.values()} == {"updated", "unchanged"}, outcomes
+    assert set(Note.objects.filter(vault=vault).values_list("source", flat=True)) == {
+        f"{vault.owner.get_username()}/Vault"
+    }

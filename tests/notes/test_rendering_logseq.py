@@ -12,6 +12,8 @@ from django.test import Client
 
 from apps.notes.models import Note, NoteLink
 from apps.notes.rendering import render_note
+from apps.notes.rendering.embeds import note_body
+from apps.notes.rendering.logseq import is_logseq_page
 from tests.corpora import CORPORA
 from tests.factories import make_note, make_user, make_vault
 
@@ -67,6 +69,79 @@ def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_l
     assert "order-list-type" not in numbered and "<li>Type <code>1. </code> in a block</li>" in numbered
 
 
+def test_a_page_whose_heading_blocks_are_written_at_the_margin_reads_as_logseq_s_and_only_such_a_page():
+    # Changelog.md opens with a heading block written without its bullet, its id and text at the margin under it
+    html = html_of(real("Changelog.md"))
+    assert "id::" not in html and "#+BEGIN_NOTE" not in html
+    assert html.startswith(
+        '<ul>\n<li>\n<h2 id="beta-0-10-15-dec-1st-2025">Beta 0.10.15 <a class="unresolved" '
+        'title="no note with this name yet">Dec 1st, 2025</a></h2>\n'
+        '<p id="^692d8283-7f1d-44cf-81b0-bb25c469a64e">Desktop app and Android App download link: '
+    )
+    assert '<li><a class="unresolved" title="no note with this name yet">Fixed issues</a>\n<ul>\n<li>Fix:' in html
+    # Markdown.md writes one in the middle of its outline
+    markdown = html_of(real("Markdown.md"))
+    assert '<li id="^60a78b6b-a0ff-49fe-822f-87216fbf79ff">\n<h3 id="extended-syntax">' in markdown
+    assert (
+        '<li id="^60ab4582-5a6e-4f3a-84a2-71ae056455a0"><a class="unresolved" title="no note with this name yet">'
+        "term/page reference</a>\n<ul>"
+    ) in markdown
+
+    pages = [path for folder in ("pages", "journals") for path in (CORPORA / "logseq-docs" / folder).glob("*.md")]
+    assert len(pages) > 300 and all(is_logseq_page(note_body(path.read_text(encoding="utf-8"))) for path in pages)
+    read_as_logseq = {
+        str(path.relative_to(CORPORA))
+        for vault in ("kepano-obsidian", "foam-docs")
+        for path in (CORPORA / vault).rglob("*.md")
+        if is_logseq_page(note_body(path.read_text(encoding="utf-8")))
+    }
+    assert read_as_logseq == {"kepano-obsidian/Notes/2023-09-12 Meeting with Steph.md"}  # one bullet, no more
+
+
+@pytest.mark.django_db
+def test_a_reference_to_a_heading_block_at_the_margin_shows_its_heading_and_goes_to_it():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    changelog = make_note(vault, "pages/Changelog.md", real("Changelog.md"), embed=False)
+    block = "681b5cd1-444a-46a8-8b6f-2dd5e6ece3fd"  # "Includes all changes from ((681b5cd1-…))", on the same page
+    html = page_of(changelog, owner)
+    assert f'<a class="block-ref" href="/notes/{changelog.pk}/#^{block}">Beta 0.10.10 May 7th, 2025</a>' in html
+    assert f'id="^{block}"' in html
+    first = make_note(vault, "pages/Release.md", "- see ((692d8283-7f1d-44cf-81b0-bb25c469a64e))\n", embed=False)
+    shown = f'href="/notes/{changelog.pk}/#^692d8283-7f1d-44cf-81b0-bb25c469a64e">Beta 0.10.15 Dec 1st, 2025</a>'
+    assert shown in page_of(first, owner)
+
+
+def test_blocks_logseq_numbers_are_drawn_as_a_numbered_list():
+    numbered = html_of(real("Numbered List.md"))
+    started = numbered[numbered.index("A numbered list can be started in a couple ways:") :]
+    assert started.startswith(
+        "A numbered list can be started in a couple ways:\n<ol>\n<li>Type <code>1. </code> in a block</li>\n"
+        "<li>Press <code>t n</code> when focused on a block</li>\n"
+        "<li>Type the <code>/Number list</code> command in a block</li>\n</ol>"
+    )
+    assert numbered.count("<ol>") == 2 and "order-list-type" not in numbered
+    # a numbered block's text after its property, and a numbered block's children, stay inside its item
+    slide = html_of(real("slide.md"))
+    assert "<code>View as slides</code>.<br />\nIt'll open the current page's slide in the right sidebar.</li>" in slide
+    flashcards = html_of(real("Flashcards.md"))
+    make = flashcards[flashcards.index("<li>You can right click the bullet to &quot;Make a Flashcard&quot;") :]
+    assert make.index("sidebar-make-a-flashcard.png") < make.index("</li>\n</ul>\n</li>\n</ol>")
+
+
+def test_a_block_ending_in_a_mark_or_a_link_keeps_it_when_its_id_is_hidden():
+    year = html_of(real("one year in logseq.md"))
+    question = "<strong>What's the difference between logseq and other tools?</strong>"
+    assert f'<li id="^61110543-a71f-458d-b42e-b78a4d22f0c0">{question}\n<ul>' in year
+    zotero = html_of(real("Zotero.md"))  # the block ends in a ((reference)), which no note holds here
+    assert (
+        '<li id="^61024ec1-fd51-4b84-905e-8443a9204ae9">Goto <a class="unresolved" title="no note with this name yet">'
+        "Settings</a> , then click <code>Zotero settings</code>, fill in your API key and User ID mentioned in "
+        '<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
+        "((61024cd6-1951-47cc-8050-25f68960d729))</span>\n<ul>"
+    ) in zotero
+
+
 def test_a_heading_block_holds_its_outline_rather_than_showing_it_as_code():
     html = html_of(real("Filename format.md"))
     assert "<pre><code>- " not in html
@@ -112,11 +187,29 @@ def test_a_block_reference_shows_the_block_and_links_to_the_page_holding_it():
     html = page_of(properties, owner)
     block = "646c1b4d-9cf2-4c8c-bb05-7f336e027ea1"
     assert f'See <a class="block-ref" href="/notes/{tables.pk}/#^{block}">Props</a> for table' in html
-    assert f'<h3 id="^{block}">Props</h3>' in page_of(tables, owner)  # where that link lands
+    # where that link lands: the block, a heading with its children, whose heading keeps its own id for `#Props`
+    assert f'<li id="^{block}">\n<h3 id="props">Props</h3>' in page_of(tables, owner)
 
     missing = page_of(queries, owner)  # its ((60531c23-…)) names a block no page of the vault holds
     assert '<span class="block-ref block-ref-missing"' in missing
     assert "((60531c23-238e-4748-9b19-27088f9c3771))</span>" in missing
+
+
+@pytest.mark.django_db
+def test_the_id_of_a_heading_block_with_text_of_its_own_is_hidden_and_its_references_reach_the_block():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    queries = make_note(vault, "pages/Queries.md", real("Queries.md"), embed=False)
+    builder = make_note(vault, "pages/Query Builder.md", real("Query Builder.md"), embed=False)
+
+    html = page_of(queries, owner)
+    operators, filters = "641c8e5f-f890-4c98-8221-652a4ef0970d", "62967225-37d9-46b7-859f-92e0311ab4be"
+    assert f"^{operators}<br" not in html and html.count(operators) == 1
+    assert f'<li id="^{operators}">\n<h4 id="query-operators">Query Operators</h4>\nThese three operators' in html
+    assert f'<li id="^{filters}">\n<h4 id="query-filters">Query Filters</h4>' in html
+    links = page_of(builder, owner)  # "add a [query operator](((641c8e5f-…))) or a [query filter](((62967225-…)))"
+    assert f'<a class="internal" href="/notes/{queries.pk}/#^{operators}">query operator</a>' in links
+    assert f'<a class="internal" href="/notes/{queries.pk}/#^{filters}">query filter</a>' in links
 
 
 @pytest.mark.django_db

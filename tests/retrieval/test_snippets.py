@@ -26,6 +26,7 @@ NOTES = (
 QUERIES = ("customize daily note location template", "tags", "graph view", "organise information", "database version")
 CUT = "…"
 MARKED = re.compile(r"«[^«»]*»")
+LINK_DESTINATION = re.compile(r"\]\([^()\s]*\)")
 PAGE_HIT = re.compile(r'<span class="muted small">([^<]*)</span>\s*<p class="snippet">(.*?)</p>')
 
 
@@ -67,7 +68,9 @@ def test_api_snippets_also_come_as_a_reader_meets_them_as_the_answer_picker_show
             snippet, text = hit["snippet"], hit["snippet_text"]
             seen_marks += bool(re.search(r"\[\[[^\]]+\]\]|\*\*|`|\n- ", snippet))
             assert not re.search(r"\[\[[^\]]+\]\]|\*\*|`|\n", text), (query, snippet, text)
-            assert MARKED.findall(text) == MARKED.findall(snippet), (query, snippet, text)  # the same matches
+            # the same matches, but for one in a link's destination, which is read as its label
+            shown = LINK_DESTINATION.sub("]", snippet)
+            assert MARKED.findall(text) == MARKED.findall(shown), (query, snippet, text)
     assert seen_marks  # the real notes' snippets hold Markdown for the readable form to leave out
 
 
@@ -82,3 +85,25 @@ def test_the_search_page_shows_the_sentence_holding_the_match_marked(reader):
     ), snippet
     words = html.unescape(re.sub(r"<[^>]+>", "", snippet))
     assert words.startswith((f"{CUT} ", "By default,")), words
+
+
+def test_a_snippet_reads_tables_tasks_and_callouts_as_their_words_with_the_matches_still_marked():
+    owner = make_user()
+    vault = make_vault(owner, "Real notes")
+    for name in ("foam-docs/user/getting-started/keyboard-shortcuts.md", "kepano-obsidian/Notes/Minimal Theme.md"):
+        make_note(vault, name.split("/", 1)[1], (CORPORA / name).read_text())
+    # None of the three vaults writes a callout, so this one is written in Obsidian's documented form.
+    make_note(vault, "Baking.md", "# Baking\n\n> [!warning] Mind the oven\n> It runs hot, so turn the tray halfway.\n")
+
+    def snippet_text(query: str, path: str) -> str:
+        hits = api(owner).get("/api/search/", {"q": query, "k": 5}).json()["results"]
+        return next(hit["snippet_text"] for hit in hits if hit["path"].endswith(path))
+
+    # a row cut from the middle of the shortcuts table reads as its cells, as the table's header and rows do
+    row = snippet_text("format document", "keyboard-shortcuts.md")
+    assert "ctrl+shift+f · «Format» «Document» · editor.action.formatDocument · Base · «Format» tables" in row, row
+    assert "|" not in row, row
+    task = snippet_text("color schemes e-ink", "Minimal Theme.md")
+    assert "«Color» «schemes» «E»-«ink» mode Mobile support" in task and "[x]" not in task, task
+    callout = snippet_text("warning oven tray", "Baking.md")
+    assert "Mind the «oven» It runs hot, so turn the «tray» halfway." in callout and "[!" not in callout, callout

@@ -22,6 +22,7 @@ from apps.notes.text import heading_id
 
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _TASK = re.compile(r"^\[([^\]\n])\](?:[ \t]+|$)")
+_BREAKS = frozenset({"softbreak", "hardbreak"})
 
 
 def _highlight(state: StateInline, silent: bool) -> bool:
@@ -54,10 +55,15 @@ def _pair_highlights(state: StateInline) -> None:
 
 
 def _enclosing_block(tokens: list[Token], inline_index: int) -> Token | None:
-    """The token that opens the paragraph, list item or heading an inline token belongs to."""
+    """The token that opens the paragraph, list item or heading an inline token belongs to. A paragraph a tight
+    list draws as bare text (after a heading in the item, as a Logseq heading block's text is) has no element of
+    its own to name: its list item is the block."""
     before = tokens[inline_index - 1]
     if before.type == "paragraph_open" and inline_index >= 2 and tokens[inline_index - 2].type == "list_item_open":
         return tokens[inline_index - 2]
+    if before.type == "paragraph_open" and before.hidden:
+        opening = (token for token in reversed(tokens[: inline_index - 1]) if token.level == before.level - 1)
+        return next((token for token in opening if token.type == "list_item_open"), None)
     return before if before.type in {"paragraph_open", "heading_open"} else None
 
 
@@ -87,7 +93,8 @@ def _block_ids(state: StateCore) -> None:
         if found is None or block is None or block.type == "heading_open":
             continue
         children[-1].content = children[-1].content[: found.start()].rstrip()
-        while children and (children[-1].type in {"softbreak", "hardbreak"} or children[-1].content == ""):
+        # the line breaks and the space before the id go with it; a link or a mark closing before it stays
+        while children and (children[-1].type in _BREAKS or (children[-1].type == "text" and not children[-1].content)):
             children.pop()
         if not children and block.type == "paragraph_open":  # the id alone: it names the block before
             tokens[index - 1].hidden = tokens[index + 1].hidden = True
@@ -112,13 +119,23 @@ def _tasks(state: StateCore) -> None:
 
 
 def _heading_ids(state: StateCore) -> None:
-    """Each heading's id is made from its Markdown as written, by the function every link to a section uses."""
+    """Each heading's id is made from its Markdown as written, by the function every link to a section uses. A
+    heading whose text an earlier one shares gets `-1`, `-2` … after it, as GitHub's and Obsidian's readers number
+    them: the first keeps the plain id, which a link naming the heading by its text goes to."""
     page = state.env.get("page")
     prefix = getattr(page, "id_prefix", "")
+    taken = {str(token.attrGet("id")) for token in state.tokens if token.attrGet("id")}  # `^block` ids too
+    repeats: dict[str, int] = {}
     for index, token in enumerate(state.tokens):
         if token.type == "heading_open" and not token.attrGet("id"):
             written = state.tokens[index + 1].content
-            token.attrSet("id", f"{prefix}{heading_id(as_written(written, page) if page else written)}")
+            plain = heading_id(as_written(written, page) if page else written)
+            unique = plain
+            while plain and f"{prefix}{unique}" in taken:
+                repeats[plain] = repeats.get(plain, 0) + 1
+                unique = f"{plain}-{repeats[plain]}"
+            taken.add(f"{prefix}{unique}")
+            token.attrSet("id", f"{prefix}{unique}")
 
 
 def _render_checkbox(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:

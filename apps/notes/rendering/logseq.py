@@ -2,9 +2,11 @@
 `((block references))`, shown as Logseq shows them.
 
 Only a page that reads as Logseq's gets this: one that opens with `key:: value` page properties, or an outline
-(every line at the margin a bullet or a heading). An Obsidian note writing Dataview's `key:: value` fields in its
-prose, or a Foam note, renders as it always did. Everything here works on the source before Markdown parsing,
-leaving code alone, so the rest of the page (wikilinks, callouts, code) handles the result."""
+(every line at the margin a bullet, or a heading block: a heading, its own lines at the margin under it and its
+children indented under them, as Logseq writes a block that opens with a heading). An Obsidian note writing
+Dataview's `key:: value` fields in its prose, or a Foam note, renders as it always did. Everything here works on
+the source before Markdown parsing, leaving code alone, so the rest of the page (wikilinks, callouts, code)
+handles the result."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
 # a block's `id::` names it, as `^id` does.
 _HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed|logseq\.[\w.-]+)::[ \t]*(\S*)[ \t]*$", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
+_NUMBERED = re.compile(r"^[ \t]*logseq\.order-list-type::[ \t]*number[ \t]*$", re.I)
 _HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
 _FENCE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:```|~~~)")
 # A block's own `key:: value` lines, under its text or as the block itself (`- type:: [[Command]]`).
@@ -33,6 +36,7 @@ _BLOCK_PROPERTY = re.compile(r"^([ \t]*(?:[-*][ \t]+)?)([A-Za-z][\w-]*)::[ \t]+(
 PROPERTY_OPEN, PROPERTY_CLOSE = "\ue002", "\ue003"
 _PROPERTY_MARK = re.compile(f"^{PROPERTY_OPEN}([^{PROPERTY_CLOSE}]+){PROPERTY_CLOSE} ?")
 _MARGIN_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
+_NEW_MARGIN_BLOCK = re.compile(r"^(?:[-*](?:[ \t]|$)|#{1,6}[ \t]|```|~~~)")
 _NEW_BLOCK = re.compile(r"^[ \t]*(?:[-*][ \t]|[-*]?$|```|~~~|#\+)")
 _ORG_BLOCK = re.compile(r"^([ \t]*)([-*][ \t]+)?#\+BEGIN_([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
 # Org blocks shown as callouts of Obsidian's types (the callouts plugin draws them); QUOTE is a plain quote.
@@ -50,21 +54,42 @@ _VERBATIM = {"src", "example", "query", "export"}
 
 
 def is_logseq_page(body: str) -> bool:
-    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline."""
-    lines = [line for line in body.split("\n") if line.strip()]
-    if lines and _PAGE_PROPERTY.match(lines[0]):
+    """Whether `body` (frontmatter removed) reads as a Logseq page: page properties first, or an outline, its
+    heading blocks written at the margin too."""
+    lines = body.split("\n")
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    if written and _PAGE_PROPERTY.match(lines[written[0]]):
         return True
-    margin = [index for index, line in enumerate(lines) if line[:1] not in {" ", "\t"}]
-    bullets = [index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"]
-    headings = [index for index in margin if _heads_children(lines, index)]
-    return bool(bullets) and len(bullets) + len(headings) == len(margin)
+    margin = [index for index in written if not _indented(lines[index])]
+    bullets = {index for index in margin if lines[index].startswith("- ") or lines[index].rstrip() == "-"}
+    heading_blocks = {line for index in margin for line in _heading_block(lines, index)}
+    return bool(bullets) and all(index in bullets or index in heading_blocks for index in margin)
 
 
-def _heads_children(lines: list[str], index: int) -> bool:
-    """A heading at the margin with its children indented under it: a Logseq block, where Markdown would
-    write what follows a heading at the margin."""
-    following = next((line for line in lines[index + 1 :] if line.strip()), "")
-    return bool(_MARGIN_HEADING.match(lines[index])) and following[:1] in {" ", "\t"}
+def _heading_block(lines: list[str], index: int) -> range:
+    """The lines at the margin of the Logseq block a heading at the margin opens, the heading's first, when its
+    children follow them indented (where Markdown would write what follows a heading at the margin): Logseq writes
+    a heading block so, its own lines (its properties and text) at the margin under it. Empty when `lines[index]`
+    opens no such block."""
+    if not _MARGIN_HEADING.match(lines[index]):
+        return range(0)
+    end = index + 1
+    while (
+        end < len(lines)
+        and lines[end].strip()
+        and not _indented(lines[end])
+        and not _NEW_MARGIN_BLOCK.match(lines[end])
+    ):
+        end += 1
+    if end == index + 1:  # only children under it, maybe after a blank line
+        following = next((line for line in lines[end:] if line.strip()), "")
+    else:
+        following = lines[end] if end < len(lines) else ""
+    return range(index, end) if _indented(following) else range(0)
+
+
+def _indented(line: str) -> bool:
+    return line[:1] in {" ", "\t"}
 
 
 def page_name(title: str, path: str, body: str) -> str:
@@ -91,10 +116,13 @@ def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
 
 def logseq_markdown(body: str) -> str:
     """`body` of a Logseq page as Markdown the page parser shows: org blocks become fences, callouts and quotes,
-    and the block properties Logseq hides (`id::`, `collapsed::`) are dropped, a block's id becoming the `^id`
-    that ends its text (so a reference's link has an anchor to go to). Code is left as written."""
+    the blocks Logseq numbers an ordered list's items, and the block properties Logseq hides (`id::`,
+    `collapsed::`) are dropped, a block's id becoming the `^id` that ends its text (so a reference's link has an
+    anchor to go to). Code is left as written."""
     lines = body.split("\n")
     code = code_block_lines(body)
+    numbered = _Numbered(lines, code)
+    own_lines = range(0)  # of the heading block at the margin being written
     shown: list[str] = []
     block_id = ""  # waits for the end of the block's text
     index = 0
@@ -112,22 +140,76 @@ def logseq_markdown(body: str) -> str:
                 shown += _org_block(lines[index + 1 : end], opening)
                 index = end + 1
                 continue
-        if index not in code and _heads_children(lines, index):
+        if index not in code and (heading_block := _heading_block(lines, index)):
+            own_lines = heading_block[1:]
             line = f"- {line}"
+        elif index in own_lines:  # under the heading's bullet now
+            line = f"  {line}"
         hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
         if hidden is not None and not line.lstrip().startswith(("-", "*")):
             if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
-                if _HEADING.match(shown[-1]):  # alone after a heading, the id names the heading
-                    shown.append(line[: len(line) - len(line.lstrip())] + f"^{hidden.group(2).lower()}")
-                elif _ends_in_text(shown[-1]):
+                heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
+                if heading_alone:  # the id names the heading
+                    indent = line[: len(line) - len(line.lstrip())]
+                    shown.append(numbered.written(index, f"{indent}^{hidden.group(2).lower()}"))
+                elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
                     block_id = hidden.group(2).lower()
             index += 1
             continue
-        shown.append(_BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line)
+        shown.append(numbered.written(index, _BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line))
         index += 1
     if block_id:
         shown[-1] += f" ^{block_id}"
     return "\n".join(shown)
+
+
+class _Numbered:
+    """The blocks Logseq numbers (`logseq.order-list-type:: number`), written as items of an ordered list: a run of
+    such siblings is numbered 1, 2, 3 … as Logseq numbers it, and a bullet among them starts the count again."""
+
+    def __init__(self, lines: list[str], code: set[int]) -> None:
+        self.bullets: dict[int, str] = {}  # a numbered block's first line → its indent
+        self.own: dict[int, str] = {}  # a line of a numbered block after its first → the block's indent
+        for index, line in enumerate(lines):
+            bullet = _BULLET.match(line) if index not in code else None
+            if bullet is None:
+                continue
+            depth, following = _indent(line), index + 1
+            while following < len(lines) and (
+                following in code or not lines[following].strip() or _own_line(lines[following], depth)
+            ):
+                following += 1
+            own = range(index + 1, following)
+            if any(_NUMBERED.match(lines[at]) for at in own if at not in code):
+                indent = line[: len(line) - len(line.lstrip())]
+                self.bullets[index] = indent
+                self.own.update(dict.fromkeys(own, indent))
+
+    def written(self, index: int, line: str) -> str:
+        """`line` (line `index` of the page, its Markdown as shown) in the ordered list: `1.` for the bullet, and a
+        block's other lines one column further in, under the item's wider marker, so they stay in the item."""
+        indent = self.bullets.get(index)
+        if indent is not None:
+            return f"{indent}1.{line[len(indent) + 1 :]}"
+        indent = self.own.get(index)
+        if indent is not None and line.startswith(indent):
+            return f"{indent} {line[len(indent) :]}"
+        return line
+
+
+def _own_line(line: str, depth: int) -> bool:
+    """Whether `line` goes on with the block whose bullet is indented `depth`: further in, and not a child's bullet."""
+    return _indent(line) > depth and not _BULLET.match(line)
+
+
+def _text_follows(lines: list[str], index: int, code: set[int]) -> bool:
+    """Whether the block of the property line `lines[index]` goes on with text of its own after its properties."""
+    following = index + 1
+    while following < len(lines) and following not in code and _HIDDEN_PROPERTY.match(lines[following]):
+        following += 1
+    if following >= len(lines) or following in code:
+        return False
+    return bool(lines[following].strip()) and not _NEW_BLOCK.match(lines[following])
 
 
 def _ends_in_text(line: str) -> bool:
@@ -142,9 +224,10 @@ def block_of(body: str, block_id: str) -> str | None:
     found = next((index for index, line in enumerate(lines) if wanted.match(line)), None)
     if found is None:
         return None
-    start = next((index for index in range(found, -1, -1) if _BULLET.match(lines[index])), 0)
+    opens = (index for index in range(found, -1, -1) if _BULLET.match(lines[index]) or _heading_block(lines, index))
+    start = next(opens, 0)
     depth = _indent(lines[start])
-    end = start + 1
+    end = _heading_block(lines, start).stop or start + 1  # a heading block's own lines are at its margin
     while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > depth):
         end += 1
     return textwrap.dedent("\n".join(lines[start:end]).expandtabs(4)).strip("\n")
@@ -153,7 +236,7 @@ def block_of(body: str, block_id: str) -> str | None:
 def block_text(block: str) -> str:
     """The first line of a block (`- text`): what a `((reference))` to it shows."""
     first = block.lstrip().split("\n", 1)[0]
-    return re.sub(r"^[-*][ \t]+(?:#{1,6}[ \t]+)?", "", first).strip()
+    return re.sub(r"^(?:[-*][ \t]+)?(?:#{1,6}[ \t]+)?", "", first).strip()
 
 
 def _indent(line: str) -> int:

@@ -237,12 +237,18 @@ def import_job_from_upload(*, actor: User, vault: Vault, upload: UploadedFile | 
     if name.lower().endswith(MARKDOWN_SUFFIXES):
         archive = _single_note_zip(name, raw)
     elif zipfile.is_zipfile(io.BytesIO(raw)):
-        archive, label = raw, name.removesuffix(".zip")
+        archive, label = raw, zip_label(name)
     else:
         raise ValidationError({"file": [f"“{name}” is neither a zip of notes nor a Markdown note (.md)"]})
     job = import_job_create(actor=actor, vault=vault, archive=archive, source=source or label, file_name=name)
     import_job_enqueue(job)
     return job
+
+
+def zip_label(file_name: str) -> str:
+    """The source an uploaded zip's notes are filed under (after its uploader's name): its name without `.zip`,
+    written in any case, so the vault uploaded again as `Vault.ZIP` updates the notes `Vault.zip` brought."""
+    return file_name[: -len(".zip")] if file_name.lower().endswith(".zip") else file_name
 
 
 def _single_note_zip(name: str, text: bytes) -> bytes:
