@@ -228,16 +228,12 @@ def gate(
     priors = priors or {}
     boosts = boosts or {}
     local = all(r.probability is not None for r in rated)
-    far = _far_notes(question, rated, note_chunks) if local else set()
-    rated = [
-        Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability) if r.candidate.chunk in far else r for r in rated
-    ]
+    if local:
+        rated = _floored_notes(question, rated, note_chunks)
     if among_notes and local:
         # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are.
         budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
-        survivors, ordered = _in_search_order(
-            rated, budget=budget, lift=_times(boosts, priors), answered=priors, far=far
-        )
+        survivors, ordered = _in_search_order(rated, budget=budget, lift=_times(boosts, priors), answered=priors)
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -253,20 +249,20 @@ def _times(first: dict[int, float], second: dict[int, float]) -> dict[int, float
     return {chunk: first.get(chunk, 1.0) * second.get(chunk, 1.0) for chunk in first.keys() | second.keys()}
 
 
-def _far_notes(question: str, rated: list[Rated], note_chunks: frozenset[int]) -> set[int]:
-    """The passages of notes far in meaning that share too little of the question's words: no evidence, they top
-    out at the floor and pass in no order."""
+def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int]) -> list[Rated]:
+    """Passages of notes far in meaning that share too little of the question's words top out at the floor."""
     if not note_chunks:
-        return set()
+        return rated
     overlaps = feature_matrix(question, [r.candidate for r in rated])[:, FEATURES.index("overlap")]
-    return {
-        r.candidate.chunk
-        for r, overlap in zip(rated, overlaps, strict=True)
+    return [
+        Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability)
         if r.candidate.chunk in note_chunks
         and r.candidate.embedded  # one not embedded yet is of unknown meaning, not far from the question
         and r.candidate.similarity < FLOOR_SIMILARITY
         and overlap < NOTE_OVERLAP
-    }
+        else r
+        for r, overlap in zip(rated, overlaps, strict=True)
+    ]
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
@@ -312,12 +308,7 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
 
 
 def _in_search_order(
-    rated: list[Rated],
-    *,
-    budget: int,
-    lift: dict[int, float],
-    answered: dict[int, float] | None = None,
-    far: set[int] | frozenset[int] = frozenset(),
+    rated: list[Rated], *, budget: int, lift: dict[int, float], answered: dict[int, float] | None = None
 ) -> tuple[list[Rated], list[Rated]]:
     """Among notes: the candidates in the search's order, each that still fits the budget, pass; then every other
     candidate, best rated first. The local scorer, fitted on conversation turns, is no judge of which note answers:
@@ -325,7 +316,7 @@ def _in_search_order(
     of 2 counts as ranking twice as high, and wins a tie) but never decides what passes. A fact that helped
     questions near this one (`answered`, its prior above 1) comes before the search's order, most helped first:
     people said it answers what is asked again, which search, blind to their verdict, ranks anywhere or not at
-    all. A passage `far` from the question (in meaning and in words) is no evidence and passes only so."""
+    all."""
     answered = answered or {}
 
     def helped(r: Rated) -> tuple[int, float]:
@@ -339,8 +330,6 @@ def _in_search_order(
     survivors: list[Rated] = []
     used = 0
     for item in sorted(rated, key=lambda r: (*helped(r), r.candidate.rank)):
-        if item.candidate.chunk in far and helped(item)[0]:
-            continue
         cost = tokens_of(item.candidate.text)
         if used + cost <= budget:
             survivors.append(item)

@@ -105,26 +105,3 @@ def test_among_notes_what_answered_a_question_near_this_one_passes_first_even_wh
 
     learned = gate(question, notes, among_notes=True, budget_top=3, priors={trieste.chunk: 1.4})
     assert [r.candidate for r in learned.survivors] == [trieste, venues, plans]
-
-
-def test_among_notes_a_note_far_from_the_question_in_meaning_and_words_passes_in_no_order():
-    """A note the search ranked second shares one incidental word with the question and is far from it in meaning:
-    it is no evidence, so it neither passes nor takes the budget; the note after it does. Once people said it
-    answered a question near this one, it passes."""
-
-    def note(rank: int, name: str, text: str, similarity: float) -> Candidate:
-        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
-
-    oven = note(0, "Focaccia", "Bake the focaccia at 220 °C for 25 minutes until golden on top.", 0.55)
-    rack = note(1, "Server rack", "Point the app at the new primary before you swap the rack's top switch.", 0.12)
-    bread = note(2, "Flatbread", "The flatbread dough rests overnight in the fridge before it is shaped.", 0.41)
-    notes = [oven, rack, bread]
-    question = "At what temperature and for how long do I bake the focaccia, and which point shows it is done?"
-    chunks = frozenset(c.chunk for c in notes)
-
-    result = gate(question, notes, among_notes=True, note_chunks=chunks, budget_top=2)
-    assert [r.candidate for r in result.survivors] == [oven, bread]
-    assert next(r.score for r in result.rated if r.candidate == rack) <= 2  # listed among what did not pass
-
-    helped = gate(question, notes, among_notes=True, note_chunks=chunks, budget_top=2, priors={rack.chunk: 1.4})
-    assert rack in [r.candidate for r in helped.survivors]
