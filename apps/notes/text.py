@@ -19,6 +19,11 @@ CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 CLOZE = re.compile(r"\{\{\s*cloze\s+([^{}\n]*?)\s*\}\}")
 # Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
 LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
+# A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"); while the
+# line is read, an escaped mark stands in the private-use area so that no rule takes it for Markdown.
+ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+ESCAPE_OFFSET = 0xE000
+HELD_MARK = re.compile("[\ue021-\ue07e]")
 
 
 def plain_line(line: str) -> str:
@@ -34,10 +39,12 @@ def plain_cell(cell: str) -> str:
 
 def _plain(line: str) -> str:
     line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
-    line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]|]*)?\|([^\]]+)\]\]", r"\2", line)  # [[target|label]] → label
-    line = re.sub(r"\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)
+    # [[target|label]] → label; inside a table Obsidian writes the alias's pipe escaped
+    line = re.sub(r"!?\[\[([^\]|#\\]+)(?:#[^\]|]*)?\\?\|([^\]]+)\]\]", r"\2", line)
+    line = re.sub(r"!?\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)  # an embed reads as the note it shows
+    line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: chr(ESCAPE_OFFSET + ord(mark[1])), text))
     line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
-    return line.replace("`", "")
+    return HELD_MARK.sub(lambda held: chr(ord(held[0]) - ESCAPE_OFFSET), line.replace("`", ""))
 
 
 def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:

@@ -68,3 +68,22 @@ def test_a_task_reads_without_its_box_and_a_callout_by_its_title():
     assert readable_text("> [!Example]-\n> - [x] Fold the dough") == "Example Fold the dough"
     # code keeps them as written
     assert readable_text("```\n- [ ] later\n> [!note]\n```") == "[ ] later [!note]"
+
+
+def test_an_escaped_mark_reads_as_the_mark_and_an_embed_as_the_note_it_shows_on_real_notes():
+    from tests.corpora import CORPORA
+
+    shortcuts = (CORPORA / "foam-docs/user/getting-started/keyboard-shortcuts.md").read_text(encoding="utf-8")
+    table = shortcuts[shortcuts.index("| Shortcut") : shortcuts.index("| `ctrl+shift+f`")]
+    readable = readable_text(table)
+    # the author's "\-" is a dash in an empty cell: no backslash, no stray dash
+    assert "\\" not in readable and " - " not in readable
+    assert "alt+c · markdown.extension.checkTaskList · Markdown All in One · Toggle TODO items." in readable
+    tips = (CORPORA / "logseq-docs/pages/tips_and_tricks.md").read_text(encoding="utf-8")
+    line = next(line for line in tips.splitlines() if "snake\\_case\\_text" in line)
+    assert readable_text(line).endswith(
+        "for example snake\\_case\\_text will be displayed as snake_case_text."
+    )  # in code as written, outside it as shown
+    genre = (CORPORA / "kepano-obsidian/Templates/Genre Template.md").read_text(encoding="utf-8")
+    assert readable_text(genre.split("---")[-1]) == "Genre.base"
+    assert readable_text("See ![[Trips.base#Location]] and ![[Ana Lima|Ana]]") == "See Trips.base and Ana"
