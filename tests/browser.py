@@ -31,6 +31,9 @@ def page() -> Iterator[object]:
             ],
         )
         page = browser.new_page()
+        # Two test processes share two cores with the Celery worker a test starts, which loads its embedding model
+        # on its first answer: that answer can take longer than Playwright's default 30 s to appear.
+        page.set_default_timeout(90_000)
         # Every page must work under its Content-Security-Policy: a blocked script or style fails the test.
         blocked: list[str] = []
         page.on(
