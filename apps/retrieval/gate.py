@@ -21,6 +21,7 @@ from apps.llm.prompts import quote, quote_attribute
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
+from apps.retrieval.significance import lookup_tokens
 
 # Logistic weights over relevance.FEATURES (`manage.py evaluate calibrate`, fitted on the LoCoMo dev split only) and
 # the probabilities at which a candidate reaches 2, 3, 4 and 5. The cut for 3 is where recall within the budget
@@ -228,12 +229,18 @@ def gate(
     priors = priors or {}
     boosts = boosts or {}
     local = all(r.probability is not None for r in rated)
-    if local:
-        rated = _floored_notes(question, rated, note_chunks)
+    floored = _floored_notes(question, rated, note_chunks) if local else set()
+    rated = [
+        Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability) if r.candidate.chunk in floored else r
+        for r in rated
+    ]
     if among_notes and local:
         # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are.
         budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
-        survivors, ordered = _in_search_order(rated, budget=budget, lift=_times(boosts, priors), answered=priors)
+        far = _no_evidence(question, [r for r in rated if r.candidate.chunk in floored])
+        survivors, ordered = _in_search_order(
+            rated, budget=budget, lift=_times(boosts, priors), answered=priors, far=far
+        )
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -249,20 +256,27 @@ def _times(first: dict[int, float], second: dict[int, float]) -> dict[int, float
     return {chunk: first.get(chunk, 1.0) * second.get(chunk, 1.0) for chunk in first.keys() | second.keys()}
 
 
-def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int]) -> list[Rated]:
-    """Passages of notes far in meaning that share too little of the question's words top out at the floor."""
+def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int]) -> set[int]:
+    """The passages of notes far in meaning that share too little of the question's words: they top out at the
+    floor."""
     if not note_chunks:
-        return rated
+        return set()
     overlaps = feature_matrix(question, [r.candidate for r in rated])[:, FEATURES.index("overlap")]
-    return [
-        Rated(r.candidate, min(r.score, FLOOR_SCORE), r.probability)
+    return {
+        r.candidate.chunk
+        for r, overlap in zip(rated, overlaps, strict=True)
         if r.candidate.chunk in note_chunks
         and r.candidate.embedded  # one not embedded yet is of unknown meaning, not far from the question
         and r.candidate.similarity < FLOOR_SIMILARITY
         and overlap < NOTE_OVERLAP
-        else r
-        for r, overlap in zip(rated, overlaps, strict=True)
-    ]
+    }
+
+
+def _no_evidence(question: str, floored: list[Rated]) -> set[int]:
+    """Floored passages that are no evidence at all: those that do not quote a token the question looks up (a
+    table's row "FOAM_SLUG · The sluggified title" shares the question's one exact token, however little else)."""
+    looked_up = [token.lower() for token in lookup_tokens(question)]
+    return {r.candidate.chunk for r in floored if not any(token in r.candidate.text.lower() for token in looked_up)}
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
@@ -307,8 +321,28 @@ def _in_order(survivors: list[Rated], ordered: list[Rated], lift: dict[int, floa
     return passed, passed + [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in rest]
 
 
+def _fitting(ordered: list[Rated], budget: int, *, shown: Callable[[Rated], bool]) -> list[Rated]:
+    """What passes of `ordered`, in its order, while the budget lasts: each that is `shown` and still fits; one that
+    is not shown keeps its place in the budget, so that nothing further down passes in its stead."""
+    survivors: list[Rated] = []
+    used = 0
+    for item in ordered:
+        cost = tokens_of(item.candidate.text)
+        if used + cost > budget:
+            continue
+        used += cost
+        if shown(item):
+            survivors.append(item)
+    return survivors
+
+
 def _in_search_order(
-    rated: list[Rated], *, budget: int, lift: dict[int, float], answered: dict[int, float] | None = None
+    rated: list[Rated],
+    *,
+    budget: int,
+    lift: dict[int, float],
+    answered: dict[int, float] | None = None,
+    far: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[Rated], list[Rated]]:
     """Among notes: the candidates in the search's order, each that still fits the budget, pass; then every other
     candidate, best rated first. The local scorer, fitted on conversation turns, is no judge of which note answers:
@@ -316,7 +350,8 @@ def _in_search_order(
     of 2 counts as ranking twice as high, and wins a tie) but never decides what passes. A fact that helped
     questions near this one (`answered`, its prior above 1) comes before the search's order, most helped first:
     people said it answers what is asked again, which search, blind to their verdict, ranks anywhere or not at
-    all."""
+    all. A passage `far` from the question (in meaning and in words) is no evidence: it passes only so, or when
+    nothing else would, and holds its place in the budget."""
     answered = answered or {}
 
     def helped(r: Rated) -> tuple[int, float]:
@@ -327,13 +362,10 @@ def _in_search_order(
         factor = lift.get(r.candidate.chunk, 1.0)
         return (*helped(r), (1.0 + r.candidate.rank) / factor, -factor)
 
-    survivors: list[Rated] = []
-    used = 0
-    for item in sorted(rated, key=lambda r: (*helped(r), r.candidate.rank)):
-        cost = tokens_of(item.candidate.text)
-        if used + cost <= budget:
-            survivors.append(item)
-            used += cost
+    in_search_order = sorted(rated, key=lambda r: (*helped(r), r.candidate.rank))
+    survivors = _fitting(in_search_order, budget, shown=lambda r: r.candidate.chunk not in far or not helped(r)[0])
+    if not survivors:  # the vault speaks to the question through far passages alone: the search's order decides
+        survivors = _fitting(in_search_order, budget, shown=lambda r: True)
     kept = {id(r) for r in survivors}
     rest = sorted((r for r in rated if id(r) not in kept), key=lambda r: (-r.score, place(r)))
     passed = [lifted(r, lift.get(r.candidate.chunk, 1.0)) for r in sorted(survivors, key=place)]

@@ -183,6 +183,11 @@ def _prototypes(model: str) -> tuple[np.ndarray, np.ndarray]:
 CASUAL_FLOOR = 0.27
 
 
+def lookup_tokens(text: str) -> list[str]:
+    """The exact tokens a message looks up (acronyms, setting names, codes, paths), casual acronyms left out."""
+    return [t for t in LOOKUP_TOKEN.findall(text) if t.upper() not in CASUAL_ACRONYMS]
+
+
 def by_rule(message: str, *, fitted: bool = True) -> Significance | None:
     """The decision made before any embedding: no words, a lookup, a message that opens like a question; else None
     (`fitted`: a classifier decides the rest, so only unambiguous openers count)."""
@@ -193,7 +198,7 @@ def by_rule(message: str, *, fitted: bool = True) -> Significance | None:
     addressed = addressed_to_the_chat(text)
     if addressed:
         return Significance(False, addressed)
-    lookups = [t for t in LOOKUP_TOKEN.findall(text) if t.upper() not in CASUAL_ACRONYMS]
+    lookups = lookup_tokens(text)
     if lookups:
         return Significance(True, f"looks up {lookups[0]!r}")
     if len(words) >= 3 and (_opens_a_question(words, fitted) or (text.endswith("?") and len(words) >= 4)):

@@ -66,7 +66,8 @@ def _first(items):
 def test_a_passage_confirmed_for_a_question_comes_earlier_for_its_paraphrase(owner):
     vault = _vault(owner)
     before = _ask(owner, [vault], PARAPHRASE)
-    assert before[FORM].survived and before[FORM].position == 3  # behind three notes on parking
+    # Far from the paraphrase in meaning and sharing none of its words, the form is no evidence: rated, not passed.
+    assert not before[FORM].survived and before[FORM].position >= 3  # after the three notes on parking
 
     asked = _ask(owner, [vault], ASKED)
     votes = _vote(owner, asked[FORM], "confirm")
@@ -80,7 +81,7 @@ def test_a_passage_confirmed_for_a_question_comes_earlier_for_its_paraphrase(own
     assert ledger.last().new == pytest.approx(learned.value)
 
     after = _ask(owner, [vault], PARAPHRASE)
-    assert after[FORM].position < before[FORM].position  # the same question, reworded, gets it sooner
+    assert after[FORM].survived and after[FORM].position < before[FORM].position  # the question reworded gets it
     assert after[FORM].probability > before[FORM].probability
     elsewhere = _ask(owner, [vault], ELSEWHERE)
     assert _first(elsewhere) != FORM

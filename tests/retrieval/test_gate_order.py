@@ -105,3 +105,54 @@ def test_among_notes_what_answered_a_question_near_this_one_passes_first_even_wh
 
     learned = gate(question, notes, among_notes=True, budget_top=3, priors={trieste.chunk: 1.4})
     assert [r.candidate for r in learned.survivors] == [trieste, venues, plans]
+
+
+def test_among_notes_a_note_far_from_the_question_in_meaning_and_words_passes_in_no_order():
+    """A note the search ranked second shares one incidental word with the question and is far from it in meaning:
+    it is no evidence, so it does not pass, and the note after it does not pass in its stead (the budget is what the
+    search's first two would inject). Once people said it answered a question near this one, it passes."""
+
+    def note(rank: int, name: str, text: str, similarity: float) -> Candidate:
+        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
+
+    oven = note(0, "Focaccia", "Bake the focaccia at 220 °C for 25 minutes until golden on top.", 0.55)
+    rack = note(1, "Server rack", "Point the app at the new primary before you swap the rack's top switch.", 0.12)
+    bread = note(2, "Flatbread", "The flatbread dough rests overnight in the fridge before it is shaped.", 0.41)
+    notes = [oven, rack, bread]
+    question = "At what temperature and for how long do I bake the focaccia, and which point shows it is done?"
+    chunks = frozenset(c.chunk for c in notes)
+
+    result = gate(question, notes, among_notes=True, note_chunks=chunks, budget_top=2)
+    assert [r.candidate for r in result.survivors] == [oven]
+    assert next(r.score for r in result.rated if r.candidate == rack) <= 2  # listed among what did not pass
+
+    wider = gate(question, notes, among_notes=True, note_chunks=chunks, budget_top=3)
+    assert [r.candidate for r in wider.survivors] == [oven, bread]
+
+    helped = gate(question, notes, among_notes=True, note_chunks=chunks, budget_top=2, priors={rack.chunk: 1.4})
+    assert rack in [r.candidate for r in helped.survivors]
+
+
+def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_through_them_alone():
+    """The vault speaks to the question (a passage close enough in meaning), but every passage within the budget is
+    far in words: what the search found is shown rather than nothing. A passage that quotes the token the question
+    looks up is never far."""
+
+    def note(rank: int, name: str, text: str, similarity: float) -> Candidate:
+        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
+
+    lint = note(0, "foam lint", "Check notes for issues; exits with code 2 when issues are found.", 0.27)
+    row = note(1, "Variables", "Name · Description; FOAM_SLUG · The sluggified title of the note.", 0.2)
+    daily = note(2, "Daily Notes", "Create links to recent daily notes using snippets such as /today.", 0.22)
+    notes = [lint, row, daily]
+    chunks = frozenset(c.chunk for c in notes)
+
+    looked_up = gate("what does FOAM_SLUG produce in a template?", notes, among_notes=True, note_chunks=chunks)
+    assert row in [r.candidate for r in looked_up.survivors]
+    assert daily not in [r.candidate for r in looked_up.survivors]
+
+    # close enough in meaning for the vault to speak to the question, far by the floor, and sharing only "border"
+    only_far = [note(0, "Embed styles", "Set the border and the corner radius in your own CSS snippet.", 0.27)]
+    asked = "How do I change the border and rounded corners of the box around content pulled in from another page?"
+    result = gate(asked, only_far, among_notes=True, note_chunks=frozenset({only_far[0].chunk}))
+    assert [r.candidate for r in result.survivors] == only_far
