@@ -17,6 +17,10 @@ def _candidate(rank: int, text: str, similarity: float) -> Candidate:
     return Candidate(rank + 1, rank + 1, 1, f"turn-{rank}.md", "", "", text, "authored", rank, similarity)
 
 
+def _note(rank: int, name: str, text: str, similarity: float) -> Candidate:
+    return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
+
+
 def test_among_what_passed_the_answer_comes_before_the_search_s_top_look_alike():
     look_alike = _candidate(0, "Maria: Shadow loves the park now, he runs after every ball we throw.", 0.62)
     answer = _candidate(1, "Maria: I adopted Shadow from the shelter on 14 May, best decision ever!", 0.50)
@@ -112,12 +116,9 @@ def test_among_notes_a_note_far_from_the_question_in_meaning_and_words_passes_in
     it is no evidence, so it does not pass, and the note after it does not pass in its stead (the budget is what the
     search's first two would inject). Once people said it answered a question near this one, it passes."""
 
-    def note(rank: int, name: str, text: str, similarity: float) -> Candidate:
-        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
-
-    oven = note(0, "Focaccia", "Bake the focaccia at 220 °C for 25 minutes until golden on top.", 0.55)
-    rack = note(1, "Server rack", "Point the app at the new primary before you swap the rack's top switch.", 0.12)
-    bread = note(2, "Flatbread", "The flatbread dough rests overnight in the fridge before it is shaped.", 0.41)
+    oven = _note(0, "Focaccia", "Bake the focaccia at 220 °C for 25 minutes until golden on top.", 0.55)
+    rack = _note(1, "Server rack", "Point the app at the new primary before you swap the rack's top switch.", 0.12)
+    bread = _note(2, "Flatbread", "The flatbread dough rests overnight in the fridge before it is shaped.", 0.41)
     notes = [oven, rack, bread]
     question = "At what temperature and for how long do I bake the focaccia, and which point shows it is done?"
     chunks = frozenset(c.chunk for c in notes)
@@ -138,12 +139,9 @@ def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_th
     far in words: what the search found is shown rather than nothing. A passage that quotes the token the question
     looks up is never far."""
 
-    def note(rank: int, name: str, text: str, similarity: float) -> Candidate:
-        return Candidate(rank + 1, rank + 1, 1, f"{name}.md", name, "", text, "authored", rank, similarity)
-
-    lint = note(0, "foam lint", "Check notes for issues; exits with code 2 when issues are found.", 0.27)
-    row = note(1, "Variables", "Name · Description; FOAM_SLUG · The sluggified title of the note.", 0.2)
-    daily = note(2, "Daily Notes", "Create links to recent daily notes using snippets such as /today.", 0.22)
+    lint = _note(0, "foam lint", "Check notes for issues; exits with code 2 when issues are found.", 0.27)
+    row = _note(1, "Variables", "Name · Description; FOAM_SLUG · The sluggified title of the note.", 0.2)
+    daily = _note(2, "Daily Notes", "Create links to recent daily notes using snippets such as /today.", 0.22)
     notes = [lint, row, daily]
     chunks = frozenset(c.chunk for c in notes)
 
@@ -152,7 +150,7 @@ def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_th
     assert daily not in [r.candidate for r in looked_up.survivors]
 
     # close enough in meaning for the vault to speak to the question, far by the floor, and sharing only "border"
-    only_far = [note(0, "Embed styles", "Set the border and the corner radius in your own CSS snippet.", 0.27)]
+    only_far = [_note(0, "Embed styles", "Set the border and the corner radius in your own CSS snippet.", 0.27)]
     asked = "How do I change the border and rounded corners of the box around content pulled in from another page?"
     result = gate(asked, only_far, among_notes=True, note_chunks=frozenset({only_far[0].chunk}))
     assert [r.candidate for r in result.survivors] == only_far
