@@ -14,37 +14,51 @@ from apps.notes.syntax import code_block_lines, verbatim_test
 # before one, around a letter or digit at each end, so a mark in a word, a path or a glob stays ("snake_case",
 # "src/*.py", "_config_.yml", ".../wiki/_Foo_"); code spans are left as written.
 EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_](?=[\s,;:!?)\]\"'’”]|[.](?:\s|$)|$)")
-CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+CODE_SPAN = re.compile(r"(?<!\\)(`+)(.+?)\1")  # an escaped backtick "\\`" opens none
 # Logseq's cloze, a phrase the reader hides to recall it: `{{cloze @white999 on Discord}}` says "@white999 on Discord".
 CLOZE = re.compile(r"\{\{\s*cloze\s+([^{}\n]*?)\s*\}\}")
 # Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
 LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
-# A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"); while the
-# line is read, an escaped mark stands in the private-use area so that no rule takes it for Markdown.
+# A wikilink, or an embed when "!" opens it after no letter ("Done![[Next]]" is an exclamation and a link); inside a
+# table Obsidian writes the alias's pipe escaped.
+WIKILINK_SHOWN = re.compile(r"(?P<embed>(?<!\w)!)?\[\[(?P<target>[^\]|#]+?)(?:#[^\]|]*)?(?:\\?\|(?P<label>[^\]]+))?\]\]")
+# "![[photo.png|300]]": an embed's size, not words to read.
+EMBED_SIZE = re.compile(r"\d+(?:x\d+)?")
+# A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"). While
+# the line is read, an escaped mark is held as one of Unicode's 32 noncharacters, one for each of the 32 marks, which
+# no text carries, so that no rule takes it for Markdown.
 ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
-ESCAPE_OFFSET = 0xE000
-HELD_MARK = re.compile("[\ue021-\ue07e]")
+MARKS = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum())
+HOLD = str.maketrans(MARKS, "".join(chr(0xFDD0 + i) for i in range(len(MARKS))))
+RELEASE = {held: mark for mark, held in HOLD.items()}
 
 
 def plain_line(line: str) -> str:
-    return _plain(line).strip(" -*>#\t")
+    return _plain(line).strip(" -*>#\t").translate(RELEASE)
 
 
 def plain_cell(cell: str) -> str:
     """A table cell as plain text: a cell has no list or quote marks to strip, so "`--fix`" stays "--fix"; a cell
-    of dashes alone ("-", "—") is an empty one."""
-    text = _plain(cell).strip()
+    of dashes alone ("-", "—", an escaped "\\-") is an empty one."""
+    text = _plain(cell).strip().translate(RELEASE)
     return text if text.strip(" -–—*>#") else ""
 
 
 def _plain(line: str) -> str:
+    """The line's text with its Markdown read; an escaped mark is still held (`RELEASE` gives it back)."""
     line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
-    # [[target|label]] → label; inside a table Obsidian writes the alias's pipe escaped
-    line = re.sub(r"!?\[\[([^\]|#\\]+)(?:#[^\]|]*)?\\?\|([^\]]+)\]\]", r"\2", line)
-    line = re.sub(r"!?\[\[([^\]|#]+)(?:#[^\]]*)?\]\]", r"\1", line)  # an embed reads as the note it shows
-    line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: chr(ESCAPE_OFFSET + ord(mark[1])), text))
+    line = WIKILINK_SHOWN.sub(_wikilink_text, line)
+    line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
     line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
-    return HELD_MARK.sub(lambda held: chr(ord(held[0]) - ESCAPE_OFFSET), line.replace("`", ""))
+    return line.replace("`", "")
+
+
+def _wikilink_text(link: re.Match[str]) -> str:
+    """A link's label, else its target; an embed's size is no label."""
+    label = link["label"]
+    if label is None or (link["embed"] and EMBED_SIZE.fullmatch(label.strip())):
+        return link["target"]
+    return label
 
 
 def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:

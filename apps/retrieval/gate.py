@@ -9,6 +9,7 @@ provider that stays down falls back to the local scorer, and the result says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,7 @@ RANK_IN_ORDER = 0.25
 # Absolute floor: a candidate far in meaning that shares no content word with the question tops out at 2, however
 # it ranks among the others (on LoCoMo dev no evidence turn falls below it; a question the vault cannot answer does).
 FLOOR_SIMILARITY = 0.30
-FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
+FLOOR_SCORE = 2  # the highest rating a candidate under the floor gets
 # Among notes, a candidate this close in meaning says the vault speaks to the question even when the scorer, fitted
 # on conversation turns, rates every note below the threshold (short notes, property notes, notes made of an embed).
 # The highest value that silenced no question of the dev sets (docs/evaluation.md); small talk is the significance
@@ -44,8 +45,9 @@ FLOOR_SCORE = 2  # the budget: what the search's top 6 would inject
 NOTE_SIMILARITY = 0.25
 # A passage of a note far in meaning (below FLOOR_SIMILARITY) is evidence only when it carries at least this
 # share of the question's word weight (the `overlap` feature: rarer words weigh more, words no candidate has weigh
-# most). One incidental word ("point" for "the melting point of tungsten") is not. Half, by design: no dev question
-# constrains it (every one has a close or a well-matched candidate); docs/evaluation.md has what it silences.
+# most), or quotes a token the question looks up (`_no_evidence`). One incidental word ("point" for "the melting
+# point of tungsten") is not. Half, by design: no dev question constrains it (every one has a close or a
+# well-matched candidate); docs/evaluation.md has what it silences.
 NOTE_OVERLAP = 0.5
 DEFAULT_THRESHOLD = 3
 
@@ -215,7 +217,8 @@ def gate(
     so is the list of every candidate after them. A model's 1–5 stands.
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
-    anything passes (`_speaks_to`), the search's order what (`_in_search_order`). `note_chunks`: the candidates
+    anything passes (`_speaks_to`), the search's order what (`_in_search_order`), less the passages far from the
+    question in meaning and in words (`_no_evidence`). `note_chunks`: the candidates
     that are passages of notes rather than turns (all of them among notes), held to the notes' floor.
     `priors` (chunk → factor, from questions near this one) join the local estimate before the cut (`with_prior`);
     where no estimate decides what passes they order what passed, as `boosts` do; among notes a fact that helped
@@ -275,8 +278,17 @@ def _floored_notes(question: str, rated: list[Rated], note_chunks: frozenset[int
 def _no_evidence(question: str, floored: list[Rated]) -> set[int]:
     """Floored passages that are no evidence at all: those that do not quote a token the question looks up (a
     table's row "FOAM_SLUG · The sluggified title" shares the question's one exact token, however little else)."""
-    looked_up = [token.lower() for token in lookup_tokens(question)]
-    return {r.candidate.chunk for r in floored if not any(token in r.candidate.text.lower() for token in looked_up)}
+    quoted = [_as_a_word(token) for token in lookup_tokens(question) if sum(ch.isalnum() for ch in token) >= 3]
+    return {
+        r.candidate.chunk
+        for r in floored
+        if not any(token.search(f"{r.candidate.title}\n{r.candidate.text}") for token in quoted)
+    }
+
+
+def _as_a_word(token: str) -> re.Pattern[str]:
+    """`token` standing on its own ("API" is not in "rapid", nor "FOAM_SLUG" in "FOAM_SLUGIFY"), in any case."""
+    return re.compile(rf"(?<![\w.]){re.escape(token)}(?![\w])", re.IGNORECASE)
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
@@ -350,9 +362,13 @@ def _in_search_order(
     of 2 counts as ranking twice as high, and wins a tie) but never decides what passes. A fact that helped
     questions near this one (`answered`, its prior above 1) comes before the search's order, most helped first:
     people said it answers what is asked again, which search, blind to their verdict, ranks anywhere or not at
-    all. A passage `far` from the question (in meaning and in words) is no evidence: it passes only so, or when
-    nothing else would, and holds its place in the budget."""
+    all. A passage `far` from the question (in meaning and in words) is no evidence: it passes only when it helped
+    a question near this one, or when nothing within the budget would otherwise be shown; it holds its place in the
+    budget, so nothing further down passes in its stead."""
     answered = answered or {}
+
+    def is_helped(r: Rated) -> bool:
+        return answered.get(r.candidate.chunk, 1.0) > 1.0
 
     def helped(r: Rated) -> tuple[int, float]:
         factor = answered.get(r.candidate.chunk, 1.0)
@@ -363,7 +379,7 @@ def _in_search_order(
         return (*helped(r), (1.0 + r.candidate.rank) / factor, -factor)
 
     in_search_order = sorted(rated, key=lambda r: (*helped(r), r.candidate.rank))
-    survivors = _fitting(in_search_order, budget, shown=lambda r: r.candidate.chunk not in far or not helped(r)[0])
+    survivors = _fitting(in_search_order, budget, shown=lambda r: r.candidate.chunk not in far or is_helped(r))
     if not survivors:  # the vault speaks to the question through far passages alone: the search's order decides
         survivors = _fitting(in_search_order, budget, shown=lambda r: True)
     kept = {id(r) for r in survivors}

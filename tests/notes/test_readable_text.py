@@ -87,3 +87,9 @@ def test_an_escaped_mark_reads_as_the_mark_and_an_embed_as_the_note_it_shows_on_
     genre = (CORPORA / "kepano-obsidian/Templates/Genre Template.md").read_text(encoding="utf-8")
     assert readable_text(genre.split("---")[-1]) == "Genre.base"
     assert readable_text("See ![[Trips.base#Location]] and ![[Ana Lima|Ana]]") == "See Trips.base and Ana"
+    assert readable_text("![[photo.png|300]] and ![[map.png\\|640x480]]") == "photo.png and map.png"  # sizes
+    # an escaped mark that opens or closes the line is shown too; a character of an icon font is left as it is
+    assert readable_text("\\# not a heading, \\*not emphasis\\*") == "# not a heading, *not emphasis*"
+    assert readable_text("icon \ue041 here, `code \ue02a`, and \\`not code\\`") == (
+        "icon \ue041 here, code \ue02a, and `not code`"
+    )
