@@ -21,7 +21,9 @@ CLOZE = re.compile(r"\{\{\s*cloze\s+([^{}\n]*?)\s*\}\}")
 LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
 # A wikilink, or an embed when "!" opens it after no letter ("Done![[Next]]" is an exclamation and a link); inside a
 # table Obsidian writes the alias's pipe escaped.
-WIKILINK_SHOWN = re.compile(r"(?P<embed>(?<!\w)!)?\[\[(?P<target>[^\]|#]+?)(?:#[^\]|]*)?(?:\\?\|(?P<label>[^\]]+))?\]\]")
+WIKILINK_SHOWN = re.compile(
+    r"(?P<embed>(?<!\w)!)?\[\[(?P<target>[^\]|#]+?)(?:#[^\]|]*)?(?:\\?\|(?P<label>[^\]]+))?\]\]"
+)
 # "![[photo.png|300]]": an embed's size, not words to read.
 EMBED_SIZE = re.compile(r"\d+(?:x\d+)?")
 # A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"). While
