@@ -218,8 +218,8 @@ def gate(
     `local_rater` is the model-free scorer (the graph's knows who said what, `apps.graph.relevance`).
     `among_notes`: the candidates are notes, not conversation turns; the local scorer then only decides whether
     anything passes (`_speaks_to`), the search's order what (`_in_search_order`), less the passages far from the
-    question in meaning and in words (`_no_evidence`). `note_chunks`: the candidates
-    that are passages of notes rather than turns (all of them among notes), held to the notes' floor.
+    question in meaning and in words (`_no_evidence`). `note_chunks`: the candidates that are passages of notes
+    rather than turns (all of them among notes), held to the notes' floor.
     `priors` (chunk → factor, from questions near this one) join the local estimate before the cut (`with_prior`);
     where no estimate decides what passes they order what passed, as `boosts` do; among notes a fact that helped
     questions near this one passes first (`_in_search_order`).
@@ -371,8 +371,7 @@ def _in_search_order(
         return answered.get(r.candidate.chunk, 1.0) > 1.0
 
     def helped(r: Rated) -> tuple[int, float]:
-        factor = answered.get(r.candidate.chunk, 1.0)
-        return (0, -factor) if factor > 1.0 else (1, 0.0)
+        return (0, -answered[r.candidate.chunk]) if is_helped(r) else (1, 0.0)
 
     def place(r: Rated) -> tuple[int, float, float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
