@@ -1,6 +1,6 @@
 """Conversation structure in the graph: who speaks in a passage (`Mention.said`) and which turn a turn answers
-(`Reply`). A turn is a passage that opens with a speaker line ("Name: …", after an optional time stamp). Within a
-note each turn answers the turn before it; when every turn is a note of its own, a folder's notes in natural
+(`Reply`). A turn is a passage that opens with a speaker line in a note that is a conversation (`is_turn`).
+Within a note each turn answers the turn before it; when every turn is a note of its own, a folder's notes in natural
 order ("D1-2" before "D1-10") are the conversation. Anything that is not a turn breaks the thread."""
 
 from __future__ import annotations
@@ -11,24 +11,22 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 
-from apps.graph.extract import SPEAKER, key_of
+from apps.graph.extract import key_of
 from apps.graph.models import Entity, EntityKind, Reply
 from apps.notes.models import Chunk, Note, Tier
+from apps.notes.turns import SPEAKER, is_turn, speakers
 
 
-def speakers_of(text: str) -> set[str]:
-    """The entity keys of everyone who speaks in a passage."""
-    return {key_of(name) for name in SPEAKER.findall(text)}
+def speakers_of(text: str, note_text: str) -> set[str]:
+    """The entity keys of everyone who speaks in a passage, given the text of the note it is part of."""
+    spoken_by = speakers(note_text)
+    return {key_of(name) for name in SPEAKER.findall(text) if name in spoken_by}
 
 
 def speakers_in(vault_ids: Iterable[int]) -> list[str]:
     """The names of the people who speak in these vaults' passages, as the graph recorded them."""
     people = Entity.objects.filter(vault_id__in=list(vault_ids), kind=EntityKind.PERSON, mentions__said=True)
     return sorted(set(people.values_list("name", flat=True)))
-
-
-def is_turn(text: str) -> bool:
-    return SPEAKER.match(text.lstrip()) is not None
 
 
 def folder_of(path: str) -> str:
@@ -66,8 +64,9 @@ def replies_refresh(*, vault_id: int, folders: set[str]) -> int:
     for members in by_folder.values():
         previous: int | None = None
         for pk, _ in sorted(members, key=lambda m: _natural(m[1])):
+            note_text = "\n".join(text for _, text in chunks.get(pk, []))
             for chunk, text in chunks.get(pk, []):
-                if not is_turn(text):
+                if not is_turn(text, note_text):
                     previous = None
                     continue
                 if previous is not None:

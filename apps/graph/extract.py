@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 
 from apps.core.text import MONTHS, NAME, STOP, WEEKDAYS
 from apps.notes.text import plain_line, sentences
+from apps.notes.turns import SPEAKER, is_conversation
+from apps.notes.turns import speakers as speakers_of_note
 
 MAX_ENTITIES = 20  # per note
 MAX_FACTS_PER_ENTITY = 3  # per chunk
 MAX_PER_CHUNK = 8  # entities co-mentioned in one chunk that get an edge between each pair
-# "Name: …" at a line's start, after an optional stamp ("1:56 pm on 8 May, 2023: Caroline: …").
-SPEAKER = re.compile(r"^(?:[^\n]{1,40}?:\s)?([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", re.M)
 CONSTRAINT = re.compile(  # prescriptive rules, not "I always loved painting"
     r"\b(must( not)?|mandatory|required|forbidden|not allowed|prohibited|only (if|when|after)|at least|at most|"
     r"no more than|never without|is valid for)\b",
@@ -71,15 +71,22 @@ class NoteText:
     tags: list[str]
     chunks: list[tuple[str, str]]  # (heading, text)
 
+    @property
+    def body(self) -> str:
+        return "\n".join(text for _, text in self.chunks)
+
 
 def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
-    body = "\n".join(text for _, text in note.chunks)
+    body = note.body
     found = [Found(note.title, "note", "title")]
     found += [Found(link, "thing", "link") for link in note.links]
     found += [Found(tag, "tag", "tag") for tag in note.tags]
-    speakers = Counter(SPEAKER.findall(body))
+    talk = is_conversation(body)
+    spoken_by = speakers_of_note(body)
+    speakers = Counter(name for name in SPEAKER.findall(body) if name in spoken_by)
     found += [Found(name, "person", "speaker") for name in speakers]
-    names = Counter(m for line in body.splitlines() for m in NAME.findall(_spoken(plain_line(line))))
+    said = _spoken if talk else str
+    names = Counter(m for line in body.splitlines() for m in NAME.findall(said(plain_line(line))))
     found += [Found(name, "thing", "name") for name in names if name.lower() not in STOP | CALENDAR]
     words = [w.lower() for w in WORD.findall(body)]
     pairs = Counter(f"{a} {b}" for a, b in itertools.pairwise(words) if a not in STOP and b not in STOP and a != b)
@@ -129,6 +136,7 @@ def extract_model_free(note: NoteText) -> Extracted:
     # A title with nothing to key (blank) is no entity: then nothing is written from the note's subject.
     title = key_of(note.title) if key_of(note.title) in entities else ""
     authored = note.provenance == "authored"
+    talk = is_conversation(note.body)
     for key, f in entities.items() if title else ():
         if f.source == "link" and key != title:
             out.edges.append((title, key, "links_to", "user-asserted" if authored else "inferred"))
@@ -139,16 +147,16 @@ def extract_model_free(note: NoteText) -> Extracted:
             out.aspects.append((title, heading[:300]))
         present = [k for k in entities if k == title or mentions_key(k, text)]
         out.mentions += [(k, index) for k in present]
-        _facts(out, present, title, text, index)
+        _facts(out, present, title, text, index, spoken=talk and SPEAKER.search(text) is not None)
         named = [k for k in present if k != title][:MAX_PER_CHUNK]
         out.edges += [(a, b, "co_mentioned", "single-memory") for i, a in enumerate(named) for b in named[i + 1 :]]
         out.edges += [(title, k, "co_mentioned", "single-memory") for k in named if title]
     return out
 
 
-def _facts(out: Extracted, present: list[str], title: str, text: str, index: int) -> None:
+def _facts(out: Extracted, present: list[str], title: str, text: str, index: int, *, spoken: bool) -> None:
+    """`spoken`: the passage is a conversation's turn, where a "must" is talk, not a rule."""
     per_entity: Counter[str] = Counter()
-    spoken = SPEAKER.search(text) is not None  # a turn of a conversation: a "must" there is talk, not a rule
     for sentence in sentences(text):
         kind = "constraint" if CONSTRAINT.search(sentence) and not spoken else "fact"
         holders = [k for k in present if k != title and mentions_key(k, sentence)] or ([title] if title else [])

@@ -12,7 +12,7 @@ from apps.core.local_models import is_local
 from apps.core.text import STOP
 from apps.graph.conversation import folder_of, replies_refresh, speakers_of
 from apps.graph.doors import term_counts_refresh
-from apps.graph.extract import KIND_RANK, SPEAKER, WORD, Extracted, NoteText, extract_model_free
+from apps.graph.extract import KIND_RANK, WORD, Extracted, NoteText, extract_model_free
 from apps.graph.extract_model import extract_with_model
 from apps.graph.models import (
     LADDER,
@@ -27,6 +27,7 @@ from apps.graph.models import (
 )
 from apps.notes.models import Chunk, LinkKind, Note, NoteStep, Tier
 from apps.notes.services.failures import step_held, step_run
+from apps.notes.turns import SPEAKER
 from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -117,7 +118,8 @@ def _write(note: Note, chunks: list[Chunk], extracted: Extracted, ids: dict[str,
     vault_id = note.vault_id
     for key, name in extracted.aspects:
         Aspect.objects.get_or_create(vault_id=vault_id, entity_id=ids[key], name=name)
-    speakers = [speakers_of(chunk.text) for chunk in chunks]
+    note_text = "\n".join(chunk.text for chunk in chunks)
+    speakers = [speakers_of(chunk.text, note_text) for chunk in chunks]
     Mention.objects.bulk_create(
         [
             Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i], said=k in speakers[i])

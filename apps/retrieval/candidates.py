@@ -6,7 +6,8 @@ note drawn from one (`drawn_from`: what the Librarian filed, summarised or publi
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 A passage other than its note's first carries the note's byline, read from the first in the same statement under the
 same filter, and only while the first is served (a corrected passage is not); a passage of a note with a decision
-section ("## Decision") carries what it decided, read the same way from the section's first served passage.
+section ("## Decision") carries what it decided, read the same way from the section's first served passage. A
+passage that opens like a speaker line is read with its note's text, which tells whether it is a turn.
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ from django.db import connection
 
 from apps.llm.embeddings import current_model
 from apps.notes.markdown import DECISION_HEADING_LINE, DECISION_HEADING_PATH, byline_of, decision_of
+from apps.notes.turns import is_turn
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 from apps.vaults.scope import Scope
 
+# A speaker line's ": " lies within a time stamp and a name of this many characters; only then is the note's text
+# read, to tell a conversation's turn from a label ("Evening: …").
+SPEAKER_REACH = 90
 _CANDIDATES = """
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
        CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
@@ -32,7 +37,8 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
            (SELECT f.text FROM notes_chunk f
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
             ORDER BY f.id LIMIT 1), '') END AS opening,
-       COALESCE(decided.heading, ''), COALESCE(decided.text, '')
+       COALESCE(decided.heading, ''), COALESCE(decided.text, ''),
+       CASE WHEN position(': ' IN left(ltrim(c.text), %(speaker_reach)s)) > 0 THEN n.body ELSE '' END AS talk
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
@@ -62,6 +68,7 @@ class Candidate:
     embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
     byline: str = ""  # its note's byline ("**Author:** …"), when the passage is not the note's first, which holds it
     decision: str = ""  # what its note decided ("## Decision"), when the passage is not the one that says it
+    turn: bool = False  # a conversation's turn (`is_turn`), not a passage of a note
 
 
 def load_candidates(*, hits: list[SearchHit], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
@@ -81,6 +88,7 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
         "model": current_model(),
         "decision": DECISION_HEADING_PATH,
         "decision_line": DECISION_HEADING_LINE,
+        "speaker_reach": SPEAKER_REACH,
     }
     with connection.cursor() as cursor:
         cursor.execute(_CANDIDATES, params)
@@ -90,7 +98,7 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided = row
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided, talk = row
     return Candidate(
         chunk,
         note,
@@ -105,4 +113,5 @@ def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
         embedded=bool(embedded),
         byline=byline_of(opening),
         decision=decision_of(decided[1], decided[0]),
+        turn=bool(talk) and is_turn(text, talk),
     )

@@ -4,19 +4,27 @@ asked about falls."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from apps.chat.models import ContextItem
+from apps.evaluation import locomo
+from apps.evaluation.corpus import write_conversation
 from apps.graph.context import graph_context
+from apps.graph.conversation import speakers_in
 from apps.graph.models import DoorValue, Entity, Mention, Reply, WeightChange
 from apps.graph.relevance import graph_features, graph_rater
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
+from apps.notes.turns import SPEAKER, is_conversation
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import local_ratings
 from apps.vaults.scope import scope_for
-from tests.factories import api, make_note, scope_of
+from tests.corpora import CORPORA, VAULTS
+from tests.factories import SAMPLE_VAULT, api, make_note, scope_of
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +120,48 @@ def test_re_extracting_one_note_threads_it_into_its_conversation_at_once(vault):
     assert reextract_notes([later.pk]) == 1  # the Librarian's second look, or any single-note re-read
     added = Chunk.objects.get(note=later)
     assert Reply.objects.get(vault=vault, chunk=added).answers_id == turns[10].pk  # not left to the next sweep
+
+
+LOCOMO_DEV = CORPORA.parent / "eval" / "locomo" / "dev.json"
+LABELS = ("Evening", "Leaning", "Winter", "Lesson", "Checks", "Related", "Fix", "Power")
+
+
+def test_a_label_that_opens_a_line_of_a_note_is_no_one_speaking(sample):
+    # "Evening: [[Pasta e Ceci]], and an hour of scales." (a journal) and "Leaning: built-in OIDC client" (an options
+    # note) open a line as a speaker does; the graph takes them for no person and no turn.
+    people = set(Entity.objects.filter(vault=sample, kind="person").values_list("name", flat=True))
+    assert people.isdisjoint(LABELS), people & set(LABELS)
+    assert not Mention.objects.filter(vault=sample, said=True).exists()
+    assert not Reply.objects.filter(vault=sample).exists()
+    assert speakers_in([sample.pk]) == []
+
+
+def test_turns_are_read_only_in_conversations_on_the_real_vaults():
+    labelled = []
+    for folder in [SAMPLE_VAULT, *(CORPORA / name for name in VAULTS)]:
+        for path in sorted(folder.rglob("*.md")):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if any(SPEAKER.match(line.strip()) for line in text.splitlines()):
+                labelled.append(path)
+            assert not is_conversation(text), path
+    assert len(labelled) >= 10  # labels that read like speaker lines are common in notes
+
+    conversations = locomo.load(LOCOMO_DEV)[:1]
+    for unit in ("turns", "sessions"):
+        with tempfile.TemporaryDirectory() as folder:
+            write_conversation(conversations[0], Path(folder), unit)
+            notes = [p.read_text(encoding="utf-8") for p in Path(folder).rglob("*.md")]
+            assert notes and all(is_conversation(text) for text in notes), unit
+
+
+def test_a_transcript_in_a_meeting_note_is_a_conversation_and_its_list_of_labels_is_not(vault):
+    make_note(
+        vault,
+        "meetings/Standup.md",
+        "# Standup\n\nAgenda: releases\nOwner: Maren\nVenue: the small room\n\n"
+        "## Transcript\n\nMaren: Is the release branch cut?\nTobias: Yesterday, after the smoke test.\n"
+        "Maren: Then we ship on Friday.\n",
+    )
+    graph_extract_pending(vault_id=vault.pk)
+    assert speakers_in([vault.pk]) == ["Maren", "Tobias"]
+    assert not Entity.objects.filter(vault=vault, key__in=["agenda", "owner", "venue"], kind="person").exists()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from apps.chat.services.spans import Passage
 from apps.core.text import terms
-from apps.graph.extract import SPEAKER
+from apps.notes.turns import SPEAKER, speakers
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)
 SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
@@ -86,11 +86,13 @@ class Misattributed:
 
 def _turns(text: str) -> list[tuple[str, str]]:
     """The passage's turns as (speaker, what they say): a line that opens with a speaker line starts a turn, the
-    lines after it belong to it; lines before the first speaker belong to no one."""
+    lines after it belong to it; lines before the first speaker belong to no one. A label ("Evening: …") that opens
+    a line starts no turn (`speakers`)."""
     out: list[tuple[str, str]] = []
+    spoken_by = speakers(text)
     for line in text.splitlines():
         found = SPEAKER.match(line.strip())
-        if found:
+        if found and found.group(1) in spoken_by:
             out.append((found.group(1), line.strip()[found.end() :]))
         elif out and line.strip():
             out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")

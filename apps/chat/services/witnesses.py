@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 
 from apps.chat.services.answering import Source, passages_of
 from apps.chat.services.attribution import READ, Witness, claim_of
-from apps.graph.extract import SPEAKER
 from apps.retrieval.candidates import load_candidates
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.search import hybrid_search_vector, validate_query
@@ -35,4 +34,4 @@ def found_turns(*, question: str, sources: Sequence[Source], speakers: Sequence[
     hits = hybrid_search_vector(text=text, query_vector=None, scope=scope, k=SEARCHED).hits
     shown = {p.text for p in passages}
     found = without_filed_notes(question, load_candidates(hits=hits, query_vector=None, scope=scope))
-    return [Witness(path=c.path, text=c.text) for c in found if c.text not in shown and SPEAKER.match(c.text)]
+    return [Witness(path=c.path, text=c.text) for c in found if c.text not in shown and c.turn]
