@@ -25,6 +25,21 @@ STOP = frozenset(
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
+# "Why did we choose pgvector instead of Qdrant?", "Why Celery and not a Postgres queue?", "Why X over Y?": what was
+# chosen, then what was not. "over" is read only where none of the others is: "why did we move over to Celery
+# instead of RQ" weighs Celery against RQ.
+_WHY_NOT = re.compile(
+    r"^\s*why\b(?P<chosen>.+?)\s+(?:instead\s+of|rather\s+than|and\s+not)\s+(?P<other>.+?)[\s?.!]*$", re.I
+)
+_WHY_OVER = re.compile(r"^\s*why\b(?P<chosen>.+?)\s+over\s+(?P<other>.+?)[\s?.!]*$", re.I)
+
+
+def why_over(question: str) -> tuple[str, str] | None:
+    """A why-question that weighs one option against another: (what it asks of the one chosen, the other one)."""
+    found = _WHY_NOT.match(question) or _WHY_OVER.match(question)
+    return (found.group("chosen").strip(), found.group("other").strip()) if found else None
+
+
 # A capitalised word or run of them that does not open a sentence: a name the text mentions.
 NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*\b")
 NUMBER = re.compile(r"\b\d[\d.,:/-]*\b")

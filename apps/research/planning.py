@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from apps.core.text import names_in
+from apps.core.text import names_in, why_over
 from apps.llm.gateway import complete_json
 from apps.llm.prompts import quote
 from apps.research.clauses import questions_in
@@ -52,7 +52,6 @@ THING_WORDS = 5  # a thing is named in a few words; more is a clause of the ques
 NOT_A_THING = re.compile(r"^(?:if|any|when|unless|whether|owns?|decides?)\b", re.I)
 QUALIFIER = re.compile(r"\s(on|for|in|at|about|regarding|as)\s", re.I)
 WHICH_DOES = re.compile(r"^(?:which|who)(?:\s+one|\s+of\s+(?:them|the\s+\w+))?\s+(?P<verb>\w+)(?P<rest>.*)$", re.I)
-WHY_OVER = re.compile(r"^(?P<chosen>why\b.+?)\s+(?:over|instead\s+of|rather\s+than)\s+(?P<other>.+)$", re.I)
 BE_FORMS = frozenset("is are was were".split())
 IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad", "further": "far", "farther": "far"}
 IRREGULAR_ADVERBS = {**IRREGULAR_COMPARATIVES, "better": "well", "worse": "badly"}  # "which scales better"
@@ -96,8 +95,8 @@ def split_model_free(question: str) -> list[str]:
     subs = questions_in(text)
     if len(subs) < 2:  # one question: its own search is the plan
         subs = []
-    if not subs and (over := WHY_OVER.match(text)):
-        subs = [over.group("chosen"), f"Why not {over.group('other')}"]
+    if not subs and (over := why_over(text)):
+        subs = [f"Why {over[0]}", f"Why not {over[1]}"]
     return _unique(subs, text)
 
 

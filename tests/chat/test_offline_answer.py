@@ -507,8 +507,9 @@ def test_why_one_option_instead_of_another_is_answered_by_what_speaks_for_the_on
     nginx = _note(title, "Mature and fast. Against it: certificates need a cron job.\n", heading="Nginx")
     sync = _note("Infra Sync", "We went through the web server options again and agreed to keep it simple.\n", 2)
     caddy = _note(title, "It renews its certificates on its own, one job less for whoever runs the box.\n", 3, "Caddy")
-    found = lead("Why did we choose Caddy instead of Nginx?", [nginx, sync, caddy])
-    assert found.number == 3 and found.text.startswith("It renews its certificates on its own")  # not Nginx's merits
+    for question in ("Why did we choose Caddy instead of Nginx?", "Why did we pick Caddy over Nginx?"):
+        found = lead(question, [nginx, sync, caddy])
+        assert found.number == 3 and found.text.startswith("It renews its certificates on its own"), question
     # the note asks the question itself: the sentence after it answers
     asked_too = source("Why keep a link to the recipe instead of pasting it in? One copy stays true when it changes.\n")
     assert lead("Why link the recipe instead of pasting it?", [asked_too]).text.startswith("One copy stays true")

@@ -108,6 +108,8 @@ def test_only_sub_questions_a_person_could_send_are_offered_and_as_asked():
         ("What is the difference between pgvector and Qdrant?", ["What about pgvector?", "What about Qdrant?"]),
         ("Redis vs Postgres for the queue", ["What about Redis for the queue?", "What about Postgres for the queue?"]),
         ("Why did we choose pgvector over Qdrant?", ["Why did we choose pgvector?", "Why not Qdrant?"]),
+        ("Why Celery and not a Postgres queue?", ["Why Celery?", "Why not a Postgres queue?"]),
+        ("Why did we move over to Celery instead of RQ?", ["Why did we move over to Celery?", "Why not RQ?"]),
     ],
 )
 def test_a_comparison_asks_its_question_of_each_thing_and_never_reshuffles_it(question, plan):

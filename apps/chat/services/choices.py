@@ -22,11 +22,8 @@ from apps.chat.services.spans import (
     with_its_items,
     without_names,
 )
-from apps.core.text import terms
+from apps.core.text import terms, why_over
 
-# "Why did we choose pgvector instead of Qdrant?", "Why Celery and not a Postgres queue?": the option taken, then the
-# one not taken.
-INSTEAD_OF = re.compile(r"^\s*why\b(.+?)\b(?:instead\s+of|rather\s+than|and\s+not)\s+(.+?)[\s?.!]*$", re.I)
 # A sentence that gives a reason: "…, so it adds no new component", "because …", "which is why …"; "since" only when
 # no time follows it ("Since version 0.5.0 it ships …", "since March").
 GIVES_A_REASON = re.compile(
@@ -48,13 +45,13 @@ def reason_for_the_choice(question: str, passages: Sequence[Passage]) -> Span | 
     note's title ("following [[ADR-007 Choosing pgvector]]"), only says where it is written, or is of the option not
     taken alone (a sentence under "### Qdrant" that does not say pgvector). None when the question asks no such
     thing or no sentence is left."""
-    asked = INSTEAD_OF.match(question)
+    asked = why_over(question)
     if asked is None:
         return None
-    not_taken = set(terms(asked.group(2)))
+    not_taken = set(terms(asked[1]))
     asking = {term for found in ASKS_WHAT_WAS_DECIDED.finditer(question) for term in terms(found.group(0))}
     naming = asking | CHOOSING
-    taken = set(terms(asked.group(1))) - not_taken - naming
+    taken = set(terms(asked[0])) - not_taken - naming
     found: list[tuple[tuple[bool, int, bool, int, int], Passage, str]] = []
     for place, passage in enumerate(passages):
         read = read_passage(passage.text, passage.heading)
