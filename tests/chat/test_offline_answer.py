@@ -811,3 +811,18 @@ def test_a_supporting_sentence_of_another_thing_than_the_one_named_is_not_quoted
     assert "still no owner" in answer and "nothing booked" not in answer
     # with nothing that says SSO, the closest sentences are still quoted
     assert "nothing booked" in "".join(extractive("What is the status of SSO?", [trip]))
+
+
+def test_a_meetings_decisions_are_its_list_not_the_line_after_it():
+    title = "2024-04-09 Architecture Sync"
+    decided = (
+        "- Task-line convention: accepted.\n- Kubernetes: explicitly *not* in v1.\n\nNext sync: 23 April. #meeting\n"
+    )
+    present = "**Present:** Maren (chair), Priya, Tobias, Jun. Adaeze joined for the last item.\n"
+    for passages in (
+        [_note(title, decided, 1, "Decisions"), _note(title, present, 2)],
+        [_note(title, present, 1), _note(title, decided, 2, "Decisions")],
+    ):
+        found = lead("What did we decide in the architecture sync?", passages)
+        assert found.text == "Decisions: Task-line convention: accepted; Kubernetes: explicitly not in v1."
+        assert lead("What did we decide about Kubernetes?", passages).text == "Kubernetes: explicitly not in v1."

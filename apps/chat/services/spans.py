@@ -1201,9 +1201,11 @@ def _decided(question: str, candidates: Sequence[_Candidate], wanted: set[str]) 
         # each decision opens a line of its own ("- Kubernetes: explicitly not in v1."); the sentences after it in
         # its paragraph give its reasons
         openers = [c for c in said if c.read is None or c.read.line_of.get(c.sentence, "").startswith(c.sentence)]
+        listed = [c.sentence for c in openers if _listed(c)]
+        if len(listed) > 1:  # a list of decisions: the line after it ("Next sync: 23 April.") is none of them
+            openers = [c for c in openers if c.sentence in listed]
         closest = max(openers or said, key=lambda c: (shared_words(asked, c.sentence), -said.index(c)))
         titled, stated = shared_words(asked, passage.title), shared_words(asked, closest.sentence)
-        listed = [c.sentence for c in openers if _listed(c)]
         if not stated and len(listed) > 1:
             heading = closest.read.heading_of.get(closest.sentence, DECISION) if closest.read else DECISION
             heading = "Decisions" if heading == DECISION else heading  # a carried decision's, which lists several
