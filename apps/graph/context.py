@@ -28,7 +28,6 @@ from apps.graph.questions import inherited, question_priors
 from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
 from apps.llm.embeddings import embed_query
-from apps.notes.turns import opens_as_turn
 from apps.retrieval.candidates import Candidate, load_chunks
 from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, Rated, gate
@@ -128,7 +127,7 @@ def context_for(
     )
     walked_edges = {s.edge for p in found.paths for s in p.steps}
     scope.filter(Dependency.objects.filter(pk__in=walked_edges)).update(last_walked_at=timezone.now())
-    among_notes = not any(opens_as_turn(c.text) for c in candidates)
+    among_notes = not any(c.turn for c in candidates)
     # Among notes the gate passes the search's order and a prior puts a passage first, which one shared term does
     # not earn: there the doors' lift only orders what passed.
     lifts = door_lifts(doors, asks, [c.chunk for c in candidates], scope)
@@ -145,7 +144,7 @@ def context_for(
         local_rater=graph_rater(scope),
         among_notes=among_notes,
         priors=priors,
-        note_chunks=frozenset(c.chunk for c in candidates if not opens_as_turn(c.text)),
+        note_chunks=frozenset(c.chunk for c in candidates if not c.turn),
     )
     constraints = _constraints(found, scope, _words(text), {r.candidate.chunk for r in result.survivors})
     result.survivors += constraints

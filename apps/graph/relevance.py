@@ -20,7 +20,6 @@ import numpy as np
 from django.db import connection
 
 from apps.core.text import names_in
-from apps.notes.turns import opens_as_turn
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.gate import Rated, Rater, probabilities, rated_from
 from apps.retrieval.relevance import FEATURES, feature_matrix
@@ -82,7 +81,7 @@ def graph_rater(scope: Scope) -> Rater:
         if not candidates:
             return []
         matrix, base = graph_matrix(question, candidates, scope)
-        turns = np.array([opens_as_turn(c.text) for c in candidates])
+        turns = np.array([c.turn for c in candidates])
         probs = np.where(turns, probabilities(matrix, GRAPH_WEIGHTS, GRAPH_BIAS), base)
         return rated_from(candidates, matrix[:, : len(FEATURES)], probs)
 

@@ -42,9 +42,3 @@ def is_turn(text: str, note_text: str) -> bool:
     speaks there."""
     match = SPEAKER.match(text.lstrip())
     return match is not None and match.group(1) in speakers(note_text)
-
-
-def opens_as_turn(text: str) -> bool:
-    """Whether a passage's first line reads as a speaker line, whatever its note is: how the gate tells a set of
-    candidates to rate as turns from one to pass in the search's order."""
-    return SPEAKER.match(text.lstrip()) is not None

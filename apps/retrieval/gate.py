@@ -242,7 +242,7 @@ def gate(
         budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
         far = _no_evidence(question, [r for r in rated if r.candidate.chunk in floored])
         survivors, ordered = _in_search_order(
-            rated, budget=budget, lift=_times(boosts, priors), answered=priors, far=far
+            rated, budget=budget, lift=_times(boosts, priors), answered=priors, far=far, threshold=threshold
         )
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
@@ -348,6 +348,23 @@ def _fitting(ordered: list[Rated], budget: int, *, shown: Callable[[Rated], bool
     return survivors
 
 
+def _with_its_note(rated: list[Rated], threshold: int) -> dict[int, float]:
+    """Each candidate's place in the search's order. The search returns a note once, by its closest passage; its
+    other passages come by the walk, far down. One of them rated at the threshold stands right after its note's
+    first ("Bake at 220 °C for 22 to 25 minutes" beside the focaccia's timing, not below five other recipes)."""
+    first: dict[int, int] = {}
+    for r in rated:
+        first[r.candidate.note] = min(first.get(r.candidate.note, r.candidate.rank), r.candidate.rank)
+
+    def place(r: Rated) -> float:
+        opening = first[r.candidate.note]
+        if r.candidate.rank == opening or r.score < threshold:
+            return float(r.candidate.rank)
+        return opening + 0.5
+
+    return {id(r): place(r) for r in rated}
+
+
 def _in_search_order(
     rated: list[Rated],
     *,
@@ -355,6 +372,7 @@ def _in_search_order(
     lift: dict[int, float],
     answered: dict[int, float] | None = None,
     far: set[int] | frozenset[int] = frozenset(),
+    threshold: int = DEFAULT_THRESHOLD,
 ) -> tuple[list[Rated], list[Rated]]:
     """Among notes: the candidates in the search's order, each that still fits the budget, pass; then every other
     candidate, best rated first. The local scorer, fitted on conversation turns, is no judge of which note answers:
@@ -364,7 +382,9 @@ def _in_search_order(
     people said it answers what is asked again, which search, blind to their verdict, ranks anywhere or not at
     all. A passage `far` from the question (in meaning and in words) is no evidence: it passes only when it helped
     a question near this one, or when nothing within the budget would otherwise be shown; it holds its place in the
-    budget, so nothing further down passes in its stead."""
+    budget, so nothing further down passes in its stead. A note's other passage rated at the `threshold` follows
+    the note's first (`_with_its_note`); a vault that asked for a stricter threshold than the default is shown only
+    what reaches it."""
     answered = answered or {}
 
     def is_helped(r: Rated) -> bool:
@@ -373,11 +393,14 @@ def _in_search_order(
     def helped(r: Rated) -> tuple[int, float]:
         return (0, -answered[r.candidate.chunk]) if is_helped(r) else (1, 0.0)
 
+    at = _with_its_note(rated, threshold)
+
     def place(r: Rated) -> tuple[int, float, float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)
-        return (*helped(r), (1.0 + r.candidate.rank) / factor, -factor)
+        return (*helped(r), (1.0 + at[id(r)]) / factor, -factor)
 
-    in_search_order = sorted(rated, key=lambda r: (*helped(r), r.candidate.rank))
+    strict = [r for r in rated if threshold <= DEFAULT_THRESHOLD or r.score >= threshold]
+    in_search_order = sorted(strict, key=lambda r: (*helped(r), at[id(r)], r.candidate.rank))
     survivors = _fitting(in_search_order, budget, shown=lambda r: r.candidate.chunk not in far or is_helped(r))
     if not survivors:  # the vault speaks to the question through far passages alone: the search's order decides
         survivors = _fitting(in_search_order, budget, shown=lambda r: True)

