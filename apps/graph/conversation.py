@@ -17,9 +17,8 @@ from apps.notes.models import Chunk, Note, Tier
 from apps.notes.turns import SPEAKER, is_turn, speakers
 
 
-def speakers_of(text: str, note_text: str) -> set[str]:
-    """The entity keys of everyone who speaks in a passage, given the text of the note it is part of."""
-    spoken_by = speakers(note_text)
+def speakers_of(text: str, spoken_by: set[str]) -> set[str]:
+    """The entity keys of everyone who speaks in a passage, given who speaks in its note (`speakers`)."""
     return {key_of(name) for name in SPEAKER.findall(text) if name in spoken_by}
 
 
@@ -64,9 +63,9 @@ def replies_refresh(*, vault_id: int, folders: set[str]) -> int:
     for members in by_folder.values():
         previous: int | None = None
         for pk, _ in sorted(members, key=lambda m: _natural(m[1])):
-            note_text = "\n".join(text for _, text in chunks.get(pk, []))
+            spoken_by = speakers("\n".join(text for _, text in chunks.get(pk, [])))
             for chunk, text in chunks.get(pk, []):
-                if not is_turn(text, note_text):
+                if not is_turn(text, spoken_by):
                     previous = None
                     continue
                 if previous is not None:

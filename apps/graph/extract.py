@@ -81,8 +81,8 @@ def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
     found = [Found(note.title, "note", "title")]
     found += [Found(link, "thing", "link") for link in note.links]
     found += [Found(tag, "tag", "tag") for tag in note.tags]
-    talk = is_conversation(body)
     spoken_by = speakers_of_note(body)
+    talk = bool(spoken_by)
     speakers = Counter(name for name in SPEAKER.findall(body) if name in spoken_by)
     found += [Found(name, "person", "speaker") for name in speakers]
     said = _spoken if talk else str

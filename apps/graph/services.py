@@ -27,7 +27,7 @@ from apps.graph.models import (
 )
 from apps.notes.models import Chunk, LinkKind, Note, NoteStep, Tier
 from apps.notes.services.failures import step_held, step_run
-from apps.notes.turns import SPEAKER
+from apps.notes.turns import SPEAKER, speakers
 from apps.retrieval.significance import significance
 from apps.vaults.chat_settings import parse
 from apps.vaults.models import Vault
@@ -118,11 +118,11 @@ def _write(note: Note, chunks: list[Chunk], extracted: Extracted, ids: dict[str,
     vault_id = note.vault_id
     for key, name in extracted.aspects:
         Aspect.objects.get_or_create(vault_id=vault_id, entity_id=ids[key], name=name)
-    note_text = "\n".join(chunk.text for chunk in chunks)
-    speakers = [speakers_of(chunk.text, note_text) for chunk in chunks]
+    spoken_by = speakers("\n".join(chunk.text for chunk in chunks))
+    said = [speakers_of(chunk.text, spoken_by) for chunk in chunks]
     Mention.objects.bulk_create(
         [
-            Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i], said=k in speakers[i])
+            Mention(vault_id=vault_id, entity_id=ids[k], note=note, chunk=chunks[i], said=k in said[i])
             for k, i in extracted.mentions
         ],
         ignore_conflicts=True,

@@ -37,8 +37,7 @@ def is_conversation(text: str) -> bool:
     return bool(speakers(text))
 
 
-def is_turn(text: str, note_text: str) -> bool:
-    """Whether a passage is a turn, given the text of the note it is part of: it opens with a line of one who
-    speaks there."""
+def is_turn(text: str, spoken_by: set[str]) -> bool:
+    """Whether a passage is a turn, given who speaks in its note (`speakers`): it opens with a line of one of them."""
     match = SPEAKER.match(text.lstrip())
-    return match is not None and match.group(1) in speakers(note_text)
+    return match is not None and match.group(1) in spoken_by

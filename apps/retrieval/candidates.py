@@ -19,7 +19,7 @@ from django.db import connection
 
 from apps.llm.embeddings import current_model
 from apps.notes.markdown import DECISION_HEADING_LINE, DECISION_HEADING_PATH, byline_of, decision_of
-from apps.notes.turns import is_turn
+from apps.notes.turns import is_turn, speakers
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 from apps.vaults.scope import Scope
@@ -94,11 +94,12 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
         cursor.execute(_CANDIDATES, params)
         rows = {row[0]: row for row in cursor.fetchall()}
     found = [rows[chunk] for chunk in chunks if chunk in rows]
-    return [_candidate(row, rank) for rank, row in enumerate(found)]
+    talk = {row[1]: speakers(row[-1]) for row in found if row[-1]}  # who speaks in each note, read once
+    return [_candidate(row, rank, talk.get(row[1], set())) for rank, row in enumerate(found)]
 
 
-def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided, talk = row
+def _candidate(row: tuple[Any, ...], rank: int, spoken_by: set[str]) -> Candidate:
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided, _ = row
     return Candidate(
         chunk,
         note,
@@ -113,5 +114,5 @@ def _candidate(row: tuple[Any, ...], rank: int) -> Candidate:
         embedded=bool(embedded),
         byline=byline_of(opening),
         decision=decision_of(decided[1], decided[0]),
-        turn=bool(talk) and is_turn(text, talk),
+        turn=is_turn(text, spoken_by),
     )
