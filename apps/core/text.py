@@ -34,9 +34,22 @@ _WHY_NOT = re.compile(
 _WHY_OVER = re.compile(r"^\s*why\b(?P<chosen>.+?)\s+over\s+(?P<other>.+?)[\s?.!]*$", re.I)
 
 
+# "over" weighs options after a verb of choosing, or after a bare option ("Why Postgres over MySQL?"); after any
+# other verb it is a quantity or a place ("Why is the import taking over an hour?").
+_CHOOSING = re.compile(
+    r"\b(?:choos\w*|chose\w*|pick\w*|prefer\w*|us(?:e|ed|ing)|go(?:ne)?\s+with|went\s+with|switch\w*|opt(?:ed)?|"
+    r"select\w*|adopt\w*|kept|keep)\b",
+    re.I,
+)
+_AUXILIARY = re.compile(r"^(?:is|are|was|were|am|be|been|does|do|did|has|have|had|can|could|would|should|will)\b", re.I)
+
+
 def why_over(question: str) -> tuple[str, str] | None:
     """A why-question that weighs one option against another: (what it asks of the one chosen, the other one)."""
-    found = _WHY_NOT.match(question) or _WHY_OVER.match(question)
+    found = _WHY_NOT.match(question)
+    if found is None and (over := _WHY_OVER.match(question)):
+        chosen = over.group("chosen").strip()
+        found = over if _CHOOSING.search(chosen) or not _AUXILIARY.match(chosen) else None
     return (found.group("chosen").strip(), found.group("other").strip()) if found else None
 
 

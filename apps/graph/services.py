@@ -57,7 +57,8 @@ def _trivial(note: Note) -> bool:
     body = note.body.strip()
     if len(body) >= TRIVIAL_CHARS:
         return False
-    text = SPEAKER.sub("", body.splitlines()[-1] if body else "").strip()
+    last = body.splitlines()[-1] if body else ""
+    text = (SPEAKER.sub("", last) if speakers(body) else last).strip()  # a turn's words, a label's line whole
     words = [w for w in WORD.findall(text) if w.lower() not in STOP]
     return len(words) <= 1 or (len(words) <= 4 and not significance(text).significant)
 

@@ -24,10 +24,10 @@ from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
 from apps.vaults.scope import Scope
 
-# A speaker line's ": " lies within a time stamp and a name of this many characters; only then is the note's text
+# A speaker line's colon lies within a time stamp and a name of this many characters; only then is the note's text
 # read, to tell a conversation's turn from a label ("Evening: …").
 SPEAKER_REACH = 90
-_CANDIDATES = """
+_CANDIDATES = r"""
 SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.provenance,
        CASE WHEN %(qvec)s::vector IS NULL OR v.embedding IS NULL
                  OR vector_dims(v.embedding) <> vector_dims(%(qvec)s::vector) THEN 0.0
@@ -38,7 +38,7 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
             ORDER BY f.id LIMIT 1), '') END AS opening,
        COALESCE(decided.heading, ''), COALESCE(decided.text, ''),
-       CASE WHEN position(': ' IN left(ltrim(c.text), %(speaker_reach)s)) > 0 THEN n.body ELSE '' END AS talk
+       CASE WHEN left(ltrim(c.text), %(speaker_reach)s) ~ ':\s' THEN n.body ELSE '' END AS talk
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
 LEFT JOIN notes_chunkvector v ON v.chunk_id = c.id AND v.model = %(model)s AND v.vault_id = ANY(%(scope)s)
@@ -94,7 +94,8 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
         cursor.execute(_CANDIDATES, params)
         rows = {row[0]: row for row in cursor.fetchall()}
     found = [rows[chunk] for chunk in chunks if chunk in rows]
-    talk = {row[1]: speakers(row[-1]) for row in found if row[-1]}  # who speaks in each note, read once
+    bodies = {row[1]: row[-1] for row in found if row[-1]}
+    talk = {note: speakers(body) for note, body in bodies.items()}  # who speaks in each note, read once
     return [_candidate(row, rank, talk.get(row[1], set())) for rank, row in enumerate(found)]
 
 

@@ -348,17 +348,18 @@ def _fitting(ordered: list[Rated], budget: int, *, shown: Callable[[Rated], bool
     return survivors
 
 
-def _with_its_note(rated: list[Rated], threshold: int) -> dict[int, float]:
+def _with_its_note(rated: list[Rated], threshold: int, far: set[int] | frozenset[int]) -> dict[int, float]:
     """Each candidate's place in the search's order. The search returns a note once, by its closest passage; its
     other passages come by the walk, far down. One of them rated at the threshold stands right after its note's
-    first ("Bake at 220 °C for 22 to 25 minutes" beside the focaccia's timing, not below five other recipes)."""
+    first ("Bake at 220 °C for 22 to 25 minutes" beside the focaccia's timing, not below five other recipes). A
+    vault's threshold below the default moves none further than the default would, and a far passage never moves."""
     first: dict[int, int] = {}
     for r in rated:
         first[r.candidate.note] = min(first.get(r.candidate.note, r.candidate.rank), r.candidate.rank)
 
     def place(r: Rated) -> float:
         opening = first[r.candidate.note]
-        if r.candidate.rank == opening or r.score < threshold:
+        if r.candidate.rank == opening or r.score < max(threshold, DEFAULT_THRESHOLD) or r.candidate.chunk in far:
             return float(r.candidate.rank)
         return opening + 0.5
 
@@ -393,7 +394,7 @@ def _in_search_order(
     def helped(r: Rated) -> tuple[int, float]:
         return (0, -answered[r.candidate.chunk]) if is_helped(r) else (1, 0.0)
 
-    at = _with_its_note(rated, threshold)
+    at = _with_its_note(rated, threshold, far)
 
     def place(r: Rated) -> tuple[int, float, float, float]:
         factor = lift.get(r.candidate.chunk, 1.0)

@@ -826,3 +826,10 @@ def test_a_meetings_decisions_are_its_list_not_the_line_after_it():
         found = lead("What did we decide in the architecture sync?", passages)
         assert found.text == "Decisions: Task-line convention: accepted; Kubernetes: explicitly not in v1."
         assert lead("What did we decide about Kubernetes?", passages).text == "Kubernetes: explicitly not in v1."
+
+
+def test_a_decision_stated_above_its_list_of_consequences_still_answers():
+    title = "ADR-007 Choosing pgvector"
+    decided = "We adopt pgvector as the vector store.\n\n- One backup covers everything.\n- No new service to run.\n"
+    found = lead("Which vector store did we decide on?", [_note(title, decided, 1, "Decision")])
+    assert found.text == "We adopt pgvector as the vector store."

@@ -7,6 +7,8 @@ import pytest
 
 from apps.chat.services.answering import Source, misattribution
 from apps.chat.services.witnesses import found_turns
+from apps.graph.conversation import speakers_in
+from apps.graph.services import graph_extract_pending
 from apps.vaults.scope import scope_for
 from tests.chat.test_chat_api import ask
 from tests.factories import make_note, make_vault
@@ -197,3 +199,17 @@ def test_who_a_sentence_speaks_of_when_it_says_you(turn, answered, asked_of_the_
     wrong = misattribution(asked_of_the_other, [said], people)
     asked = ({"Joanna", "Nate"} - {did}).pop()
     assert wrong is not None and wrong.reason == f"Nothing in your notes says {asked} did that; {did} did [1]."
+
+
+def test_a_session_note_s_passage_of_two_turns_is_read_as_turns_of_the_speakers_the_graph_knows(vault):
+    session = "\n\n".join(TURNS)
+    make_note(vault, "session_01.md", f"# Session 1, 8 May 2023\n\n{session}\n")
+    graph_extract_pending(vault_id=vault.pk)
+    two_turns = _turn("session_01.md", "\n\n".join(TURNS[:2]))  # a passage whose turns go A then B, never back
+    people = speakers_in([vault.pk])
+    assert people == ["Caroline", "Melanie"]
+    wrong = misattribution("What did Caroline realize after her charity race?", [two_turns], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Caroline did that; Melanie did [1]."
+    # a label that opens a line is nobody's turn, whoever the graph knows
+    evening = _turn("journal/2023-05-08.md", "Evening: Caroline ran a charity race for mental health.")
+    assert misattribution("What did Melanie realize after her charity race?", [evening], people) is None

@@ -19,7 +19,7 @@ from apps.graph.models import DoorValue, Entity, Mention, Reply, WeightChange
 from apps.graph.relevance import graph_features, graph_rater
 from apps.graph.services import graph_extract_pending
 from apps.notes.models import Chunk
-from apps.notes.turns import SPEAKER, is_conversation
+from apps.notes.turns import SPEAKER, is_conversation, speakers
 from apps.retrieval.candidates import load_chunks
 from apps.retrieval.gate import local_ratings
 from apps.vaults.scope import scope_for
@@ -165,3 +165,10 @@ def test_a_transcript_in_a_meeting_note_is_a_conversation_and_its_list_of_labels
     graph_extract_pending(vault_id=vault.pk)
     assert speakers_in([vault.pk]) == ["Maren", "Tobias"]
     assert not Entity.objects.filter(vault=vault, key__in=["agenda", "owner", "venue"], kind="person").exists()
+
+
+def test_who_speaks_is_read_from_stamps_and_exchanges_not_from_numbered_labels():
+    assert speakers("1:56 pm on 8 May, 2023: Caroline: Yes: I agree, it was lovely.") == {"Caroline"}
+    assert speakers("Caroline: Yes: I went.\nMelanie: Nice!\nCaroline: Yes: twice.") == {"Caroline", "Melanie"}
+    assert speakers("Day 2: Evening: pasta by the sea.\nStep 1: Install: the package.") == set()
+    assert speakers("# Plan\n\nPros: fast\nCons: new\n\nSome prose.\n\nPros: cheap") == set()

@@ -83,6 +83,7 @@ def test_a_plain_split_makes_a_step_of_each_whole_question_and_of_no_fragment(qu
 
 def test_only_sub_questions_a_person_could_send_are_offered_and_as_asked():
     assert split_model_free("What's the Wi-Fi password at the farmhouse?") == []  # one subject: the search is the plan
+    assert split_model_free("Why is the nightly import taking over an hour?") == []  # a quantity, no option
     subs = split_model_free("Why did we choose pgvector over Qdrant and how does it affect backups?")
     offered = [as_asked(s) for s in subs if askable(s)]
     assert offered == ["Why did we choose pgvector over Qdrant?", "How does it affect backups?"]

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from apps.chat.services.spans import Passage
 from apps.core.text import terms
-from apps.notes.turns import SPEAKER, speakers
+from apps.notes.turns import SPEAKER, speaker_line
+from apps.notes.turns import speakers as speaking_in
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)
 SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
@@ -84,16 +85,17 @@ class Misattributed:
         return f"Nothing in your notes says {self.asked} did that; {self.did} did {where}."
 
 
-def _turns(text: str) -> list[tuple[str, str]]:
-    """The passage's turns as (speaker, what they say): a line that opens with a speaker line starts a turn, the
-    lines after it belong to it; lines before the first speaker belong to no one. A label ("Evening: …") that opens
-    a line starts no turn (`speakers`)."""
+def _turns(text: str, known: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """The passage's turns as (speaker, what they say): a line that opens with a speaker line of one who speaks
+    (in the passage, `speaking_in`, or among the `known` speakers of the notes searched) starts a turn, the lines
+    after it belong to it; lines before the first speaker belong to no one. A label ("Evening: …") starts none."""
     out: list[tuple[str, str]] = []
-    spoken_by = speakers(text)
+    spoken_by = speaking_in(text) | set(known)
     for line in text.splitlines():
         found = SPEAKER.match(line.strip())
-        if found and found.group(1) in spoken_by:
-            out.append((found.group(1), line.strip()[found.end() :]))
+        spoken = speaker_line(line.strip())
+        if found and spoken and spoken[0] in spoken_by:
+            out.append((spoken[0], line.strip()[found.end() :]))
         elif out and line.strip():
             out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
     return out
@@ -166,7 +168,8 @@ def claim_of(question: str, passages: Sequence[Passage], speakers: Iterable[str]
     a judgement."""
     if JUDGEMENT.search(question):
         return None
-    turns = [(speaker, body) for p in passages for speaker, body in _turns(p.text)]
+    speakers = list(speakers)
+    turns = [(speaker, body) for p in passages for speaker, body in _turns(p.text, speakers)]
     people = {name.split()[0]: name for name in speakers} | {speaker.split()[0]: speaker for speaker, _ in turns}
     for _, body in turns:  # one called by name is a person too, when the question names them ("Wow, …" is not)
         people |= {name: name for name in CALLED.findall(body) if name not in people and _named(name, question)}
@@ -184,8 +187,8 @@ def witnesses(claim: Claim, found: Sequence[Witness]) -> list[Witness]:
 
 
 def _speaker_of(text: str) -> str:
-    found = SPEAKER.match(text.strip())
-    return found.group(1).split()[0] if found else ""
+    spoken = speaker_line(text.strip())
+    return spoken[0].split()[0] if spoken else ""
 
 
 def misattributed(
@@ -194,12 +197,13 @@ def misattributed(
     """Who the passages (and `witnesses` of the turns `found` by a narrow lookup for the claim, outside the passages)
     say did what the question asks a named person about, when that is someone else; None when the question makes no
     claim of one person (`claim_of`) or when they say it of the one it names."""
-    claim = claim_of(question, passages, speakers)
+    known = list(speakers)
+    claim = claim_of(question, passages, known)
     if claim is None:
         return None
     person, people = claim.person, claim.people
-    cited = [(p.number, "", speaker, body) for p in passages for speaker, body in _turns(p.text)]
-    cited += [(0, w.path, speaker, body) for w in witnesses(claim, found) for speaker, body in _turns(w.text)]
+    cited = [(p.number, "", speaker, body) for p in passages for speaker, body in _turns(p.text, known)]
+    cited += [(0, w.path, speaker, body) for w in witnesses(claim, found) for speaker, body in _turns(w.text, known)]
     others = [first for first in people if first != person]
     best_asked, best_other = 0, (0, "", 0, "")
     for number, path, speaker, body in cited:

@@ -1202,8 +1202,9 @@ def _decided(question: str, candidates: Sequence[_Candidate], wanted: set[str]) 
         # its paragraph give its reasons
         openers = [c for c in said if c.read is None or c.read.line_of.get(c.sentence, "").startswith(c.sentence)]
         listed = [c.sentence for c in openers if _listed(c)]
-        if len(listed) > 1:  # a list of decisions: the line after it ("Next sync: 23 April.") is none of them
-            openers = [c for c in openers if c.sentence in listed]
+        if len(listed) > 1:  # a list of decisions: a line after it ("Next sync: 23 April.") is none of them
+            last = max(i for i, c in enumerate(openers) if c.sentence in listed)
+            openers = openers[: last + 1]
         closest = max(openers or said, key=lambda c: (shared_words(asked, c.sentence), -said.index(c)))
         titled, stated = shared_words(asked, passage.title), shared_words(asked, closest.sentence)
         if not stated and len(listed) > 1:
