@@ -198,3 +198,6 @@ def test_among_notes_a_note_s_other_passage_that_answers_stands_beside_its_first
 
     strict = gate(question, notes, among_notes=True, budget_top=3, local_rater=rater, threshold=5)
     assert [r.candidate for r in strict.survivors] == [timing]
+    # a vault that lowered its threshold to 2 moves no passage rated 2 up beside its note: the walk's tray stays last
+    lenient = gate(question, notes, among_notes=True, budget_top=3, local_rater=rater, threshold=2)
+    assert [r.candidate for r in lenient.survivors] == [timing, method, soup]
