@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from apps.core.text import MONTHS, NAME, STOP, WEEKDAYS
 from apps.notes.text import plain_line, sentences
-from apps.notes.turns import SPEAKER, is_conversation
+from apps.notes.turns import SPEAKER
 from apps.notes.turns import speakers as speakers_of_note
 
 MAX_ENTITIES = 20  # per note
@@ -76,16 +76,14 @@ class NoteText:
         return "\n".join(text for _, text in self.chunks)
 
 
-def _candidates(note: NoteText) -> tuple[list[Found], Counter[str]]:
+def _candidates(note: NoteText, spoken_by: set[str]) -> tuple[list[Found], Counter[str]]:
     body = note.body
     found = [Found(note.title, "note", "title")]
     found += [Found(link, "thing", "link") for link in note.links]
     found += [Found(tag, "tag", "tag") for tag in note.tags]
-    spoken_by = speakers_of_note(body)
-    talk = bool(spoken_by)
     speakers = Counter(name for name in SPEAKER.findall(body) if name in spoken_by)
     found += [Found(name, "person", "speaker") for name in speakers]
-    said = _spoken if talk else str
+    said = _spoken if spoken_by else str
     names = Counter(m for line in body.splitlines() for m in NAME.findall(said(plain_line(line))))
     found += [Found(name, "thing", "name") for name in names if name.lower() not in STOP | CALENDAR]
     words = [w.lower() for w in WORD.findall(body)]
@@ -130,13 +128,13 @@ def mentions_key(key: str, text: str) -> bool:
 
 
 def extract_model_free(note: NoteText) -> Extracted:
-    found, counts = _candidates(note)
+    spoken_by = speakers_of_note(note.body)  # who speaks in the note, read once
+    found, counts = _candidates(note, spoken_by)
     level, entities = _bounded(found, counts)
     out = Extracted(level=level, entities=entities)
     # A title with nothing to key (blank) is no entity: then nothing is written from the note's subject.
     title = key_of(note.title) if key_of(note.title) in entities else ""
     authored = note.provenance == "authored"
-    talk = is_conversation(note.body)
     for key, f in entities.items() if title else ():
         if f.source == "link" and key != title:
             out.edges.append((title, key, "links_to", "user-asserted" if authored else "inferred"))
@@ -147,7 +145,7 @@ def extract_model_free(note: NoteText) -> Extracted:
             out.aspects.append((title, heading[:300]))
         present = [k for k in entities if k == title or mentions_key(k, text)]
         out.mentions += [(k, index) for k in present]
-        _facts(out, present, title, text, index, spoken=talk and SPEAKER.search(text) is not None)
+        _facts(out, present, title, text, index, spoken=bool(spoken_by) and SPEAKER.search(text) is not None)
         named = [k for k in present if k != title][:MAX_PER_CHUNK]
         out.edges += [(a, b, "co_mentioned", "single-memory") for i, a in enumerate(named) for b in named[i + 1 :]]
         out.edges += [(title, k, "co_mentioned", "single-memory") for k in named if title]
