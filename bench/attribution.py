@@ -3,11 +3,12 @@ that `manage.py evaluate locomo --pipeline research --answers PATH` writes (each
 narrow lookup found, the answer given, its F1) and the LoCoMo file it ran on (who speaks in each conversation, as the
 graph records it). Every question is answered again from the same sources and lookup turns by the product's rule
 (`apps.chat.services.attribution`) with its settings varied: how many of the other speakers' lookup turns are read
-(`READ`), the claim a turn of someone else must carry (`MIN_CLAIM`) and the share of it the person asked about must
-carry to be answered (`KEEP_SHARE`); the first point is the product's. The rule for choosing: the most category-5
-abstention with answerable abstention at most 2% on the choosing conversations, then the fewest answerable abstentions,
-then the fewest turns read; the choice is then read on the others. The recorded answers quote the dataset: keep them out
-of the repository.
+(`READ`), the claim a turn of someone else must carry (`MIN_CLAIM`), the claim such a lookup turn must carry
+(`WITNESS_CLAIM`) and the share of it the person asked about must carry to be answered (`KEEP_SHARE`); the first point
+is the product's. The rule for choosing, as the acceptance reads (category 5 abstained on at least half, answerable
+questions on at most 2%): the fewest answerable abstentions with category 5 abstained on at least half of the choosing
+conversations, then the most category-5 abstention, then the fewest turns read; the choice is then read on the
+others. The recorded answers quote the dataset: keep them out of the repository.
 Usage: .venv/bin/python bench/attribution.py /tmp/answers.jsonl --data dev.json [--choose conv-26 conv-30] [--json P]
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "desirepath.settings.dev")
 
-ANSWERABLE_LINE = 0.02
+ADVERSARIAL_LINE = 0.5
 
 
 def main() -> None:
@@ -60,17 +61,19 @@ def main() -> None:
         given = offline_answer(row["question"], sources)
         return False, answer_f1(readable(given), row["gold"], row["category"]) if row["category"] != 5 else 0.0
 
-    product = (attribution.READ, attribution.MIN_CLAIM, attribution.KEEP_SHARE)
+    product = (attribution.READ, attribution.MIN_CLAIM, attribution.WITNESS_CLAIM, attribution.KEEP_SHARE)
     points = [product] + [
-        (read, claim, share)
+        (read, claim, witness, share)
         for claim in (1, 2, 3)
         for read in (0, 2, 3, 5)
+        for witness in (2, 3, 4, 5)
         for share in (0.75, 1.0)
-        if (read, claim, share) != product
+        if (read, claim, witness, share) != product and witness >= claim and (read or witness == claim)
     ]
     figures: dict[str, dict[str, Any]] = {}
-    for read, claim, share in points:
+    for read, claim, witness, share in points:
         attribution.READ, attribution.MIN_CLAIM, attribution.KEEP_SHARE = read, claim, share
+        attribution.WITNESS_CLAIM = witness
         tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for row in rows:
             abstained, f1 = replay(row)
@@ -80,10 +83,11 @@ def main() -> None:
             else:
                 tally[part]["answerable"].append(float(abstained))
                 tally[part]["f1"].append(f1)
-        name = f"lookup turns {read}, claim {claim}, share {share}"
+        name = f"lookup turns {read}, claim {claim}, lookup claim {witness}, share {share}"
         figures[name] = {
             "read": read,
             "claim": claim,
+            "lookup_claim": witness,
             "share": share,
             **{
                 part: {
@@ -96,13 +100,13 @@ def main() -> None:
             },
         }
         c = figures[name]["choose"]
-        print(f"{name:40s} choose {c['category5_abstained']:.3f} / {c['answerable_abstained']:.3f} f1 {c['f1']:.4f}")
-    within = [n for n in figures if figures[n]["choose"]["answerable_abstained"] <= ANSWERABLE_LINE] or list(figures)
+        print(f"{name:58s} choose {c['category5_abstained']:.3f} / {c['answerable_abstained']:.3f} f1 {c['f1']:.4f}")
+    within = [n for n in figures if figures[n]["choose"]["category5_abstained"] >= ADVERSARIAL_LINE] or list(figures)
     chosen = max(
         within,
         key=lambda n: (
-            figures[n]["choose"]["category5_abstained"],
             -figures[n]["choose"]["wrong_abstentions"],
+            figures[n]["choose"]["category5_abstained"],
             -figures[n]["read"],
         ),
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.services.answering import Source, misattribution
+from apps.chat.services.answering import Source, lead, misattribution
+from apps.chat.services.attribution import Witness
 from apps.chat.services.witnesses import found_turns
 from apps.graph.conversation import speakers_in
 from apps.graph.services import graph_extract_pending
@@ -117,6 +118,65 @@ def test_a_question_asked_of_the_other_is_about_them():
     assert misattribution("What is Nate's favorite movie genre?", [asked], people) is None
     wrong = misattribution("What is Joanna's favorite movie genre?", [asked], people)
     assert wrong is not None and wrong.reason == "Nothing in your notes says Joanna did that; Nate did [1]."
+
+
+def test_a_question_asking_who_did_something_to_the_named_person_is_answered_with_the_doer():
+    invite = _turn(
+        "session_05/D5-4.md",
+        "3:35 pm on 12 May, 2022: Joanna: Haha, now that would be something! Sure, you should come down and join me "
+        "on the trails sometime!",
+    )
+    thanks = Source(
+        number=2,
+        path="session_05/D5-5.md",
+        text="3:35 pm on 12 May, 2022: Nate: Sounds like a plan! Thanks for the invite Joanna!",
+        provenance="authored",
+    )
+    people = ["Joanna", "Nate"]
+
+    assert misattribution("Who invited Nate to join her on the trails sometime?", [invite, thanks], people) is None
+    assert lead("Who invited Nate to join her on the trails sometime?", [invite, thanks]).text == "Joanna"
+    # asked the other way round, the question still claims Nate invited someone
+    wrong = misattribution("Who did Nate invite to join him on the trails sometime?", [invite, thanks], people)
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Nate did that; Joanna did [1]."
+
+
+def test_a_turn_the_lookup_found_must_carry_more_of_the_claim_than_two_words():
+    question = "What skills has Nate helped others learn?"
+    shown = _turn("session_06/D6-1.md", "5:44 pm on 3 June, 2022: Nate: They asked for tips, so I said I could help.")
+    people = ["Joanna", "Nate"]
+    # picked by the lookup for the claim's words: "others" and "helping", said of something else
+    tinkering = Witness(
+        "session_06/D6-7.md",
+        "6:03 pm on 5 September, 2022: Joanna: Just been tinkering with that recipe and a few others. It's helping "
+        "me find some comfort.",
+    )
+    teaching = Witness(
+        "session_06/D6-9.md",
+        "6:05 pm on 5 September, 2022: Joanna: I've helped others learn new skills at my writing workshop.",
+    )
+
+    assert misattribution(question, [shown], people, [tinkering]) is None
+    wrong = misattribution(question, [shown], people, [teaching])
+    assert wrong is not None
+    assert wrong.reason == "Nothing in your notes says Nate did that; Joanna did in session_06/D6-9.md."
+
+
+def test_the_named_person_saying_most_of_what_the_other_says_is_answered():
+    question = "When did Caroline bake sourdough bread for the weekend market?"
+    hers = _turn("session_07/D7-2.md", "9:10 am on 2 June, 2023: Caroline: I baked sourdough bread for the market!")
+    his = Source(
+        number=2,
+        path="session_07/D7-3.md",
+        text="9:12 am on 2 June, 2023: Melanie: I baked sourdough bread for the weekend market too.",
+        provenance="authored",
+    )
+    people = ["Caroline", "Melanie"]
+
+    assert misattribution(question, [hers, his], people) is None  # four words of the claim beside her three
+    only_bread = _turn("session_07/D7-2.md", "9:10 am on 2 June, 2023: Caroline: I love bread from the market!")
+    wrong = misattribution(question, [only_bread, his], people)  # two beside four
+    assert wrong is not None and wrong.reason == "Nothing in your notes says Caroline did that; Melanie did [2]."
 
 
 def test_a_sentence_opening_with_a_word_and_a_comma_stays_with_its_speaker():

@@ -1,14 +1,16 @@
 """Who the passages say did something. A question that names one person who speaks in the notes is answered only when
 the passages that carry its claim (its content words less the name) say it of that person; a question that asks what
-they would, might or could do, or are likely to, asks for a judgement, not a deed, and is answered as any other. A
+they would, might or could do, or are likely to, asks for a judgement, not a deed, and one that asks who did something
+to them asks for the doer; both are answered as any other. A
 conversation turn's statements speak of the person asked about when they tell of them by name ("Caroline told me she…"),
 else of its speaker when they tell the other what they can or should do, of the one it addresses when they open with
 you or the speaker's I only frames them ("I bet you…"), else of its speaker when they say I or we, of the one addressed
 when they say you; a question it asks the other about themselves ("what got you into running?") is about the one
 addressed. When the turn that carries most of the claim says
-it of someone else, and nothing carries as much of it of the person asked about, the answer abstains and says who did.
-Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's words finds
-(`apps.chat.services.witnesses`) are read too: the search ranks the named person's own turns first.
+it of someone else, and nothing carries three quarters as much of it of the person asked about, the answer abstains
+and says who did. Besides the passages shown, the turns of the other speakers that a narrow lookup for the claim's
+words finds (`apps.chat.services.witnesses`) are read too, when they carry more of it than two words: the search ranks
+the named person's own turns first.
 
 The speaker is read off the passage's speaker line, as the graph reads it when it records who speaks in a passage; the
 one a turn addresses is the person it calls by name ("Thanks, Caroline!"), else the other person of the conversation."""
@@ -32,6 +34,12 @@ SECOND_PERSON = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.I)
 CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye)\s+)([A-Z][a-z]+)\s*[,!]")
 # A question asking what someone would, might or could do, or is likely to, asks for a judgement, not a deed.
 JUDGEMENT = re.compile(r"\b(would|might|could|likely|probably)\b", re.I)
+# "Who invited Nate to join her on the trails?" asks who did something to the person it names: the doer is the answer,
+# not a claim about Nate. "Who did Nate invite?" still claims Nate invited someone.
+ASKS_THE_DOER = re.compile(
+    r"^who\s+(?!(?:did|does|do|is|was|are|were|has|have|had|will|would|can|could|should|might|may|must)\b)[a-z]+",
+    re.I,
+)
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # What the speaker tells the other they can or should do ("You can use coconut oil instead of butter", "You should
 # come and join me") is the speaker's suggestion, not something the other did; "you can't imagine", "you must be so
@@ -57,11 +65,14 @@ FRAMED_YOU = re.compile(
     re.I,
 )
 # How many of the claim's words the turn that says it of someone else must carry, the share of that the best turn
-# saying it of the person asked about must reach to be answered, and how many of the other speakers' turns found by
-# the narrow lookup are read (chosen on LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
+# saying it of the person asked about must reach to be answered, how many of the other speakers' turns found by the
+# narrow lookup are read, and how many of the claim's words such a turn must carry to count: the lookup picked it for
+# sharing those words, so sharing two of them says less than a passage found by the whole question does (chosen on
+# LoCoMo dev conv-26 and conv-30; docs/evaluation.md).
 MIN_CLAIM = 2
-KEEP_SHARE = 1.0
+KEEP_SHARE = 0.75
 READ = 2
+WITNESS_CLAIM = 3
 
 
 @dataclass(frozen=True)
@@ -165,8 +176,8 @@ class Claim:
 def claim_of(question: str, passages: Sequence[Passage], speakers: Iterable[str] = ()) -> Claim | None:
     """The claim a question makes of the one person it names among those who speak (in the passages, or among
     `speakers`, the people who speak in the notes searched); None when it names no one, or two of them, or asks for
-    a judgement."""
-    if JUDGEMENT.search(question):
+    a judgement, or asks who did something to them."""
+    if JUDGEMENT.search(question) or ASKS_THE_DOER.match(question.strip()):
         return None
     speakers = list(speakers)
     turns = [(speaker, body) for p in passages for speaker, body in _turns(p.text, speakers)]
@@ -207,6 +218,7 @@ def misattributed(
     others = [first for first in people if first != person]
     best_asked, best_other = 0, (0, "", 0, "")
     for number, path, speaker, body in cited:
+        needed = MIN_CLAIM if number else WITNESS_CLAIM
         first = speaker.split()[0]
         called = [name for name in CALLED.findall(body) if name != first and name in people]
         addressee = called[0] if called else person if first != person else others[0] if len(others) == 1 else None
@@ -214,7 +226,7 @@ def misattributed(
             carried = len(claim.words & set(terms(text)))
             if whom == person:
                 best_asked = max(best_asked, carried)
-            elif whom is not None and whom in people and carried > best_other[0]:
+            elif whom is not None and whom in people and carried >= needed and carried > best_other[0]:
                 best_other = (carried, people[whom], number, path)
     carried, did, number, path = best_other
     if carried >= MIN_CLAIM and best_asked < KEEP_SHARE * carried:
