@@ -8,7 +8,9 @@ graph records it). Every question is answered again from the same sources and lo
 is the product's. The rule for choosing, as the acceptance reads (category 5 abstained on at least half, answerable
 questions on at most 2%): the fewest answerable abstentions with category 5 abstained on at least half of the choosing
 conversations, then the most category-5 abstention, then the fewest turns read; the choice is then read on the
-others. The recorded answers quote the dataset: keep them out of the repository.
+others. The product looks nothing up for a claim of fewer words than `WITNESS_CLAIM`: a run recorded at a higher
+setting replays the lower ones without those lookup turns. The recorded answers quote the dataset: keep them out of the
+repository.
 Usage: .venv/bin/python bench/attribution.py /tmp/answers.jsonl --data dev.json [--choose conv-26 conv-30] [--json P]
 """
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from django.core.exceptions import ValidationError
 
 from apps.chat.services.answering import Source, passages_of
-from apps.chat.services.attribution import READ, Witness, claim_of
+from apps.chat.services.attribution import READ, WITNESS_CLAIM, Witness, claim_of
 from apps.retrieval.candidates import load_candidates
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.search import hybrid_search_vector, validate_query
@@ -21,11 +21,11 @@ SEARCHED = 20  # the lookup's depth; how many of its turns are read is attributi
 
 
 def found_turns(*, question: str, sources: Sequence[Source], speakers: Sequence[str], scope: Scope) -> list[Witness]:
-    """The turns the claim's words find outside the sources, best first; none when there are no sources or the
-    question makes no claim of one person."""
+    """The turns the claim's words find outside the sources, best first; none when there are no sources, or the
+    question makes no claim of one person, or its claim has fewer words than a turn found this way must carry."""
     passages = passages_of(sources)
     claim = claim_of(question, passages, speakers) if passages and READ else None
-    if claim is None or not scope:
+    if claim is None or len(claim.words) < WITNESS_CLAIM or not scope:
         return []
     try:
         text = validate_query(claim.lookup_text(question))
