@@ -102,11 +102,16 @@ def opening_word(question: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+def bare_question(question: str) -> str:
+    """The question less a filler and a polite lead-in ("So can you tell me who …" is "who …")."""
+    return LEAD_IN.sub("", FILLER.sub("", question.strip(), count=1), count=1)
+
+
 def asked_for(question: str) -> str:
     """The kind of answer a question asks for: its question word ("when", "who", "how many", …, after a polite
     lead-in such as "can you tell me"), "yes-no" for a question that opens with an auxiliary, "other" for anything
     else."""
-    match = QUESTION_WORD.match(LEAD_IN.sub("", FILLER.sub("", question, count=1), count=1))
+    match = QUESTION_WORD.match(bare_question(question))
     if match is None:
         return "other"
     word = " ".join(match.group(1).lower().split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.chat.services.answering import Source, lead, misattribution
+from apps.chat.services.answering import Source, misattribution
 from apps.chat.services.attribution import Witness
 from apps.chat.services.witnesses import found_turns
 from apps.graph.conversation import speakers_in
@@ -134,11 +134,36 @@ def test_a_question_asking_who_did_something_to_the_named_person_is_answered_wit
     )
     people = ["Joanna", "Nate"]
 
-    assert misattribution("Who invited Nate to join her on the trails sometime?", [invite, thanks], people) is None
-    assert lead("Who invited Nate to join her on the trails sometime?", [invite, thanks]).text == "Joanna"
+    for asked in (
+        "Who invited Nate to join her on the trails sometime?",
+        "Can you tell me who invited Nate to join her on the trails sometime?",
+    ):
+        assert misattribution(asked, [invite, thanks], people) is None
     # asked the other way round, the question still claims Nate invited someone
-    wrong = misattribution("Who did Nate invite to join him on the trails sometime?", [invite, thanks], people)
-    assert wrong is not None and wrong.reason == "Nothing in your notes says Nate did that; Joanna did [1]."
+    for claimed in (
+        "Who did Nate invite to join him on the trails sometime?",
+        "Who else did Nate invite to join him on the trails sometime?",
+        "Who didn't Nate invite to join him on the trails sometime?",
+    ):
+        wrong = misattribution(claimed, [invite, thanks], people)
+        assert wrong is not None and wrong.reason == "Nothing in your notes says Nate did that; Joanna did [1]."
+
+
+def test_the_chat_answers_who_did_something_to_the_named_person_with_the_doer(vault):
+    turns = [
+        "Joanna: I found a new trail by the lake last weekend. The waterfall there is gorgeous.",
+        "Nate: I'm not really into hiking but I'm curious to see what the trail looks like!",
+        "Joanna: Sure, you should come down and join me on the trails sometime!",
+        "Nate: Sounds like a plan! Thanks for the invite, Joanna!",
+    ]
+    for number, turn in enumerate(turns, start=1):
+        make_note(vault, f"session_05/D5-{number}.md", f"3:35 pm on 12 May, 2022: {turn}\n")
+
+    reply = ask(vault.owner, "Who invited Nate to join her on the trails sometime?", [vault.pk])
+
+    assert (reply["grounded"], reply["fallback"]) == (True, None)
+    assert "Nothing in your notes says" not in reply["answer"]
+    assert reply["answer"].startswith("**Joanna**")
 
 
 def test_a_turn_the_lookup_found_must_carry_more_of_the_claim_than_two_words():
@@ -165,7 +190,7 @@ def test_a_turn_the_lookup_found_must_carry_more_of_the_claim_than_two_words():
 def test_the_named_person_saying_most_of_what_the_other_says_is_answered():
     question = "When did Caroline bake sourdough bread for the weekend market?"
     hers = _turn("session_07/D7-2.md", "9:10 am on 2 June, 2023: Caroline: I baked sourdough bread for the market!")
-    his = Source(
+    melanies = Source(
         number=2,
         path="session_07/D7-3.md",
         text="9:12 am on 2 June, 2023: Melanie: I baked sourdough bread for the weekend market too.",
@@ -173,9 +198,9 @@ def test_the_named_person_saying_most_of_what_the_other_says_is_answered():
     )
     people = ["Caroline", "Melanie"]
 
-    assert misattribution(question, [hers, his], people) is None  # four words of the claim beside her three
+    assert misattribution(question, [hers, melanies], people) is None  # four of the claim's words beside five
     only_bread = _turn("session_07/D7-2.md", "9:10 am on 2 June, 2023: Caroline: I love bread from the market!")
-    wrong = misattribution(question, [only_bread, his], people)  # two beside four
+    wrong = misattribution(question, [only_bread, melanies], people)  # two beside five
     assert wrong is not None and wrong.reason == "Nothing in your notes says Caroline did that; Melanie did [2]."
 
 
