@@ -32,9 +32,9 @@ def chat_vault(vault):
     return vault
 
 
-def _turn(path: str, text: str) -> Source:
-    """One turn of a conversation note, shown as the answer's first source."""
-    return Source(number=1, path=path, text=text, provenance="authored")
+def _turn(path: str, text: str, number: int = 1) -> Source:
+    """One turn of a conversation note, shown as the answer's source `number` (its first by default)."""
+    return Source(number=number, path=path, text=text, provenance="authored")
 
 
 def test_a_deed_put_in_the_other_speakers_mouth_gets_the_fallback_and_the_reason(chat_vault):
@@ -126,11 +126,8 @@ def test_a_question_asking_who_did_something_to_the_named_person_is_answered_wit
         "3:35 pm on 12 May, 2022: Joanna: Haha, now that would be something! Sure, you should come down and join me "
         "on the trails sometime!",
     )
-    thanks = Source(
-        number=2,
-        path="session_05/D5-5.md",
-        text="3:35 pm on 12 May, 2022: Nate: Sounds like a plan! Thanks for the invite Joanna!",
-        provenance="authored",
+    thanks = _turn(
+        "session_05/D5-5.md", "3:35 pm on 12 May, 2022: Nate: Sounds like a plan! Thanks for the invite Joanna!", 2
     )
     people = ["Joanna", "Nate"]
 
@@ -190,11 +187,8 @@ def test_a_turn_the_lookup_found_must_carry_more_of_the_claim_than_two_words():
 def test_the_named_person_saying_most_of_what_the_other_says_is_answered():
     question = "When did Caroline bake sourdough bread for the weekend market?"
     hers = _turn("session_07/D7-2.md", "9:10 am on 2 June, 2023: Caroline: I baked sourdough bread for the market!")
-    melanies = Source(
-        number=2,
-        path="session_07/D7-3.md",
-        text="9:12 am on 2 June, 2023: Melanie: I baked sourdough bread for the weekend market too.",
-        provenance="authored",
+    melanies = _turn(
+        "session_07/D7-3.md", "9:12 am on 2 June, 2023: Melanie: I baked sourdough bread for the weekend market too.", 2
     )
     people = ["Caroline", "Melanie"]
 
