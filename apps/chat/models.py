@@ -90,6 +90,7 @@ class ContextItem(models.Model):
     text = models.TextField()
     byline = models.TextField(blank=True, default="")  # its note's byline, when the passage does not hold it
     decision = models.TextField(blank=True, default="")  # what its note decided, when the passage does not say it
+    properties = models.TextField(blank=True, default="")  # its note's properties, when the passage does not hold them
     sources = models.JSONField(default=list)  # [{note, chunk, vault, path}], the main source first
     score = models.PositiveSmallIntegerField()
     probability = models.FloatField(null=True)

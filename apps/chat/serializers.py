@@ -31,6 +31,10 @@ class ContextItemOut(serializers.Serializer):
     decision = serializers.CharField(
         allow_blank=True, help_text="what its note decided (its decision section), when the passage does not say it"
     )
+    properties = serializers.CharField(
+        allow_blank=True,
+        help_text="its note's properties, one `key: value` line each, when the passage does not hold them",
+    )
     note = serializers.IntegerField(allow_null=True)
     vault = serializers.IntegerField()
     path = serializers.CharField()

@@ -48,6 +48,7 @@ def _answered(result: GateResult) -> Retrieved:
             title=r.candidate.title,
             byline=r.candidate.byline,
             decision=r.candidate.decision,
+            properties=r.candidate.properties,
         )
         for n, r in enumerate(result.survivors, start=1)
     )

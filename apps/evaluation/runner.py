@@ -87,6 +87,7 @@ def recorded_sources(row: dict[str, Any]) -> list[Source]:
             title=s.get("title", ""),
             byline=s.get("byline", ""),
             decision=s.get("decision", ""),
+            properties=s.get("properties", ""),
         )
         for s in row["sources"]
     ]
@@ -134,6 +135,7 @@ class _Tally:
                 {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
                 | ({"byline": s.byline} if s.byline else {})
                 | ({"decision": s.decision} if s.decision else {})
+                | ({"properties": s.properties} if s.properties else {})
                 for s in result.sources
             ],  # read back by `recorded_sources`
             "found": [{"path": w.path, "text": w.text} for w in answered.found],

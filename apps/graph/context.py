@@ -246,5 +246,7 @@ def _constraints(found: Walk, scope: Scope, words: list[str], shown: set[int]) -
         if chunk in by_chunk and len(out) < MAX_CONSTRAINTS and all(r.candidate.chunk != chunk for r in out):
             trace = Trace(intent=found.intent, entities=(entity,), constraint=True)
             # a rule read out of its passage stands without the note's byline and decision
-            out.append(Rated(replace(by_chunk[chunk], text=text, trace=trace, byline="", decision=""), 5, None))
+            out.append(
+                Rated(replace(by_chunk[chunk], text=text, trace=trace, byline="", decision="", properties=""), 5, None)
+            )
     return out

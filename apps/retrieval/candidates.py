@@ -6,7 +6,8 @@ note drawn from one (`drawn_from`: what the Librarian filed, summarised or publi
 before a model switch completed has another size than the active model's vectors: it scores 0, never an error.
 A passage other than its note's first carries the note's byline, read from the first in the same statement under the
 same filter, and only while the first is served (a corrected passage is not); a passage of a note with a decision
-section ("## Decision") carries what it decided, read the same way from the section's first served passage. A
+section ("## Decision") carries what it decided, read the same way from the section's first served passage. Every
+passage of a note with a body carries the note's properties ("date: 2023-09-12"), which no passage's text holds. A
 passage that opens like a speaker line is read with its note's text, which tells whether it is a turn.
 """
 
@@ -38,6 +39,10 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
             ORDER BY f.id LIMIT 1), '') END AS opening,
        COALESCE(decided.heading, ''), COALESCE(decided.text, ''),
+       COALESCE(
+           (SELECT f.properties FROM notes_chunk f
+            WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
+            ORDER BY f.id LIMIT 1), '') AS properties,
        CASE WHEN left(ltrim(c.text), %(speaker_reach)s) ~ ':\s' THEN n.body ELSE '' END AS talk
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]
@@ -68,6 +73,7 @@ class Candidate:
     embedded: bool = True  # False for a passage written since the last embedding run: its similarity is unknown
     byline: str = ""  # its note's byline ("**Author:** …"), when the passage is not the note's first, which holds it
     decision: str = ""  # what its note decided ("## Decision"), when the passage is not the one that says it
+    properties: str = ""  # its note's properties, one "key: value" line each, when no passage's text holds them
     turn: bool = False  # a conversation's turn (`is_turn`), not a passage of a note
 
 
@@ -100,7 +106,22 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int, spoken_by: set[str]) -> Candidate:
-    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *decided, _ = row
+    (
+        chunk,
+        note,
+        vault,
+        path,
+        title,
+        heading,
+        text,
+        provenance,
+        similarity,
+        embedded,
+        opening,
+        *decided,
+        properties,
+        _,
+    ) = row
     return Candidate(
         chunk,
         note,
@@ -115,5 +136,6 @@ def _candidate(row: tuple[Any, ...], rank: int, spoken_by: set[str]) -> Candidat
         embedded=bool(embedded),
         byline=byline_of(opening),
         decision=decision_of(decided[1], decided[0]),
+        properties=properties,
         turn=is_turn(text, spoken_by),
     )

@@ -184,3 +184,19 @@ def test_a_list_a_line_says_holds_the_options_asked_for_answers_on_foam_docs():
     lead = _lead(_answer(vault, "what options are there for foam.preview.embedNoteType?"))
     assert lead.startswith("Available options: full-card (default); full-inline"), lead
     assert "content-inline" in lead
+
+
+def test_a_property_of_a_note_with_a_body_answers_what_its_key_names():
+    vault = _vault(
+        "kepano-obsidian",
+        [
+            "Notes/2023-09-12 Meeting with Steph.md",
+            "Clippings/Buy wisely.md",
+            "Clippings/In good hands.md",
+            "Notes/Minimal Theme.md",
+        ],
+    )
+    # the meeting's body only says what was discussed; its date is a property
+    assert _lead(_answer(vault, "When was my meeting with Steph?")) == "12 September 2023"
+    assert _lead(_answer(vault, "When was Buy wisely published?")) == "29 September 2023"
+    assert _lead(_answer(vault, "Who wrote Buy wisely?")) == "Steph Ango"

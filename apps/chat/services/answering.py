@@ -62,6 +62,7 @@ class Source:
     title: str = ""  # the note's
     byline: str = ""  # the note's byline ("**Author:** …"), when the passage does not hold it (`byline_of`)
     decision: str = ""  # what the note decided, when the passage does not say it (`decision_of`)
+    properties: str = ""  # the note's properties, one "key: value" line each, when the passage does not hold them
 
     @property
     def is_proposal(self) -> bool:
@@ -119,7 +120,8 @@ def _quoting_the_lead(
 def _sentences_of(source: Source) -> list[str]:
     byline = read_passage(source.byline).sentences if source.byline else []
     decision = read_passage(source.decision).sentences if source.decision else []
-    return [*read_passage(source.text, source.heading).sentences, *byline, *decision]
+    properties = read_passage(source.properties).sentences if source.properties else []
+    return [*read_passage(source.text, source.heading).sentences, *byline, *decision, *properties]
 
 
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
@@ -141,7 +143,15 @@ def misattribution(
 
 def passages_of(sources: Sequence[Source]) -> list[Passage]:
     return [
-        Passage(number=s.number, text=s.text, heading=s.heading, title=s.title, byline=s.byline, decision=s.decision)
+        Passage(
+            number=s.number,
+            text=s.text,
+            heading=s.heading,
+            title=s.title,
+            byline=s.byline,
+            decision=s.decision,
+            properties=s.properties,
+        )
         for s in sources
     ]
 
@@ -221,6 +231,7 @@ def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
         kind = ' proposal="yes"' if s.is_proposal else ""
         text = f"{s.byline}\n\n{s.text}" if s.byline else s.text  # the note's byline says who and when of it all
         text = f"{text}\n\nDecision: {s.decision}" if s.decision else text  # what the note settled on, said elsewhere
+        text = f"{s.properties}\n\n{text}" if s.properties else text  # what its properties say of the note
         blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]

@@ -151,6 +151,7 @@ def context_items_store(message: Message, rated_all: list[Rated], shown: list[Ra
                 text=c.text,
                 byline=c.byline,
                 decision=c.decision,
+                properties=c.properties,
                 sources=[{"note": c.note, "chunk": c.chunk, "vault": c.vault, "path": c.path}],
                 score=rated.score,
                 probability=rated.probability,
@@ -234,6 +235,7 @@ def _sources(items: list[ContextItem]) -> list[answering.Source]:
             title=i.title,
             byline=i.byline,
             decision=i.decision,
+            properties=i.properties,
         )
         for i in items
         if i.survived and not i.speculative  # an explorer's unit is shown to be rated, never answered from
@@ -488,6 +490,7 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
         "href": item_href(item),
         "byline": item.byline,
         "decision": item.decision,
+        "properties": item.properties,
         "note": item.note_id,
         "vault": item.vault_id,
         "path": item.path,

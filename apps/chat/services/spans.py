@@ -389,6 +389,7 @@ class Passage:
     title: str = ""  # its note's
     byline: str = ""  # its note's byline, when the passage does not hold it
     decision: str = ""  # what its note decided, when the passage does not say it
+    properties: str = ""  # its note's properties ("date: 2023-09-12"), when the passage does not hold them
 
 
 @dataclass(frozen=True)
@@ -625,6 +626,13 @@ def _byline_answers(kind: str, line: str, question: str, wanted: set[str]) -> bo
     if kind == "who":
         return _labelled_as(kind, line, question) > 1 or _label_asked(line, wanted)
     return _labelled_as(kind, line, question) > 0
+
+
+def _property_answers(kind: str, line: str, question: str, wanted: set[str]) -> bool:
+    """Whether a property of the passage's note speaks to the question: its key names the kind of answer asked for
+    ("date:" for "when", "author:" for "Who wrote …?") or is one of the question's own words ("rating:" for "What
+    rating …?")."""
+    return _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
 
 
 def _label_asked(line: str, wanted: set[str]) -> bool:
@@ -995,6 +1003,13 @@ def answer_span(
             # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
             byline = read_passage(passage.byline)
             lines += [(byline, line) for line in byline.sentences if _byline_answers(kind, line, question, wanted)]
+        if passage.properties:
+            # "date: 2023-09-12" above a meeting note's body: a property whose key says what is asked answers as a
+            # sentence would; the others ("categories: Meetings") say nothing of it and are not read
+            properties = read_passage(passage.properties)
+            lines += [
+                (properties, line) for line in properties.sentences if _property_answers(kind, line, question, wanted)
+            ]
         if passage.decision and asks_decision:
             settled = read_passage(passage.decision, DECISION)  # "Celery with Redis." under its note's "## Decision"
             lines += [(settled, line) for line in settled.sentences]
