@@ -200,3 +200,6 @@ def test_a_property_of_a_note_with_a_body_answers_what_its_key_names():
     assert _lead(_answer(vault, "When was my meeting with Steph?")) == "12 September 2023"
     assert _lead(_answer(vault, "When was Buy wisely published?")) == "29 September 2023"
     assert _lead(_answer(vault, "Who wrote Buy wisely?")) == "Steph Ango"
+    # a property the question names by its key is answered with its value, not with the note's to-do list
+    assert _lead(_answer(vault, "What is the url of Minimal Theme?")) == "https://minimal.guide"
+    assert _lead(_answer(vault, "What year did Minimal Theme start?")) == "2020"

@@ -961,6 +961,7 @@ class _Candidate:
     typed: str | None  # the answer of the kind asked for it holds, if any
     row: bool = False  # a table row: it can hold such an answer, never be one
     read: Read | None = None  # its passage as read
+    property: bool = False  # a property of its note, read beside the passage: its value answers
 
 
 def answer_span(
@@ -1003,10 +1004,10 @@ def answer_span(
             # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
             byline = read_passage(passage.byline)
             lines += [(byline, line) for line in byline.sentences if _byline_answers(kind, line, question, wanted)]
-        if passage.properties:
+        properties = read_passage(passage.properties) if passage.properties else None
+        if properties is not None:
             # "date: 2023-09-12" above a meeting note's body: a property whose key says what is asked answers as a
             # sentence would; the others ("categories: Meetings") say nothing of it and are not read
-            properties = read_passage(passage.properties)
             lines += [
                 (properties, line) for line in properties.sentences if _property_answers(kind, line, question, wanted)
             ]
@@ -1021,7 +1022,8 @@ def answer_span(
             score = closeness(line) if closeness else _closeness(wanted, line, heading, served_elsewhere) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
-            stated = read.prose or label_says > 0 or (kind in TYPED and _label_asked(line, wanted))
+            of_properties = read is properties
+            stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
             # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
@@ -1038,7 +1040,9 @@ def answer_span(
                 SETTLED.match(line) is not None,  # "Agreed: release on 30 September." beside what was proposed
                 -place,
             )
-            candidates.append(_Candidate(key, passage, line, found, row=line not in read.line_of, read=read))
+            candidates.append(
+                _Candidate(key, passage, line, found, row=line not in read.line_of, read=read, property=of_properties)
+            )
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
     if asks_decision and not closeness and (decided := _decided(question, candidates, wanted)):
@@ -1124,6 +1128,9 @@ def answer_span(
         # No sentence counts it, and this one does not speak of it ("How many eggs are in the focaccia?" and "Pairs
         # well with the leftover focaccia."): quoted below, not led with; "lots of people showed up" still answers.
         return None
+    if chosen.property:
+        value = chosen.sentence.split(":", 1)[1].strip()  # "year: 2020" answers "What year …?" with "2020"
+        return Span(value, chosen.passage.number, chosen.sentence)
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
         if kind in ("what", "which") and (
