@@ -39,10 +39,10 @@ SELECT c.id, c.note_id, c.vault_id, n.path, n.title, c.heading, c.text, n.proven
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
             ORDER BY f.id LIMIT 1), '') END AS opening,
        COALESCE(decided.heading, ''), COALESCE(decided.text, ''),
-       COALESCE(
+       CASE WHEN c.ordinal = 0 THEN c.properties ELSE COALESCE(
            (SELECT f.properties FROM notes_chunk f
             WHERE f.note_id = c.note_id AND f.ordinal = 0 AND f.tier = 'hot' AND f.vault_id = ANY(%(scope)s)
-            ORDER BY f.id LIMIT 1), '') AS properties,
+            ORDER BY f.id LIMIT 1), '') END AS properties,
        CASE WHEN left(ltrim(c.text), %(speaker_reach)s) ~ ':\s' THEN n.body ELSE '' END AS talk
 FROM notes_chunk c JOIN notes_note n ON n.id = c.note_id AND n.vault_id = ANY(%(scope)s)
     AND n.drawn_from <@ %(readable)s::bigint[]

@@ -3,7 +3,9 @@ markup debris is never an answer."""
 
 from __future__ import annotations
 
-from apps.chat.services.answering import Source, extractive, lead
+from dataclasses import replace
+
+from apps.chat.services.answering import Source, extractive, lead, sources_prompt
 
 
 def source(text: str, number: int = 1) -> Source:
@@ -833,3 +835,34 @@ def test_a_decision_stated_above_its_list_of_consequences_still_answers():
     decided = "We adopt pgvector as the vector store.\n\n- One backup covers everything.\n- No new service to run.\n"
     found = lead("Which vector store did we decide on?", [_note(title, decided, 1, "Decision")])
     assert found.text == "We adopt pgvector as the vector store."
+
+
+def _with_properties(title: str, text: str, properties: str, number: int = 1) -> Source:
+    return Source(
+        number=number, path=f"{title}.md", text=text, provenance="authored", title=title, properties=properties
+    )
+
+
+def test_a_property_answers_beside_the_other_properties_and_only_of_its_own_note():
+    meeting = _with_properties(
+        "2023-09-12 Meeting with Steph",
+        "- Discussed the book Out of Control on the topic of Emergence",
+        "categories: Meetings\ntags: meetings, books, emergence\ndate: 2023-09-12\npeople: Steph Ango",
+    )
+    assert lead("When was my meeting with Steph?", [meeting]).text == "12 September 2023"  # the tags hide nothing
+    assert lead("When is my dentist appointment?", [meeting]) is None  # the meeting's date is not the dentist's
+    clipping = _with_properties(
+        "Buy wisely",
+        "Owning fewer, better things is a relief.",
+        "author: Steph Ango, Kevin Kelly\ndescription: Buy fewer things. Buy better ones.",
+    )
+    assert lead("Who wrote Buy wisely?", [clipping]).text == "Steph Ango, Kevin Kelly"
+    assert lead("What is the description of Buy wisely?", [clipping]).text == "Buy fewer things. Buy better ones."
+
+
+def test_the_model_reads_a_notes_properties_once_above_its_first_passage():
+    first = _with_properties("Buy wisely", "Owning fewer, better things is a relief.", "author: Steph Ango")
+    second = replace(first, number=2, text="Quality lasts.")
+    prompt = sources_prompt("Who wrote Buy wisely?", [first, second])[1]["content"]
+    assert prompt.count("author: Steph Ango") == 1
+    assert "Properties:\nauthor: Steph Ango\n\nOwning fewer" in prompt

@@ -17,6 +17,7 @@ from apps.chat.services.spans import (
     answer_span,
     names_asked,
     read_passage,
+    read_properties,
     shared_words,
     with_its_items,
 )
@@ -29,6 +30,7 @@ from apps.notes.text import names_only
 from apps.retrieval.significance import ASKS_ABOUT_THE_CHAT, REWORKS_AN_ANSWER
 
 MAX_SENTENCES = 4
+PROPERTIES_CHARS = 800  # a note's properties given to the model: a template's dozen keys, not a pasted document
 PROPOSALS = {Provenance.PROPOSAL.value, Provenance.SUMMARY.value}
 # What an answer says of a source nobody wrote as a record: a proposal, or the Librarian's note of a conversation.
 LABELS = {Provenance.PROPOSAL.value: "(proposal) ", Provenance.SUMMARY.value: "(filed from a conversation) "}
@@ -120,7 +122,7 @@ def _quoting_the_lead(
 def _sentences_of(source: Source) -> list[str]:
     byline = read_passage(source.byline).sentences if source.byline else []
     decision = read_passage(source.decision).sentences if source.decision else []
-    properties = read_passage(source.properties).sentences if source.properties else []
+    properties = read_properties(source.properties).sentences if source.properties else []
     return [*read_passage(source.text, source.heading).sentences, *byline, *decision, *properties]
 
 
@@ -227,11 +229,14 @@ def _cited(numbers: Sequence[int]) -> str:
 
 def sources_prompt(question: str, sources: Sequence[Source]) -> list[Message]:
     blocks = []
+    described: set[str] = set()  # notes whose properties an earlier source already gave
     for s in sources:
         kind = ' proposal="yes"' if s.is_proposal else ""
         text = f"{s.byline}\n\n{s.text}" if s.byline else s.text  # the note's byline says who and when of it all
         text = f"{text}\n\nDecision: {s.decision}" if s.decision else text  # what the note settled on, said elsewhere
-        text = f"{s.properties}\n\n{text}" if s.properties else text  # what its properties say of the note
+        if s.properties and s.path not in described:  # what the note's properties say of it, once per note
+            described.add(s.path)
+            text = f"Properties:\n{_capped(s.properties)}\n\n{text}"
         blocks.append(f'<source n="{s.number}" note="{quote_attribute(s.path)}"{kind}>\n{quote(text)}\n</source>')
     user = "\n".join(blocks) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": ANSWER_PROMPT}, {"role": "user", "content": user}]
@@ -284,3 +289,10 @@ def fallback_text(mode: str, vault_names: Sequence[str], *, has_model: bool) -> 
         f"Nothing in {where} answers this. No general-knowledge model is configured (the chat slot is local), "
         "so there is nothing more to say."
     )
+
+
+def _capped(properties: str) -> str:
+    """A note's properties cut to `PROPERTIES_CHARS`, at a line's end."""
+    if len(properties) <= PROPERTIES_CHARS:
+        return properties
+    return properties[:PROPERTIES_CHARS].rsplit("\n", 1)[0] + "\n…"

@@ -628,11 +628,20 @@ def _byline_answers(kind: str, line: str, question: str, wanted: set[str]) -> bo
     return _labelled_as(kind, line, question) > 0
 
 
-def _property_answers(kind: str, line: str, question: str, wanted: set[str]) -> bool:
+def read_properties(properties: str) -> Read:
+    """A note's properties as the answer reads them: each `key: value` line whole, as a statement ("description: Buy
+    fewer things. Buy better ones." is one); a key with no value says nothing."""
+    lines = [line.strip() for line in properties.splitlines() if KIND_LABEL.match(line.strip())]
+    return Read(None, None, lines, True, {line: line for line in lines}, {})
+
+
+def _property_answers(kind: str, line: str, question: str, wanted: set[str], title: str) -> bool:
     """Whether a property of the passage's note speaks to the question: its key names the kind of answer asked for
-    ("date:" for "when", "author:" for "Who wrote …?") or is one of the question's own words ("rating:" for "What
-    rating …?")."""
-    return _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
+    ("date:" for "when", "author:" for "Who wrote …?") or is one of the question's own words ("url:" for "What is the
+    url …?"), and the question speaks of this note (its title or the property's value shares a word with it): a
+    meeting's "date:" does not answer "When is my dentist appointment?"."""
+    keyed = _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
+    return keyed and shared_words(wanted, f"{title} {line.split(':', 1)[1]}") > 0
 
 
 def _label_asked(line: str, wanted: set[str]) -> bool:
@@ -1004,12 +1013,14 @@ def answer_span(
             # "Author: Tobias Kell." stands under the note's title, in its first passage; this one is of the same note
             byline = read_passage(passage.byline)
             lines += [(byline, line) for line in byline.sentences if _byline_answers(kind, line, question, wanted)]
-        properties = read_passage(passage.properties) if passage.properties else None
+        properties = read_properties(passage.properties) if passage.properties else None
         if properties is not None:
             # "date: 2023-09-12" above a meeting note's body: a property whose key says what is asked answers as a
             # sentence would; the others ("categories: Meetings") say nothing of it and are not read
             lines += [
-                (properties, line) for line in properties.sentences if _property_answers(kind, line, question, wanted)
+                (properties, line)
+                for line in properties.sentences
+                if _property_answers(kind, line, question, wanted, passage.title)
             ]
         if passage.decision and asks_decision:
             settled = read_passage(passage.decision, DECISION)  # "Celery with Redis." under its note's "## Decision"
@@ -1118,6 +1129,9 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
+    if chosen.property and (kind == "who" or not chosen.typed):
+        # "year: 2020" answers "What year …?" with "2020"; "author: Steph Ango, Kevin Kelly" names both
+        return Span(chosen.sentence.split(":", 1)[1].strip(), chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
@@ -1128,9 +1142,6 @@ def answer_span(
         # No sentence counts it, and this one does not speak of it ("How many eggs are in the focaccia?" and "Pairs
         # well with the leftover focaccia."): quoted below, not led with; "lots of people showed up" still answers.
         return None
-    if chosen.property:
-        value = chosen.sentence.split(":", 1)[1].strip()  # "year: 2020" answers "What year …?" with "2020"
-        return Span(value, chosen.passage.number, chosen.sentence)
     whole = with_its_items(chosen.sentence, chosen.passage.text)
     if whole == chosen.sentence and not closeness:
         if kind in ("what", "which") and (
