@@ -866,3 +866,13 @@ def test_the_model_reads_a_notes_properties_once_above_its_first_passage():
     prompt = sources_prompt("Who wrote Buy wisely?", [first, second])[1]["content"]
     assert prompt.count("author: Steph Ango") == 1
     assert "Properties:\nauthor: Steph Ango\n\nOwning fewer" in prompt
+
+
+def test_a_property_the_passage_already_says_is_not_read_again():
+    turn = _with_properties(
+        "Melanie",
+        "10:37 am on 27 June, 2023: Melanie: Actually, I just took my fam camping in the mountains last week!",
+        "title: Melanie\nsession: 4\ndate: 10:37 am on 27 June, 2023",
+    )
+    # the turn's "date:" is its own stamp: the camping trip was the week before, not on the day it was told
+    assert lead("When did Melanie go camping in June?", [turn]).text == "the week before 27 June 2023"

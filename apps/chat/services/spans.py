@@ -635,13 +635,16 @@ def read_properties(properties: str) -> Read:
     return Read(None, None, lines, True, {line: line for line in lines}, {})
 
 
-def _property_answers(kind: str, line: str, question: str, wanted: set[str], title: str) -> bool:
+def _property_answers(kind: str, line: str, question: str, wanted: set[str], passage: Passage) -> bool:
     """Whether a property of the passage's note speaks to the question: its key names the kind of answer asked for
     ("date:" for "when", "author:" for "Who wrote …?") or is one of the question's own words ("url:" for "What is the
-    url …?"), and the question speaks of this note (its title or the property's value shares a word with it): a
-    meeting's "date:" does not answer "When is my dentist appointment?"."""
+    url …?"), the question speaks of this note (its title or the property's value shares a word with it: a meeting's
+    "date:" does not answer "When is my dentist appointment?"), and the passage does not already say it (a turn's
+    "date:" is its own stamp, which its sentences are read against)."""
+    value = line.split(":", 1)[1].strip()
     keyed = _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
-    return keyed and shared_words(wanted, f"{title} {line.split(':', 1)[1]}") > 0
+    said = value.lower() in passage.text.lower()
+    return keyed and not said and shared_words(wanted, f"{passage.title} {value}") > 0
 
 
 def _label_asked(line: str, wanted: set[str]) -> bool:
@@ -1020,7 +1023,7 @@ def answer_span(
             lines += [
                 (properties, line)
                 for line in properties.sentences
-                if _property_answers(kind, line, question, wanted, passage.title)
+                if _property_answers(kind, line, question, wanted, passage)
             ]
         if passage.decision and asks_decision:
             settled = read_passage(passage.decision, DECISION)  # "Celery with Redis." under its note's "## Decision"
