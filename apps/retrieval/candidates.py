@@ -106,22 +106,8 @@ def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: S
 
 
 def _candidate(row: tuple[Any, ...], rank: int, spoken_by: set[str]) -> Candidate:
-    (
-        chunk,
-        note,
-        vault,
-        path,
-        title,
-        heading,
-        text,
-        provenance,
-        similarity,
-        embedded,
-        opening,
-        *decided,
-        properties,
-        _,
-    ) = row
+    chunk, note, vault, path, title, heading, text, provenance, similarity, embedded, opening, *rest = row
+    decided_heading, decided_text, properties, _ = rest
     return Candidate(
         chunk,
         note,
@@ -135,7 +121,7 @@ def _candidate(row: tuple[Any, ...], rank: int, spoken_by: set[str]) -> Candidat
         float(similarity),
         embedded=bool(embedded),
         byline=byline_of(opening),
-        decision=decision_of(decided[1], decided[0]),
+        decision=decision_of(decided_text, decided_heading),
         properties=properties,
         turn=is_turn(text, spoken_by),
     )
