@@ -92,7 +92,7 @@ def test_a_property_or_a_line_of_links_is_the_answer_only_when_no_sentence_is():
         assert named not in answer
     described = source("alias:: Reload\ntype:: [[Tool]]\ndescription:: Reloads the embedded content\n")
     assert lead("What does reload do?", [described]).text == "description:: Reloads the embedded content"  # prose
-    assert lead("What rating did I give it?", [source("categories: [[Places]]\nrating: 7\n")]).text == "rating: 7"
+    assert lead("What rating did I give it?", [source("categories: [[Places]]\nrating: 7\n")]).text == "7"  # its value
 
 
 def test_a_labelled_sentence_with_commas_is_a_sentence_and_a_list_of_names_is_not():
@@ -876,3 +876,13 @@ def test_a_property_the_passage_already_says_is_not_read_again():
     )
     # the turn's "date:" is its own stamp: the camping trip was the week before, not on the day it was told
     assert lead("When did Melanie go camping in June?", [turn]).text == "the week before 27 June 2023"
+
+
+def test_a_note_made_only_of_properties_answers_with_the_value_its_key_names():
+    film = _note(
+        "Blade Runner",
+        "categories: Movies\ngenre: Sci-fi\ndirector: Ridley Scott\nrating: 7\nyear: 1982\nimdbId: tt0083658",
+    )
+    assert lead("What rating did I give Blade Runner?", [film]).text == "7"  # was no lead at all
+    assert lead("What genre is Blade Runner?", [film]).text == "Sci-fi"  # was "genre: Sci-fi"
+    assert lead("Who directed Blade Runner?", [film]).text == "Ridley Scott"

@@ -1036,7 +1036,9 @@ def answer_span(
             score = closeness(line) if closeness else _closeness(wanted, line, heading, served_elsewhere) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
-            of_properties = read is properties
+            # a note made only of properties ("genre: Sci-fi" in a film's note) answers with the value its key names
+            keyed = KIND_LABEL.match(line) is not None and (label_says > 0 or _label_asked(line, wanted))
+            of_properties = read is properties or (not read.prose and keyed)
             stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
