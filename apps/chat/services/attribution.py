@@ -34,8 +34,7 @@ CALLED = re.compile(r"(?:^|[,!.?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Bb]ye
 # A question asking what someone would, might or could do, or is likely to, asks for a judgement, not a deed.
 JUDGEMENT = re.compile(r"\b(would|might|could|likely|probably)\b", re.I)
 # "Who invited Nate to join her on the trails?" asks who did something to the person it names: the doer is the answer,
-# not a claim about Nate. "Who did Nate invite?" still claims Nate invited someone.
-# "Who else did Nate invite?", "Who didn't Nate invite?" and "Who Nate invited" still claim Nate invited someone.
+# not a claim about Nate. "Who did Nate invite?", "Who else …", "Who didn't …" and "Who Nate invited" still claim it.
 ASKS_THE_DOER = re.compile(
     r"^[Ww]ho\s+(?!(?i:(?:did|does|do|is|was|are|were|has|have|had|will|won|would|can|cannot|could|should|shall|might"
     r"|may|must|am)(?:n?['’]t)?\b|(?:else|all|exactly|ever|besides)\b))[a-z]+\b"

@@ -641,10 +641,19 @@ def _property_answers(kind: str, line: str, question: str, wanted: set[str], pas
     url …?"), the question speaks of this note (its title or the property's value shares a word with it: a meeting's
     "date:" does not answer "When is my dentist appointment?"), and the passage does not already say it (a turn's
     "date:" is its own stamp, which its sentences are read against)."""
-    value = line.split(":", 1)[1].strip()
-    keyed = _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
+    value = _value(line)
     said = value.lower() in passage.text.lower()
-    return keyed and not said and shared_words(wanted, f"{passage.title} {value}") > 0
+    return _keyed(kind, line, question, wanted) and not said and shared_words(wanted, f"{passage.title} {value}") > 0
+
+
+def _keyed(kind: str, line: str, question: str, wanted: set[str]) -> bool:
+    """Whether a `key: value` line's key names the kind of answer asked for or is one of the question's words."""
+    return _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
+
+
+def _value(line: str) -> str:
+    """A `key: value` line's value ("2020" of "year: 2020")."""
+    return line.split(":", 1)[1].strip()
 
 
 def _label_asked(line: str, wanted: set[str]) -> bool:
@@ -1037,8 +1046,7 @@ def answer_span(
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
             # a note made only of properties ("genre: Sci-fi" in a film's note) answers with the value its key names
-            keyed = KIND_LABEL.match(line) is not None and (label_says > 0 or _label_asked(line, wanted))
-            of_properties = read is properties or (not read.prose and keyed)
+            of_properties = read is properties or (not read.prose and _keyed(kind, line, question, wanted))
             stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             beyond = shared_words(wanted - set(terms(heading)), line)
@@ -1136,7 +1144,7 @@ def answer_span(
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
     if chosen.property and (kind == "who" or not chosen.typed):
         # "year: 2020" answers "What year …?" with "2020"; "author: Steph Ango, Kevin Kelly" names both
-        return Span(chosen.sentence.split(":", 1)[1].strip(), chosen.passage.number, chosen.sentence)
+        return Span(_value(chosen.sentence), chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
