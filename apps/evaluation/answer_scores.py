@@ -134,3 +134,42 @@ class AnswerTally:
 def _mean(values: Iterable[float]) -> float:
     values = list(values)
     return round(statistics.fmean(values), 4) if values else 0.0
+
+
+class VaultAnswerTally:
+    """Answers on a vault's question set, which names the notes that answer, not the answer: an answerable question
+    is answered well enough to count when the answer's first citation is one of those notes; an unanswerable one
+    when the answer abstains, and badly when it claims a bold lead."""
+
+    def __init__(self) -> None:
+        self.cited_relevant: list[float] = []
+        self.led: list[float] = []
+        self.abstained: list[float] = []
+        self.unanswerable_abstained: list[float] = []
+        self.unanswerable_led: list[float] = []
+        self.answered_by = "offline"
+
+    def add(self, *, relevant: set[str], answer: str | None, led: bool, cited: str | None) -> None:
+        if not relevant:
+            self.unanswerable_abstained.append(float(answer is None))
+            self.unanswerable_led.append(float(led))
+            return
+        self.abstained.append(float(answer is None))
+        self.led.append(float(led))
+        self.cited_relevant.append(float(cited in relevant))
+
+    @property
+    def counted(self) -> int:
+        return len(self.cited_relevant) + len(self.unanswerable_abstained)
+
+    def report(self) -> dict[str, object]:
+        return {
+            "answerable": {
+                "first_citation_relevant": _mean(self.cited_relevant),
+                "led": _mean(self.led),
+                "abstained": _mean(self.abstained),
+            },
+            "unanswerable": {"abstained": _mean(self.unanswerable_abstained), "led": _mean(self.unanswerable_led)},
+            "questions": {"answerable": len(self.cited_relevant), "unanswerable": len(self.unanswerable_abstained)},
+            "answered_by": self.answered_by,
+        }

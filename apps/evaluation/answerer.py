@@ -9,8 +9,9 @@ CORRECT or WRONG), so a team can compare their provider with token F1 and with a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import User
 
@@ -31,6 +32,9 @@ JUDGE_PROMPT = (
 )
 
 
+CITATION = re.compile(r"\[(\d+)\]")
+
+
 class JudgeUnavailable(RuntimeError):
     """`--judge` needs a model in the scoring slot: the offline scorer cannot grade prose."""
 
@@ -40,12 +44,25 @@ class Answered:
     text: str | None  # None: abstained (nothing to answer from, or the model said the sources do not answer)
     failed: bool = False  # the model was unavailable: the offline answer stands in for this question
     found: tuple[Witness, ...] = ()  # the turns the narrow lookup behind the who-did-it abstention found
+    led: bool = False  # the offline answer claimed a span: the bold lead a reader takes for the answer
+    first_cited: int | None = None  # the source the answer cites first: the lead's, for the offline answer
 
 
 def offline_answer(question: str, sources: Sequence[Source]) -> str:
     """What the offline answer says first: its answer span, or, when it has none, its cited sentences."""
+    return _offline(question, sources).text or ""
+
+
+def _offline(question: str, sources: Sequence[Source]) -> Answered:
     found = lead(question, sources)
-    return found.text if found else "".join(answer_lines(question, sources))
+    if found:
+        return Answered(found.text, led=True, first_cited=found.number)
+    return _citing("".join(answer_lines(question, sources)))
+
+
+def _citing(text: str | None) -> Answered:
+    cited = CITATION.search(text or "")
+    return Answered(text, first_cited=int(cited.group(1)) if cited else None)
 
 
 class Answerer:
@@ -70,15 +87,15 @@ class Answerer:
         if not sources or misattribution(question, sources, speakers, found):  # chat abstains, with or without a model
             return Answered(None, found=found)
         if self.offline:
-            return Answered(offline_answer(question, sources), found=found)
+            return replace(_offline(question, sources), found=found)
         try:
             reply = complete(
                 slot="chat", purpose="evaluation answer", messages=sources_prompt(question, sources), user=self.user
             )
         except ModelUnavailable:
-            return Answered(offline_answer(question, sources), failed=True, found=found)
+            return replace(_offline(question, sources), failed=True, found=found)
         text = reply.text.strip()
-        return Answered(None if declines_to_answer(text) else text, found=found)
+        return replace(_citing(None if declines_to_answer(text) else text), found=found)
 
     def judge(self, question: str, gold: str, answer: str) -> bool | None:
         """The judge's verdict on one answer; None when it stayed down or replied without a label."""

@@ -6,7 +6,7 @@ import json
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from apps.accounts.services import user_create
 from apps.chat.services.answering import Source
 from apps.evaluation import corpus, locomo
-from apps.evaluation.answer_scores import AnswerTally
+from apps.evaluation.answer_scores import AnswerTally, VaultAnswerTally
 from apps.evaluation.answerer import Answerer
 from apps.evaluation.metrics import (
     Item,
@@ -93,6 +93,17 @@ def recorded_sources(row: dict[str, Any]) -> list[Source]:
     ]
 
 
+def recording(sources: Sequence[Source]) -> list[dict[str, Any]]:
+    """The sources an answer was given, as an answer row records them (read back by `recorded_sources`)."""
+    return [
+        {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
+        | ({"byline": s.byline} if s.byline else {})
+        | ({"decision": s.decision} if s.decision else {})
+        | ({"properties": s.properties} if s.properties else {})
+        for s in sources
+    ]
+
+
 class _Tally:
     """Per-pipeline accumulation of question scores, injected context, silence and latency."""
 
@@ -131,13 +142,7 @@ class _Tally:
             "answer": answer,
             "f1": f1,
             "judged_correct": verdict,
-            "sources": [
-                {"n": s.number, "path": s.path, "text": s.text, "heading": s.heading, "title": s.title}
-                | ({"byline": s.byline} if s.byline else {})
-                | ({"decision": s.decision} if s.decision else {})
-                | ({"properties": s.properties} if s.properties else {})
-                for s in result.sources
-            ],  # read back by `recorded_sources`
+            "sources": recording(result.sources),
             "found": [{"path": w.path, "text": w.text} for w in answered.found],
         }
 
@@ -262,12 +267,21 @@ def run_locomo(
 
 
 def run_vault(
-    *, notes: Path, queries: Path, pipelines: list[str], chatter: Path | None, tick: Tick | None = None
+    *,
+    notes: Path,
+    queries: Path,
+    pipelines: list[str],
+    chatter: Path | None,
+    tick: Tick | None = None,
+    answers_out: Path | None = None,
 ) -> dict[str, Any]:
-    """Unanswerable questions (no relevant note) have no ranking to score: they count by staying silent."""
+    """Unanswerable questions (no relevant note) have no ranking to score: they count by staying silent. The
+    pipelines that answer are measured on their answers too (`VaultAnswerTally`); with `answers_out`, each answer is
+    written beside the notes that answer its question, as JSONL."""
     rows = read_jsonl(queries)
     chatter_queries = [row["q"] for row in read_jsonl(chatter)] if chatter else []
     user = eval_user()
+    answer_rows: list[dict[str, Any]] = []
     answerable = sum(1 for row in rows if row["relevant"])
     report: dict[str, Any] = {
         "dataset": f"vault:{Path(notes).name}",
@@ -276,7 +290,9 @@ def run_vault(
         "pipelines": {},
     }
     try:
+        answerer = Answerer(user)
         vault = corpus.ingest_folder(user, f"eval {Path(notes).name}", Path(notes))
+        speakers, scope = speakers_in([vault.vault.pk]), scope_for(user, [vault.vault.pk])
         _warm([row["q"] for row in rows])
         reference = FlatReference.of(vault.vault)
         runs: dict[str, list[tuple[Retrieved, float]]] = defaultdict(list)
@@ -314,6 +330,19 @@ def run_vault(
                 }
                 by_kind[str(row.get("kind", "all"))].append(scores)
                 first_ranks.append(round(1 / scores["mrr"]) if scores["mrr"] else 0)
+            answers = VaultAnswerTally()
+            for row, (result, _) in zip(rows, results, strict=True):
+                if result.sources is None:
+                    break
+                answered = answerer.answer(row["q"], result.sources, speakers, scope)
+                cited = next((s.path for s in result.sources if s.number == answered.first_cited), None)
+                answers.answered_by = answerer.name
+                answers.add(relevant=set(row["relevant"]), answer=answered.text, led=answered.led, cited=cited)
+                answer_rows.append(
+                    {"pipeline": name, "question": row["q"], "kind": row.get("kind"), "relevant": row["relevant"]}
+                    | {"answer": answered.text, "led": answered.led, "cited": cited}
+                    | {"sources": recording(result.sources)}
+                )
             report["pipelines"][name] = {
                 "overall": mean_of(r for rs in by_kind.values() for r in rs),
                 "by_kind": {kind: mean_of(rs) for kind, rs in sorted(by_kind.items())},
@@ -326,7 +355,10 @@ def run_vault(
                         round(sum(unanswerable_silent) / len(unanswerable_silent), 4) if unanswerable_silent else None
                     ),
                 },
-            }
+            } | ({"answers": answers.report()} if answers.counted else {})
     finally:
         corpus.teardown(user)
+    if answers_out:
+        answers_out.parent.mkdir(parents=True, exist_ok=True)
+        answers_out.write_text("".join(json.dumps(row) + "\n" for row in answer_rows), encoding="utf-8")
     return report

@@ -292,3 +292,40 @@ def test_an_evaluation_leaves_nothing_queued_for_the_platforms_worker(tmp_path, 
         queued = [json.loads(m)["headers"]["task"] for m in conn.default_channel.client.lrange(queue, 0, -1)]
     assert queued == []
     assert json.loads((tmp_path / "vault.json").read_text())["pipelines"]["hybrid"]["overall"]["mrr"] == 1.0
+
+
+def test_evaluate_vault_measures_the_answers_by_the_notes_they_cite(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Kiln.md").write_text("# Kiln\nThe glaze firing reaches cone 6 in the electric kiln.\n")
+    (notes / "Sourdough.md").write_text("# Sourdough\nFeed the starter with rye flour twice a day.\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(
+        '{"q": "How often should the sourdough starter be fed?", "relevant": ["Sourdough.md"], "kind": "meaning"}\n'
+        '{"q": "Which cone does the glaze firing reach?", "relevant": ["Sourdough.md"], "kind": "mislabelled"}\n'
+        '{"q": "Who won the 1998 football world cup?", "relevant": [], "kind": "unanswerable"}\n'
+    )
+    out, answers, stdout = tmp_path / "vault.json", tmp_path / "answers.jsonl", io.StringIO()
+
+    call_command(
+        "evaluate",
+        "vault",
+        *("--notes", str(notes), "--queries", str(queries), "--chatter", str(tmp_path / "none.jsonl")),
+        *("--pipeline", "full", "--pipeline", "hybrid", "--answers", str(answers), "--json", str(out)),
+        stdout=stdout,
+        stderr=io.StringIO(),
+    )
+
+    figures = json.loads(out.read_text())["pipelines"]["full"]["answers"]
+    # the second question's answer cites the kiln note, which its (deliberately wrong) label does not name
+    assert figures["answerable"] == {"first_citation_relevant": 0.5, "led": 1.0, "abstained": 0.0}
+    assert figures["unanswerable"] == {"abstained": 1.0, "led": 0.0}  # the gate passed nothing: the fallback
+    assert figures["questions"] == {"answerable": 2, "unanswerable": 1}
+    assert "answers" not in json.loads(out.read_text())["pipelines"]["hybrid"]
+    rows = {row["question"]: row for row in map(json.loads, answers.read_text().splitlines())}
+    assert set(rows) == {row["q"] for row in map(json.loads, queries.read_text().splitlines())}
+    fed = rows["How often should the sourdough starter be fed?"]
+    assert fed["led"] and fed["answer"] == "twice a day" and fed["cited"] == "Sourdough.md"
+    assert rows["Which cone does the glaze firing reach?"]["cited"] == "Kiln.md"
+    assert rows["Who won the 1998 football world cup?"]["answer"] is None
+    assert "first citation in a note that answers 50.0%" in stdout.getvalue()

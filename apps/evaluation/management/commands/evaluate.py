@@ -133,6 +133,11 @@ class Command(BaseCommand):
         vault = modes.add_parser("vault", help="a folder of notes and queries {q, relevant: [paths], kind}")
         vault.add_argument("--notes", type=Path, required=True)
         vault.add_argument("--queries", type=Path, required=True)
+        vault.add_argument(
+            "--answers",
+            type=Path,
+            help="write each answering pipeline's answer beside the notes that answer its question, as JSONL",
+        )
         self._common(vault)
 
     def _common(self, parser: Any) -> None:
@@ -378,6 +383,7 @@ class Command(BaseCommand):
                     pipelines=pipelines,
                     chatter=chatter,
                     tick=bar.update,
+                    answers_out=options["answers"],
                 )
         report["embedding_model"] = current_model()
         self.stdout.write(render_table(report))
@@ -448,6 +454,8 @@ def render_table(report: dict[str, Any]) -> str:
 
 
 def _answers_line(name: str, answers: dict[str, Any]) -> str:
+    if "unanswerable" in answers:
+        return _vault_answers_line(name, answers)
     by_category = " ".join(f"{c}={f:.3f}" for c, f in answers["f1_by_category"].items())
     abstained = answers["abstained"]
     by = answers["answered_by"]
@@ -464,6 +472,16 @@ def _answers_line(name: str, answers: dict[str, Any]) -> str:
         line += f"\n  {name} judged correct: {judge['correct']:.3f} (by category {by_category})"
         line += f", {judge['unjudged']} not graded" if judge["unjudged"] else ""
     return line
+
+
+def _vault_answers_line(name: str, answers: dict[str, Any]) -> str:
+    answerable, unanswerable, by = answers["answerable"], answers["unanswerable"], answers["answered_by"]
+    return (
+        f"  {name} {by if by == 'offline' else by + ' (chat slot)'} answer: first citation in a note that answers "
+        f"{answerable['first_citation_relevant']:.1%}, a bold lead {answerable['led']:.1%}, abstained "
+        f"{answerable['abstained']:.1%}; unanswerable: abstained {unanswerable['abstained']:.1%}, a bold lead "
+        f"{unanswerable['led']:.1%}"
+    )
 
 
 @contextmanager
