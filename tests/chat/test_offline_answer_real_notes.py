@@ -203,3 +203,34 @@ def test_a_property_of_a_note_with_a_body_answers_what_its_key_names():
     # a property the question names by its key is answered with its value, not with the note's to-do list
     assert _lead(_answer(vault, "What is the url of Minimal Theme?")) == "https://minimal.guide"
     assert _lead(_answer(vault, "What year did Minimal Theme start?")) == "2020"
+
+
+def _reply(vault, question: str) -> dict:
+    reply = api(vault.owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json")
+    assert reply.status_code == 200, reply.content
+    return reply.json()
+
+
+EVERGREEN = "Notes/Evergreen notes turn ideas into objects that you can manipulate.md"
+
+
+def test_a_number_or_date_of_a_note_the_question_never_speaks_of_is_not_the_lead_on_kepano_and_logseq():
+    books = ["References/Out of Control.md", "References/Bass on Top.md", "References/Brown butter nectarine tart.md"]
+    vault = _vault("kepano-obsidian", [*books, "Templates/Evergreen Template.md", EVERGREEN])
+    assert _lead(_answer(vault, "How many pages does Out of Control have?")) == "528"
+    # another book's page count, a tart's baking minutes: each answers something else
+    for question, other in (
+        ("How many pages does War and Peace have?", "528"),
+        ("How many calories are in a banana?", "10"),
+    ):
+        reply = _reply(vault, question)
+        assert not reply["answer"].startswith("**"), (question, reply["answer"])
+        assert f"**{other}**" not in reply["answer"]
+    # the album's genre and category are the question's words, beside its rating
+    assert _lead(_answer(vault, "Which jazz album is rated, and what rating does it have?")) == "7"
+    # a property is said of its note: "tags: 0🌲" in Evergreen Template, not a sentence that says "evergreen" elsewhere
+    assert _lead(_answer(vault, "What tag does the Evergreen Template use?")) == "0🌲"
+    logseq = _vault("logseq-docs", ["pages/one year in logseq.md"])
+    reply = _reply(logseq, "What year did the Berlin Wall fall?")  # the page's title says "year", and only that
+    assert not reply["answer"].startswith("**"), reply["answer"]
+    assert "{:height 560, :width 960}" not in reply["answer"]  # a line that only shows a sized image says nothing

@@ -30,11 +30,11 @@ ASKS_WHAT_TO_TYPE = re.compile(
     r"|\b(which|what)('s|\s+is|\s+are)?\s+(the\s+)?(\w+\s+)?(key|keys|command)s?\b",
     re.I,
 )
-# Markers, a line that only embeds a note or an image, and a table of contents' entry (a link to a heading of the
-# same page): what a page shows, not what it says.
+# Markers, a line that only embeds a note or an image (Logseq sizes one: "![a.png](a.png){:height 560, :width 960}"),
+# and a table of contents' entry (a link to a heading of the same page): what a page shows, not what it says.
 NOT_AN_ANSWER = re.compile(
     r"^\s*(#{1,6}\s|\||>\s*\[!|[-*+]\s*(\[.\]\s*)?$|```|---|\[!|([-*+]\s+)?#\+\w"
-    r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)\s*$"
+    r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)(\{:[^}]*\})?\s*$"
     r"|([-*+]\s+|\d+[.)]\s+)?\[[^\]]*\]\(#[^)]*\)\s*$)"
 )
 KEYS = re.compile(
@@ -324,6 +324,11 @@ ASKED_THING = re.compile(
     r"(?i:did|does|do|has|have|had|is|are|was|were|will|would|can)\b"
 )
 VAGUE_VERBS = tuple("do have get make go be say think like want feel plan use find know see mean need try".split())
+# A question's words that say only what kind of answer it wants ("What year …?", "How long …?"), and verbs said of
+# anything ("What rating did I give it?").
+KIND_WORDS = frozenset(terms("year month day date time long often old many much temperature"))
+SAID_OF_ANYTHING = frozenset(terms(" ".join([*VAGUE_VERBS, "give"])))
+SAME_OPENING = 4
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom";
 # "means" last, as it is also said of what something is worth ("means a lot to me").
@@ -644,6 +649,29 @@ def _property_answers(kind: str, line: str, question: str, wanted: set[str], pas
     value = _value(line)
     said = value.lower() in passage.text.lower()
     return _keyed(kind, line, question, wanted) and not said and shared_words(wanted, f"{passage.title} {value}") > 0
+
+
+def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wanted: set[str]) -> bool:
+    """Whether a note's line that holds an answer of the kind asked for, or a value under a key the question says,
+    is of something the question does not speak of: neither the line nor anything its passage says (its heading, its
+    note's title, its text and properties) says a word of the question besides the kind of answer it wants. Its
+    number, date or name answers something else: "10" out of a tart's baking tips for "How many calories are in a
+    banana?", "pages: 528" of another book for "How many pages does War and Peace have?". A conversation's turn is
+    not held to it: "a road trip to Woodhaven" answers "Where did Joanna travel?"."""
+    label = KIND_LABEL.match(line)
+    asked = wanted - KIND_WORDS - SAID_OF_ANYTHING - set(terms(label[1] if label else ""))
+    if read.speaker is not None or not asked:
+        return False  # "What rating did I give it?" names nothing but the kind of answer: it is of what it follows
+    said = terms(f"{_value(line) if label else line}\n{heading}\n{passage.title}\n{passage.text}\n{passage.properties}")
+    return not any(_same_word(one, other) for one in asked for other in set(said))
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Two stems of one word: equal, or one opens the other and both are long enough to mean it ("freez" of
+    "freeze" and "freezer")."""
+    return one == other or (
+        min(len(one), len(other)) >= SAME_OPENING and (one.startswith(other) or other.startswith(one))
+    )
 
 
 def _keyed(kind: str, line: str, question: str, wanted: set[str]) -> bool:
@@ -1042,13 +1070,16 @@ def answer_span(
                 continue  # a question asked back is no answer
             heading = read.heading_of.get(line, "")
             label_says = _labelled_as(kind, line, question)
-            score = closeness(line) if closeness else _closeness(wanted, line, heading, served_elsewhere) + label_says
             # a property that says what is asked ("author: Kevin Kelly" for "Who wrote …?", "pages: 528" for "How
             # many pages …?") answers as a sentence would, among a note's other properties
             # a note made only of properties ("genre: Sci-fi" in a film's note) answers with the value its key names
             of_properties = read is properties or (not read.prose and _keyed(kind, line, question, wanted))
             stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
+            said_of = f"{heading}\n{passage.title}" if of_properties else heading  # a property is said of its note
+            if (found or of_properties or label_says) and _of_something_else(line, heading, passage, read, wanted):
+                continue
+            score = closeness(line) if closeness else _closeness(wanted, line, said_of, served_elsewhere) + label_says
             beyond = shared_words(wanted - set(terms(heading)), line)
             # equally close, a sentence of the note the question names answers first: "Author: Tobias Kell." in the
             # Redis Outage Postmortem before "Maren owns it, as recorded in the postmortem's action items." in a retro
