@@ -234,3 +234,11 @@ def test_a_number_or_date_of_a_note_the_question_never_speaks_of_is_not_the_lead
     reply = _reply(logseq, "What year did the Berlin Wall fall?")  # the page's title says "year", and only that
     assert not reply["answer"].startswith("**"), reply["answer"]
     assert "{:height 560, :width 960}" not in reply["answer"]  # a line that only shows a sized image says nothing
+
+
+def test_a_note_whose_properties_name_the_person_asked_about_is_of_them_on_kepano_obsidian():
+    advice = "Clippings/68 Bits of Unsolicited Advice.md"
+    vault = _vault("kepano-obsidian", [advice, "References/Well Made 145 Kevin Kelly.md"])
+    # the advice's text never says "Kevin Kelly"; its `author:` property does, as the podcast episode's `guests:` does
+    lead = _lead(_answer(vault, "What advice did Kevin Kelly give on his 68th birthday about deadlines?"))
+    assert lead != "guests: Kevin Kelly" and lead in (CORPORA / "kepano-obsidian" / advice).read_text(), lead

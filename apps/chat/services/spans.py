@@ -1148,8 +1148,9 @@ def answer_span(
             return Span(listed, passage.number, listed)
     if kind in LISTS_ANSWER and not closeness and (row := _closest_record(wanted, passages[:first], names)):
         # a row says more of it than any sentence, or says the name asked about where no sentence does ("What is in
-        # rack unit U10?" and "Units: U10 · Device: NAS", beside "the rack units affected" in a procedure)
-        unnamed = row.says_a_name and not any(names & set(terms(c.sentence)) for c in said_lines)
+        # rack unit U10?" and "Units: U10 · Device: NAS", beside "the rack units affected" in a procedure); a
+        # sentence's note names it too by its title or its properties ("author: Kevin Kelly" above his advice)
+        unnamed = row.says_a_name and not any(names & set(terms(_named_by(c))) for c in said_lines)
         if row.shared >= RECORD_WORDS and (row.shared > chosen.key[1] or unnamed):
             return Span(row.said, row.passage.number, row.said)
     asked_word = SHORTCUT_WORD.search(question)
@@ -1196,6 +1197,11 @@ def answer_span(
     return Span(whole, chosen.passage.number, whole)
 
 
+def _named_by(candidate: _Candidate) -> str:
+    """What a sentence says with what its note says of itself: its title and properties."""
+    return f"{candidate.sentence}\n{candidate.passage.title}\n{candidate.passage.properties}"
+
+
 def names_asked(question: str) -> set[str]:
     """The words a question names something by, past its first, as `terms`: "tls" of "What caused the TLS outage?"."""
     return set(terms(" ".join(ASKED_NAME.findall(question.strip()))))
@@ -1207,8 +1213,8 @@ def _of_another(candidate: _Candidate, names: set[str], wanted: set[str]) -> boo
     if candidate.read is None or candidate.read.speaker is not None:
         return False
     passage = candidate.passage
-    if names & set(terms(f"{passage.title} {passage.heading} {passage.text}")):
-        return False
+    if names & set(terms(f"{passage.title} {passage.heading} {passage.text} {passage.properties}")):
+        return False  # "author: Kevin Kelly" above his advice names him
     return shared_words(wanted - names, passage.title) > 0
 
 
