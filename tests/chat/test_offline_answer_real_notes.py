@@ -242,3 +242,11 @@ def test_a_note_whose_properties_name_the_person_asked_about_is_of_them_on_kepan
     # the advice's text never says "Kevin Kelly"; its `author:` property does, as the podcast episode's `guests:` does
     lead = _lead(_answer(vault, "What advice did Kevin Kelly give on his 68th birthday about deadlines?"))
     assert lead != "guests: Kevin Kelly" and lead in (CORPORA / "kepano-obsidian" / advice).read_text(), lead
+
+
+def test_a_property_that_names_no_one_does_not_answer_who_on_kepano_obsidian():
+    vault = _vault("kepano-obsidian", ["References/Well Made 145 Kevin Kelly.md", "References/Kevin Kelly.md"])
+    assert _lead(_answer(vault, "Who was the guest on episode 145 of Well Made?")) == "Kevin Kelly"
+    # the episode's note names its guest and its show, not who hosts the show: "episode: 145" says the question back
+    answer = _reply(vault, "Who hosts the podcast where Kevin Kelly was on episode 145?")["answer"]
+    assert not answer.startswith("**"), answer

@@ -1174,6 +1174,8 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
+    if chosen.property and kind == "who" and not chosen.typed and not _labelled_as(kind, chosen.sentence, question):
+        return None  # "episode: 145" names no one: "Who hosts the podcast … on episode 145?" is not answered "145"
     if chosen.property and (kind == "who" or not chosen.typed):
         # "year: 2020" answers "What year …?" with "2020"; "author: Steph Ango, Kevin Kelly" names both
         return Span(_value(chosen.sentence), chosen.passage.number, chosen.sentence)
