@@ -250,3 +250,18 @@ def test_a_property_that_names_no_one_does_not_answer_who_on_kepano_obsidian():
     # the episode's note names its guest and its show, not who hosts the show: "episode: 145" says the question back
     answer = _reply(vault, "Who hosts the podcast where Kevin Kelly was on episode 145?")["answer"]
     assert not answer.startswith("**"), answer
+
+
+def test_a_template_asked_about_is_laid_out_as_its_fields_on_kepano_obsidian():
+    root = CORPORA / "kepano-obsidian"
+    vault = _vault("kepano-obsidian", sorted(str(path.relative_to(root)) for path in root.rglob("*.md")))
+    born = _lead(_answer(vault, "Where would I keep the date a person was born?"))
+    assert born.startswith("People Template: birthday, org, created to fill in"), born  # not "Don't be the smartest …"
+    food = _lead(_answer(vault, "What do I fill in for a snack or grocery item, such as its price?"))
+    assert food == "Food Template: maker, rating, price, last, created to fill in; sets categories: Food", food
+    # a question about a game played, not about how its note is laid out, is answered from the game's note
+    assert _lead(_answer(vault, "When did I last play Catan?")) == "1 September 2023"
+    # Foam's page about templates quotes template variables in its examples: it is no template itself
+    foam = _vault("foam-docs", ["user/features/templates.md"])
+    answer = _answer(foam, "How do I fill in the title of a new note from a template?")
+    assert "to fill in" not in answer, answer

@@ -376,6 +376,14 @@ ASKS_WHAT_IT_IS = re.compile(
     r"\s*\??\s*$",
     re.I,
 )
+# A question that asks how a note of some kind is laid out or where something is kept in one.
+ASKS_FOR_A_LAYOUT = re.compile(
+    r"\b(?:templates?|fields?|propert(?:y|ies)|layout|fill(?:ed)?\s+in|keep|kept|store|stored|log|record)\b", re.I
+)
+# A template variable as a value: Obsidian's `{{date}}`, `{{time}}`, `{{title}}` (with a format or not), Foam's.
+TEMPLATE_VARIABLE = re.compile(r"\{\{\s*(?:date|time|title)\b[^{}]*\}\}|\$\{?FOAM_[A-Z_]+\}?", re.I)
+PROPERTY_KEY = re.compile(r"^([A-Za-z][\w -]{0,30}?):(?:\s|$)")
+EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
@@ -1098,6 +1106,8 @@ def answer_span(
             candidates.append(
                 _Candidate(key, passage, line, found, row=line not in read.line_of, read=read, property=of_properties)
             )
+    if not closeness and (template := _template_laid_out(question, passages[:first])):
+        return template
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
     if asks_decision and not closeness and (decided := _decided(question, candidates, wanted)):
@@ -1236,6 +1246,45 @@ def without_names(sentence: str, names: set[str]) -> str:
         return sentence
     pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
+
+
+def _template_laid_out(question: str, passages: Sequence[Passage]) -> Span | None:
+    """For "What do I fill in for a grocery item?" or "Where would I keep the date a person was born?", the first
+    template among the passages, laid out: the properties it leaves to fill in, the ones it sets, its sections and
+    what it embeds ("People Template: birthday, org, created to fill in; sets categories: People; shows
+    Meetings.base"). A template's values are empty or template variables (`{{date}}`, Foam's `${FOAM_TITLE}`), which
+    answer nothing as values; its layout is what such a question asks."""
+    if not ASKS_FOR_A_LAYOUT.search(question):
+        return None
+    for passage in passages:
+        written = [line.strip() for line in passage.text.splitlines() if line.strip()]
+        made_of_properties = all(
+            PROPERTY_KEY.match(line) for line in written
+        )  # a note with no body, as its chunk reads
+        block = passage.properties or (passage.text if made_of_properties else "")
+        keyed = [line.strip() for line in block.splitlines() if PROPERTY_KEY.match(line.strip())]
+        to_fill = [PROPERTY_KEY.match(line)[1] for line in keyed if _left_to_fill(line)]
+        if not any(TEMPLATE_VARIABLE.search(line) for line in keyed) or not to_fill:
+            continue
+        set_ones = [line for line in keyed if not _left_to_fill(line)]
+        if any(_label_asked(line, set(terms(question))) for line in set_ones):
+            return None  # "What tag does the Evergreen Template use?" asks the value it sets: "tags: 0🌲" answers
+        parts = [f"{', '.join(to_fill)} to fill in"]
+        if set_ones:
+            parts.append(f"sets {'; '.join(set_ones)}")
+        lines = passage.text.splitlines()
+        if sections := [found[1] for line in lines if (found := heading_match(OUTLINE.sub("", line).strip()))]:
+            parts.append(f"sections {', '.join(sections)}")
+        if shown := [embed.group(1).strip() for embed in EMBEDDED.finditer(passage.text)]:
+            parts.append(f"shows {', '.join(dict.fromkeys(shown))}")
+        laid_out = f"{passage.title}: {'; '.join(parts)}"
+        return Span(laid_out, passage.number, laid_out)
+    return None
+
+
+def _left_to_fill(line: str) -> bool:
+    value = _value(line) if ":" in line else ""
+    return not value or value in ("[]", '""') or TEMPLATE_VARIABLE.search(value) is not None
 
 
 def _described(question: str, passages: Sequence[Passage]) -> Span | None:
