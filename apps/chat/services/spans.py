@@ -662,15 +662,19 @@ def _property_answers(kind: str, line: str, question: str, wanted: set[str], pas
 def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wanted: set[str]) -> bool:
     """Whether a note's line that holds an answer of the kind asked for, or a value under a key the question says,
     is of something the question does not speak of: neither the line nor anything its passage says (its heading, its
-    note's title, its text and properties) says a word of the question besides the kind of answer it wants. Its
+    note's title, its text, properties and byline) says a word of the question (`wanted`, with what a follow-up is
+    about) besides the kind of answer it wants and what the line's label stands for ("Author:" for "wrote"). Its
     number, date or name answers something else: "10" out of a tart's baking tips for "How many calories are in a
     banana?", "pages: 528" of another book for "How many pages does War and Peace have?". A conversation's turn is
     not held to it: "a road trip to Woodhaven" answers "Where did Joanna travel?"."""
     label = KIND_LABEL.match(line)
     asked = wanted - KIND_WORDS - SAID_OF_ANYTHING - set(terms(label[1] if label else ""))
+    if label and (doer := DOER_OF.get(label[1].lower())):
+        asked = {word for word in asked if _verb_root(word) != _verb_root(doer)}  # "Author:" says who "wrote"
     if read.speaker is not None or not asked:
         return False  # "What rating did I give it?" names nothing but the kind of answer: it is of what it follows
-    said = terms(f"{_value(line) if label else line}\n{heading}\n{passage.title}\n{passage.text}\n{passage.properties}")
+    note = f"{passage.title}\n{passage.text}\n{passage.properties}\n{passage.byline}"
+    said = terms(f"{_value(line) if label else line}\n{heading}\n{note}")
     return not any(_same_word(one, other) for one in asked for other in set(said))
 
 
@@ -1085,7 +1089,9 @@ def answer_span(
             stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             said_of = f"{heading}\n{passage.title}" if of_properties else heading  # a property is said of its note
-            if (found or of_properties or label_says) and _of_something_else(line, heading, passage, read, wanted):
+            if (found or of_properties or label_says) and _of_something_else(
+                line, heading, passage, read, wanted | about
+            ):
                 continue
             score = closeness(line) if closeness else _closeness(wanted, line, said_of, served_elsewhere) + label_says
             beyond = shared_words(wanted - set(terms(heading)), line)
