@@ -148,6 +148,7 @@ class VaultAnswerTally:
         self.unanswerable_abstained: list[float] = []
         self.unanswerable_led: list[float] = []
         self.answered_by = "offline"
+        self.model_failures = 0  # questions the model could not answer: the offline answer stood in
 
     def add(self, *, relevant: set[str], answer: str | None, led: bool, cited: str | None) -> None:
         if not relevant:
@@ -172,4 +173,5 @@ class VaultAnswerTally:
             "unanswerable": {"abstained": _mean(self.unanswerable_abstained), "led": _mean(self.unanswerable_led)},
             "questions": {"answerable": len(self.cited_relevant), "unanswerable": len(self.unanswerable_abstained)},
             "answered_by": self.answered_by,
+            "model_failures": self.model_failures,
         }

@@ -333,10 +333,11 @@ def run_vault(
             answers = VaultAnswerTally()
             for row, (result, _) in zip(rows, results, strict=True):
                 if result.sources is None:
-                    break
+                    continue  # a flat ranking is never handed to the answerer
                 answered = answerer.answer(row["q"], result.sources, speakers, scope)
                 cited = next((s.path for s in result.sources if s.number == answered.first_cited), None)
                 answers.answered_by = answerer.name
+                answers.model_failures += int(answered.failed)
                 answers.add(relevant=set(row["relevant"]), answer=answered.text, led=answered.led, cited=cited)
                 answer_rows.append(
                     {"pipeline": name, "question": row["q"], "kind": row.get("kind"), "relevant": row["relevant"]}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from apps.chat.services.attribution import Misattributed, Witness, misattributed
 from apps.chat.services.choices import reason_for_the_choice
 from apps.chat.services.spans import (
+    FIRST_SOURCES,
     Passage,
     Span,
     answer_span,
@@ -21,6 +22,7 @@ from apps.chat.services.spans import (
     shared_words,
     with_its_items,
 )
+from apps.chat.services.templates import template_laid_out
 from apps.core.text import terms
 from apps.llm.gateway import Message
 from apps.llm.prompts import quote, quote_attribute
@@ -129,9 +131,13 @@ def _sentences_of(source: Source) -> list[str]:
 def lead(question: str, sources: Sequence[Source], subject: str = "") -> Span | None:
     """The answer span (a date, a person, a number, a key, the words that answer), or None; for "Why X instead of
     Y?", the sentence that speaks for X (`reason_for_the_choice`), which the passages closest to the question, often
-    the ones about Y, may not hold."""
+    the ones about Y, may not hold; for how a kind of note is laid out, its template's fields (`template_laid_out`)."""
     passages = passages_of(sources)
-    return reason_for_the_choice(question, passages) or answer_span(question, passages, subject=subject)
+    return (
+        reason_for_the_choice(question, passages)
+        or template_laid_out(question, passages[:FIRST_SOURCES])
+        or answer_span(question, passages, subject=subject)
+    )
 
 
 def misattribution(

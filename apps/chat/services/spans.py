@@ -326,8 +326,9 @@ ASKED_THING = re.compile(
 VAGUE_VERBS = tuple("do have get make go be say think like want feel plan use find know see mean need try".split())
 # A question's words that say only what kind of answer it wants ("What year …?", "How long …?"), and verbs said of
 # anything ("What rating did I give it?").
-KIND_WORDS = frozenset(terms("year month day date time long often old many much temperature"))
+KIND_WORDS = frozenset(terms("year month day date time long often old many much temperature cost price pay paid spent"))
 SAID_OF_ANYTHING = frozenset(terms(" ".join([*VAGUE_VERBS, "give"])))
+# The fewest letters two stems share at their opening to be read as one word ("freez" of "freeze" and "freezer").
 SAME_OPENING = 4
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom";
@@ -376,14 +377,6 @@ ASKS_WHAT_IT_IS = re.compile(
     r"\s*\??\s*$",
     re.I,
 )
-# A question that asks how a note of some kind is laid out or where something is kept in one.
-ASKS_FOR_A_LAYOUT = re.compile(
-    r"\b(?:templates?|fields?|propert(?:y|ies)|layout|fill(?:ed)?\s+in|keep|kept|store|stored|log|record)\b", re.I
-)
-# A template variable as a value: Obsidian's `{{date}}`, `{{time}}`, `{{title}}` (with a format or not), Foam's.
-TEMPLATE_VARIABLE = re.compile(r"\{\{\s*(?:date|time|title)\b[^{}]*\}\}|\$\{?FOAM_[A-Z_]+\}?", re.I)
-PROPERTY_KEY = re.compile(r"^([A-Za-z][\w -]{0,30}?):(?:\s|$)")
-EMBEDDED = re.compile(r"!\[\[([^\]|#]+)")
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
@@ -654,7 +647,7 @@ def _property_answers(kind: str, line: str, question: str, wanted: set[str], pas
     url …?"), the question speaks of this note (its title or the property's value shares a word with it: a meeting's
     "date:" does not answer "When is my dentist appointment?"), and the passage does not already say it (a turn's
     "date:" is its own stamp, which its sentences are read against)."""
-    value = _value(line)
+    value = property_value(line)
     said = value.lower() in passage.text.lower()
     return _keyed(kind, line, question, wanted) and not said and shared_words(wanted, f"{passage.title} {value}") > 0
 
@@ -672,9 +665,11 @@ def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wa
     if label and (doer := DOER_OF.get(label[1].lower())):
         asked = {word for word in asked if _verb_root(word) != _verb_root(doer)}  # "Author:" says who "wrote"
     if read.speaker is not None or not asked:
-        return False  # "What rating did I give it?" names nothing but the kind of answer: it is of what it follows
+        # a turn is exempt (above); "What rating did I give it?" names nothing but the kind of answer: it is of what
+        # it follows
+        return False
     note = f"{passage.title}\n{passage.text}\n{passage.properties}\n{passage.byline}"
-    said = terms(f"{_value(line) if label else line}\n{heading}\n{note}")
+    said = terms(f"{property_value(line) if label else line}\n{heading}\n{note}")
     return not any(_same_word(one, other) for one in asked for other in set(said))
 
 
@@ -691,7 +686,7 @@ def _keyed(kind: str, line: str, question: str, wanted: set[str]) -> bool:
     return _labelled_as(kind, line, question) > 0 or _label_asked(line, wanted)
 
 
-def _value(line: str) -> str:
+def property_value(line: str) -> str:
     """A `key: value` line's value ("2020" of "year: 2020")."""
     return line.split(":", 1)[1].strip()
 
@@ -1089,6 +1084,8 @@ def answer_span(
             stated = read.prose or label_says > 0 or ((kind in TYPED or of_properties) and _label_asked(line, wanted))
             found = _span(kind, question, line, read.speaker, read.said, read.line_of.get(line, ""), titles)
             said_of = f"{heading}\n{passage.title}" if of_properties else heading  # a property is said of its note
+            if kind == "who" and (of_properties or not read.prose) and not found and not label_says:
+                continue  # "episode: 145" names no one: "Who hosts the podcast … on episode 145?" is not "145"
             if (found or of_properties or label_says) and _of_something_else(
                 line, heading, passage, read, wanted | about
             ):
@@ -1112,8 +1109,6 @@ def answer_span(
             candidates.append(
                 _Candidate(key, passage, line, found, row=line not in read.line_of, read=read, property=of_properties)
             )
-    if not closeness and (template := _template_laid_out(question, passages[:first])):
-        return template
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
     if asks_decision and not closeness and (decided := _decided(question, candidates, wanted)):
@@ -1190,11 +1185,9 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
-    if chosen.property and kind == "who" and not chosen.typed and not _labelled_as(kind, chosen.sentence, question):
-        return None  # "episode: 145" names no one: "Who hosts the podcast … on episode 145?" is not answered "145"
     if chosen.property and (kind == "who" or not chosen.typed):
         # "year: 2020" answers "What year …?" with "2020"; "author: Steph Ango, Kevin Kelly" names both
-        return Span(_value(chosen.sentence), chosen.passage.number, chosen.sentence)
+        return Span(property_value(chosen.sentence), chosen.passage.number, chosen.sentence)
     if chosen.typed:
         return Span(chosen.typed, chosen.passage.number, chosen.sentence)
     if chosen.key[1] == 0 and not closeness:
@@ -1252,45 +1245,6 @@ def without_names(sentence: str, names: set[str]) -> str:
         return sentence
     pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?i)\b(?:{pattern})\b", " ", sentence)
-
-
-def _template_laid_out(question: str, passages: Sequence[Passage]) -> Span | None:
-    """For "What do I fill in for a grocery item?" or "Where would I keep the date a person was born?", the first
-    template among the passages, laid out: the properties it leaves to fill in, the ones it sets, its sections and
-    what it embeds ("People Template: birthday, org, created to fill in; sets categories: People; shows
-    Meetings.base"). A template's values are empty or template variables (`{{date}}`, Foam's `${FOAM_TITLE}`), which
-    answer nothing as values; its layout is what such a question asks."""
-    if not ASKS_FOR_A_LAYOUT.search(question):
-        return None
-    for passage in passages:
-        written = [line.strip() for line in passage.text.splitlines() if line.strip()]
-        made_of_properties = all(
-            PROPERTY_KEY.match(line) for line in written
-        )  # a note with no body, as its chunk reads
-        block = passage.properties or (passage.text if made_of_properties else "")
-        keyed = [line.strip() for line in block.splitlines() if PROPERTY_KEY.match(line.strip())]
-        to_fill = [PROPERTY_KEY.match(line)[1] for line in keyed if _left_to_fill(line)]
-        if not any(TEMPLATE_VARIABLE.search(line) for line in keyed) or not to_fill:
-            continue
-        set_ones = [line for line in keyed if not _left_to_fill(line)]
-        if any(_label_asked(line, set(terms(question))) for line in set_ones):
-            return None  # "What tag does the Evergreen Template use?" asks the value it sets: "tags: 0🌲" answers
-        parts = [f"{', '.join(to_fill)} to fill in"]
-        if set_ones:
-            parts.append(f"sets {'; '.join(set_ones)}")
-        lines = passage.text.splitlines()
-        if sections := [found[1] for line in lines if (found := heading_match(OUTLINE.sub("", line).strip()))]:
-            parts.append(f"sections {', '.join(sections)}")
-        if shown := [embed.group(1).strip() for embed in EMBEDDED.finditer(passage.text)]:
-            parts.append(f"shows {', '.join(dict.fromkeys(shown))}")
-        laid_out = f"{passage.title}: {'; '.join(parts)}"
-        return Span(laid_out, passage.number, laid_out)
-    return None
-
-
-def _left_to_fill(line: str) -> bool:
-    value = _value(line) if ":" in line else ""
-    return not value or value in ("[]", '""') or TEMPLATE_VARIABLE.search(value) is not None
 
 
 def _described(question: str, passages: Sequence[Passage]) -> Span | None:

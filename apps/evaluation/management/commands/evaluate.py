@@ -476,12 +476,15 @@ def _answers_line(name: str, answers: dict[str, Any]) -> str:
 
 def _vault_answers_line(name: str, answers: dict[str, Any]) -> str:
     answerable, unanswerable, by = answers["answerable"], answers["unanswerable"], answers["answered_by"]
-    return (
+    line = (
         f"  {name} {by if by == 'offline' else by + ' (chat slot)'} answer: first citation in a note that answers "
         f"{answerable['first_citation_relevant']:.1%}, a bold lead {answerable['led']:.1%}, abstained "
         f"{answerable['abstained']:.1%}; unanswerable: abstained {unanswerable['abstained']:.1%}, a bold lead "
         f"{unanswerable['led']:.1%}"
     )
+    if answers["model_failures"]:
+        line += f"; the model failed on {answers['model_failures']} (the offline answer stood in)"
+    return line
 
 
 @contextmanager
