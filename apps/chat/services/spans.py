@@ -330,7 +330,6 @@ KIND_WORDS = frozenset(terms("year month day date time long often old many much 
 SAID_OF_ANYTHING = frozenset(terms(" ".join([*VAGUE_VERBS, "give"])))
 # The fewest letters two stems share at their opening to be read as one word ("freez" of "freeze" and "freezer").
 SAME_OPENING = 4
-# What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom".
 # What a thing stands for is asked and said in many verbs: "What does the tattoo symbolize?", "it stands for freedom";
 # "means" last, as it is also said of what something is worth ("means a lot to me").
 STANDS_FOR = (
@@ -669,8 +668,8 @@ def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wa
         # it follows
         return False
     note = f"{passage.title}\n{passage.text}\n{passage.properties}\n{passage.byline}"
-    said = terms(f"{property_value(line) if label else line}\n{heading}\n{note}")
-    return not any(_same_word(one, other) for one in asked for other in set(said))
+    said = set(terms(f"{property_value(line) if label else line}\n{heading}\n{note}"))
+    return not any(_same_word(one, other) for one in asked for other in said)
 
 
 def _same_word(one: str, other: str) -> bool:
