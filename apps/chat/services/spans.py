@@ -651,14 +651,14 @@ def _property_answers(kind: str, line: str, question: str, wanted: set[str], pas
     return _keyed(kind, line, question, wanted) and not said and shared_words(wanted, f"{passage.title} {value}") > 0
 
 
-def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wanted: set[str]) -> bool:
+def _of_something_else(line: str, heading: str, note_words: set[str], read: Read, wanted: set[str]) -> bool:
     """Whether a note's line that holds an answer of the kind asked for, or a value under a key the question says,
-    is of something the question does not speak of: neither the line nor anything its passage says (its heading, its
-    note's title, its text, properties and byline) says a word of the question (`wanted`, with what a follow-up is
-    about) besides the kind of answer it wants and what the line's label stands for ("Author:" for "wrote"). Its
-    number, date or name answers something else: "10" out of a tart's baking tips for "How many calories are in a
-    banana?", "pages: 528" of another book for "How many pages does War and Peace have?". A conversation's turn is
-    not held to it: "a road trip to Woodhaven" answers "Where did Joanna travel?"."""
+    is of something the question does not speak of: neither the line, its heading nor anything its passage says
+    (`note_words`: its note's title, its text, properties and byline) says a word of the question (`wanted`, with
+    what a follow-up is about) besides the kind of answer it wants and what the line's label stands for ("Author:"
+    for "wrote"). Its number, date or name answers something else: "10" out of a tart's baking tips for "How many
+    calories are in a banana?", "pages: 528" of another book for "How many pages does War and Peace have?". A
+    conversation's turn is not held to it: "a road trip to Woodhaven" answers "Where did Joanna travel?"."""
     label = KIND_LABEL.match(line)
     asked = wanted - KIND_WORDS - SAID_OF_ANYTHING - set(terms(label[1] if label else ""))
     if label and (doer := DOER_OF.get(label[1].lower())):
@@ -667,9 +667,13 @@ def _of_something_else(line: str, heading: str, passage: Passage, read: Read, wa
         # a turn is exempt (above); "What rating did I give it?" names nothing but the kind of answer: it is of what
         # it follows
         return False
-    note = f"{passage.title}\n{passage.text}\n{passage.properties}\n{passage.byline}"
-    said = set(terms(f"{property_value(line) if label else line}\n{heading}\n{note}"))
+    said = note_words | set(terms(f"{property_value(line) if label else line}\n{heading}"))
     return not any(_same_word(one, other) for one in asked for other in said)
+
+
+def _note_words(passage: Passage) -> set[str]:
+    """The words a passage says with what its note says of itself: title, properties and byline."""
+    return set(terms(f"{passage.title}\n{passage.text}\n{passage.properties}\n{passage.byline}"))
 
 
 def _same_word(one: str, other: str) -> bool:
@@ -1046,6 +1050,7 @@ def answer_span(
     titles_served = {p.title.strip().lower() for p in passages[:first] if p.title.strip()}
     for place, passage in enumerate(passages[:first]):
         read = read_passage(passage.text, passage.heading)
+        note_words = _note_words(passage)  # read once: `_of_something_else` asks it of every line
         # "everyone on the [[On-call Rotation]] should read it", in the Ops Handbook, says the question's words as the
         # name of another note found beside it, which is more the question's subject and answers "Who is on the
         # on-call rotation?" itself
@@ -1086,7 +1091,7 @@ def answer_span(
             if kind == "who" and (of_properties or not read.prose) and not found and not label_says:
                 continue  # "episode: 145" names no one: "Who hosts the podcast … on episode 145?" is not "145"
             if (found or of_properties or label_says) and _of_something_else(
-                line, heading, passage, read, wanted | about
+                line, heading, note_words, read, wanted | about
             ):
                 continue
             score = closeness(line) if closeness else _closeness(wanted, line, said_of, served_elsewhere) + label_says
