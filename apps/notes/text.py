@@ -26,6 +26,11 @@ WIKILINK_SHOWN = re.compile(
 )
 # "![[photo.png|300]]": an embed's size, not words to read.
 EMBED_SIZE = re.compile(r"\d+(?:x\d+)?")
+# An image or other media a line shows ("![image.png](../assets/image_1687.png){:height 560, :width 960}", Logseq's
+# size after it): read as its description, and as nothing when that only names its file.
+MARKDOWN_IMAGE = re.compile(r"(?<!\\)!\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)(?:\{:[^{}\n]*\})?")
+GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
+MEDIA_FILE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|avif|tiff?|heic|pdf|mp4|mov|webm|mp3|m4a|wav|ogg)\s*$", re.I)
 # A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"). While
 # the line is read, an escaped mark is held as one of Unicode's 32 noncharacters, one for each of the 32 marks, which
 # no text carries, so that no rule takes it for Markdown.
@@ -48,18 +53,27 @@ def plain_cell(cell: str) -> str:
 
 def _plain(line: str) -> str:
     """The line's text with its Markdown read; an escaped mark is still held (`RELEASE` gives it back)."""
-    line = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
+    line = before = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
+    line = _outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
     line = WIKILINK_SHOWN.sub(_wikilink_text, line)
+    if line != before:  # where a picture showed no words, those around it stand one space apart
+        line = _outside_code(line, lambda text: GAP.sub(" ", text))
     line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
     line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
     return line.replace("`", "")
 
 
+def _description(label: str) -> str:
+    label = label.strip()
+    return "" if MEDIA_FILE.search(label) else label
+
+
 def _wikilink_text(link: re.Match[str]) -> str:
-    """A link's label, else its target; an embed's size is no label."""
+    """A link's label, else its target; an embed's size is no label, and an embedded picture with no label of
+    its own shows no words ("![[Pasted image 2023.png]]")."""
     label = link["label"]
     if label is None or (link["embed"] and EMBED_SIZE.fullmatch(label.strip())):
-        return link["target"]
+        return "" if link["embed"] and MEDIA_FILE.search(link["target"]) else link["target"]
     return label
 
 
@@ -88,11 +102,11 @@ _CELL_BORDER = re.compile(r"(?<!\\)\|")  # `\|` is a pipe in a cell (`[[Note\|al
 
 
 def readable_text(text: str) -> str:
-    """A Markdown passage as readable text on one line: links by their labels (inside code as written), emphasis and
-    code marks dropped, a task without its box, a callout by its title, and a table as its cells (`a · b`), row
+    """A Markdown passage as readable text on one line: links by their labels (inside code as written), pictures by
+    their descriptions (`plain_line`), emphasis and code marks dropped, a task without its box, a callout by its title, and a table as its cells (`a · b`), row
     after row (`; `)."""
     in_code = verbatim_test(text)
-    labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) else link["label"], text)
+    labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) or link["embed"] else link["label"], text)
     lines = labelled.splitlines()
     code = code_block_lines("\n".join(lines))
     tables = {table.start: table.end for table in _tables(block_tree(lines))}

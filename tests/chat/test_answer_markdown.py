@@ -39,3 +39,13 @@ def test_a_link_relative_to_the_quoted_note_shows_as_its_words():
     html = answer_html("Tags show in the [Tag Explorer](../features/tags.md), see [Foam](https://foam.dev) [1]", {})
     assert "Tag Explorer" in html and "../features/tags.md" not in html  # it would open a page that does not exist
     assert '<a href="https://foam.dev">Foam</a>' in html
+
+
+def test_an_image_a_note_shows_is_quoted_as_its_description():
+    html = answer_html(
+        "Charlie ![image.png](../assets/image_1687.png){:height 560} and ![the graph view](https://x.example/g.png) [1]",
+        CITED,
+    )
+    assert "<img" not in html and "image_1687" not in html and "x.example" not in html  # a broken or outside picture
+    assert "Charlie" in html and "the graph view" in html
+    assert "image.png" not in html  # a file name says nothing

@@ -87,9 +87,24 @@ def test_an_escaped_mark_reads_as_the_mark_and_an_embed_as_the_note_it_shows_on_
     genre = (CORPORA / "kepano-obsidian/Templates/Genre Template.md").read_text(encoding="utf-8")
     assert readable_text(genre.split("---")[-1]) == "Genre.base"
     assert readable_text("See ![[Trips.base#Location]] and ![[Ana Lima|Ana]]") == "See Trips.base and Ana"
-    assert readable_text("![[photo.png|300]] and ![[map.png\\|640x480]]") == "photo.png and map.png"  # sizes
+    # a picture reads as its description; its size, or a file name alone, says nothing
+    assert readable_text("![[photo.png|300]] and ![[map.png\\|640x480]] or ![[map.png|The map]]") == "and or The map"
     # an escaped mark that opens or closes the line is shown too; a character of an icon font is left as it is
     assert readable_text("\\# not a heading, \\*not emphasis\\*") == "# not a heading, *not emphasis*"
     assert readable_text("icon \ue041 here, `code \ue02a`, and \\`not code\\`") == (
         "icon \ue041 here, code \ue02a, and `not code`"
     )
+
+
+def test_a_picture_in_a_line_reads_as_its_description_and_a_file_name_as_nothing_on_a_real_page():
+    from tests.corpora import CORPORA
+
+    page = (CORPORA / "logseq-docs/pages/one year in logseq.md").read_text(encoding="utf-8")
+    charlie = next(line for line in page.splitlines() if "**Charlie**" in line)
+    assert readable_text(charlie) == "Charlie"  # no "![image.png](../assets/…)"
+    sized = next(line for line in page.splitlines() if "{:height 557" in line)
+    assert readable_text(sized) == ""  # "CleanShot 2021-03-20 at 18.15.54@2x.png" and Logseq's size
+    changelog = (CORPORA / "logseq-docs/pages/Changelog.md").read_text(encoding="utf-8")
+    demo = next(line for line in changelog.splitlines() if "![Demo Recording]" in line)
+    assert readable_text(demo) == "Add PDF shape to Whiteboards #9743 Demo Recording"
+    assert readable_text("Write `![a](b.png)` to show a picture") == "Write ![a](b.png) to show a picture"

@@ -30,6 +30,7 @@ def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
     parser.add_render_rule("link_open", _link_open)
     parser.add_render_rule("link_close", _link_close)
+    parser.add_render_rule("image", _image)
     return parser
 
 
@@ -42,6 +43,17 @@ def _link_open(renderer: Any, tokens: list[Token], idx: int, options: Any, env: 
 def _link_close(renderer: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
     shown = env.get("links", [True]).pop() if env.get("links") else True
     return str(renderer.renderToken(tokens, idx, options, env)) if shown else ""
+
+
+# An image's description when it only names its file ("image_1687.png", "Pasted image 2023.png"): no words to show.
+_FILE_NAME = re.compile(r"^[^\s/]*(?:\s[^\s/]+)*\.(?:png|jpe?g|gif|svg|webp|bmp|avif|pdf)$", re.I)
+
+
+def _image(renderer: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    # A note's image is quoted as its description: its path is relative to the note, and the page loads no image a
+    # note or a model names from elsewhere.
+    described = tokens[idx].content.strip()
+    return "" if _FILE_NAME.match(described) else escapeHtml(described)
 
 
 def answer_html(text: str, cited: dict[int, tuple[str, str]]) -> str:
