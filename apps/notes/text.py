@@ -29,6 +29,14 @@ EMBED_SIZE = re.compile(r"\d+(?:x\d+)?")
 # An image or other media a line shows ("![image.png](../assets/image_1687.png){:height 560, :width 960}", Logseq's
 # size after it): read as its description, and as nothing when that only names its file.
 MARKDOWN_IMAGE = re.compile(r"(?<!\\)!\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)(?:\{:[^{}\n]*\})?")
+# HTML a note writes inline for emphasis or layout ("<u><b>links</b></u>", "<kbd>Ctrl</kbd>+<kbd>P</kbd>"): the page
+# shows its words; a line break, a picture or a frame parts the words around it. Only HTML's own names: "<note-name>"
+# or "<YOUR_TOKEN>" is a placeholder the reader fills in, and stays.
+INLINE_HTML = re.compile(
+    r"</?(?:(?P<apart>br|img|iframe|video|audio|source)|a|abbr|b|big|cite|del|em|font|i|ins|kbd|mark|q|s|small|span|"
+    r"strong|sub|sup|u)(?:\s[^<>]*)?/?>",
+    re.I,
+)
 GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 MEDIA_FILE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|avif|tiff?|heic|pdf|mp4|mov|webm|mp3|m4a|wav|ogg)\s*$", re.I)
 # A backslash before ASCII punctuation shows the mark itself ("\\-" an empty cell's dash, "snake\\_case"). While
@@ -56,7 +64,8 @@ def _plain(line: str) -> str:
     line = before = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
     line = _outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
     line = WIKILINK_SHOWN.sub(_wikilink_text, line)
-    if line != before:  # where a picture showed no words, those around it stand one space apart
+    line = _outside_code(line, lambda text: INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", text))
+    if line != before:  # where a picture or a tag showed no words, those around it stand one space apart
         line = _outside_code(line, lambda text: GAP.sub(" ", text))
     line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
     line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)

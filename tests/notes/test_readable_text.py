@@ -108,3 +108,14 @@ def test_a_picture_in_a_line_reads_as_its_description_and_a_file_name_as_nothing
     demo = next(line for line in changelog.splitlines() if "![Demo Recording]" in line)
     assert readable_text(demo) == "Add PDF shape to Whiteboards #9743 Demo Recording"
     assert readable_text("Write `![a](b.png)` to show a picture") == "Write ![a](b.png) to show a picture"
+
+
+def test_html_a_note_writes_inline_reads_as_its_words_and_a_placeholder_stays_on_a_real_page():
+    from tests.corpora import CORPORA
+
+    page = (CORPORA / "logseq-docs/pages/testimonials.md").read_text(encoding="utf-8")
+    line = next(line for line in page.splitlines() if "<u><b><i>links</i></b></u>" in line)
+    assert "random thoughts and links these snippets of thoughts." in readable_text(line)
+    assert readable_text("Press <kbd>Ctrl</kbd>+<kbd>P</kbd>,<br>then paste <YOUR_TOKEN> or `<b>` here") == (
+        "Press Ctrl+P, then paste <YOUR_TOKEN> or <b> here"
+    )
