@@ -262,9 +262,29 @@ def test_a_template_asked_about_is_laid_out_as_its_fields_on_kepano_obsidian():
     # a question about a game played, not about how its note is laid out, is answered from the game's note: the
     # Board Game Template (`last: {{date}}`) is found beside it
     assert _lead(_answer(vault, "When did I last log a game of Catan?")) == "1 September 2023"
+    # a template that sets no variable is one all the same: its title says so and it leaves its fields to fill
+    beans = _lead(_answer(vault, "What should I fill in when I log a bag of beans from a roaster?"))
+    assert beans.startswith("Coffee Template: maker, producer, country"), beans  # not a tart's "fill with dried beans"
     # asked as "what", keeping a record asks for a value, which a template has none of
     assert "to fill in" not in _reply(vault, "What price did I record for the Brown butter nectarine tart?")["answer"]
     # Foam's page about templates quotes template variables in its examples: it is no template itself
     foam = _vault("foam-docs", ["user/features/templates.md"])
     answer = _answer(foam, "How do I fill in the title of a new note from a template?")
     assert "to fill in" not in answer, answer
+
+
+def test_a_property_that_says_the_question_back_answers_with_its_note_on_kepano_obsidian():
+    vault = _vault(
+        "kepano-obsidian",
+        [
+            "References/The Legend of Zelda Breath of the Wild.md",
+            "Templates/Monthly Note Template.md",
+            "Templates/Book Template.md",
+            "Templates/Daily Note Template.md",
+        ],
+    )
+    # "aliases: BOTW" only says the question's own words: the note that has them is what "which note" asks for
+    assert _lead(_answer(vault, "Which note has the alias BOTW?")) == "The Legend of Zelda Breath of the Wild"
+    # a template's "tags: to-read" is no book still to read: no lead, rather than the question's own "to-read"
+    answer = _reply(vault, "Which book in the vault is still tagged to-read?")["answer"]
+    assert not answer.startswith("**"), answer

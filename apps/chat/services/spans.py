@@ -17,7 +17,16 @@ from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, 
 from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import DECISION_HEADING as DECISION_HEADING_WORDS
-from apps.notes.markdown import INLINE_LINK, INLINE_TAG, LIST_ITEM, LOGSEQ_TAG, WIKILINK, heading_match, heads_a_list
+from apps.notes.markdown import (
+    INLINE_LINK,
+    INLINE_TAG,
+    LIST_ITEM,
+    LOGSEQ_TAG,
+    TEMPLATE_PLACEHOLDER,
+    WIKILINK,
+    heading_match,
+    heads_a_list,
+)
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import names_only, plain_cell, plain_line, prose_lines, split_sentences
 
@@ -1189,6 +1198,15 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
+    keyed = chosen.property or (not chosen.read.prose and KIND_LABEL.match(chosen.sentence) is not None)
+    said_back = set(terms(property_value(chosen.sentence))) if keyed else set()
+    if said_back and not closeness and said_back <= wanted:
+        # "aliases: BOTW" for "Which note has the alias BOTW?" says the question back: the note that has it answers,
+        # unless it is a template ("tags: to-read" in the Book Template is no book still to read)
+        title = chosen.passage.title.strip()
+        if kind in ("what", "which") and title and not _of_a_template(chosen.passage) and not set(terms(title)) <= wanted:
+            return Span(title, chosen.passage.number, chosen.sentence)
+        return None
     if chosen.property and (kind == "who" or not chosen.typed):
         # "year: 2020" answers "What year …?" with "2020"; "author: Steph Ango, Kevin Kelly" names both
         return Span(property_value(chosen.sentence), chosen.passage.number, chosen.sentence)
@@ -1210,6 +1228,13 @@ def answer_span(
             return Span(taken, chosen.passage.number, chosen.sentence)
         whole = with_what_follows(chosen.sentence, chosen.read, wanted, kind)
     return Span(whole, chosen.passage.number, whole)
+
+
+def _of_a_template(passage: Passage) -> bool:
+    """A template's properties stand for the notes made from it, not for a note of their own."""
+    return "template" in passage.title.lower() or any(
+        TEMPLATE_PLACEHOLDER.search(text) for text in (passage.properties, passage.text)
+    )
 
 
 def _named_by(candidate: _Candidate) -> str:

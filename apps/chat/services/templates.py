@@ -73,11 +73,17 @@ def _properties(passage: Passage) -> list[tuple[str, str]]:
 
 
 def _is_a_template(passage: Passage, lines: list[tuple[str, str]], to_fill: list[str]) -> bool:
-    """A template variable for a value, and a title that says it is a template or most of its properties left to
-    fill: a note made from a template can keep a `created: {{date}}` nobody filled in."""
-    if not to_fill or not any(TEMPLATE_VARIABLE.search(value) for _, value in lines):
+    """Two of three: a template variable for a value, a title that says it is a template, most of its properties left
+    to fill. A note made from a template can keep a `created: {{date}}` nobody filled in, and a note can leave most of
+    its properties empty; a "Coffee Template" with no variable is a template all the same."""
+    if not to_fill:
         return False
-    return "template" in passage.title.lower() or 2 * len(to_fill) >= len(lines)
+    signs = (
+        any(TEMPLATE_VARIABLE.search(value) for _, value in lines),
+        "template" in passage.title.lower(),
+        2 * len(to_fill) >= len(lines),
+    )
+    return sum(signs) >= 2
 
 
 def _left_to_fill(value: str) -> bool:
