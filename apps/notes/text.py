@@ -112,8 +112,8 @@ _CELL_BORDER = re.compile(r"(?<!\\)\|")  # `\|` is a pipe in a cell (`[[Note\|al
 
 def readable_text(text: str) -> str:
     """A Markdown passage as readable text on one line: links by their labels (inside code as written), pictures by
-    their descriptions (`plain_line`), emphasis and code marks dropped, a task without its box, a callout by its title, and a table as its cells (`a · b`), row
-    after row (`; `)."""
+    their descriptions (`plain_line`), emphasis and code marks dropped, a task without its box, a callout by its
+    title, and a table as its cells (`a · b`), row after row (`; `)."""
     in_code = verbatim_test(text)
     labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) or link["embed"] else link["label"], text)
     lines = labelled.splitlines()

@@ -43,7 +43,7 @@ def test_a_link_relative_to_the_quoted_note_shows_as_its_words():
 
 def test_an_image_a_note_shows_is_quoted_as_its_description():
     html = answer_html(
-        "Charlie ![image.png](../assets/image_1687.png){:height 560} and ![the graph view](https://x.example/g.png) [1]",
+        "Charlie ![image.png](../assets/image_1687.png){:height 560} and ![the graph view](https://x.example/g.png)",
         CITED,
     )
     assert "<img" not in html and "image_1687" not in html and "x.example" not in html  # a broken or outside picture

@@ -1204,7 +1204,8 @@ def answer_span(
         # "aliases: BOTW" for "Which note has the alias BOTW?" says the question back: the note that has it answers,
         # unless it is a template ("tags: to-read" in the Book Template is no book still to read)
         title = chosen.passage.title.strip()
-        if kind in ("what", "which") and title and not _of_a_template(chosen.passage) and not set(terms(title)) <= wanted:
+        names_it = title and not set(terms(title)) <= wanted and not _of_a_template(chosen.passage)
+        if kind in ("what", "which") and names_it:
             return Span(title, chosen.passage.number, chosen.sentence)
         return None
     if chosen.property and (kind == "who" or not chosen.typed):
