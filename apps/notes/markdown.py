@@ -32,6 +32,9 @@ WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]
 INLINE_TAG = re.compile(r"(?<![\w/#&\[])#([\w-][\w/-]*)")
 LOGSEQ_TAG = re.compile(r"(?<![\w/#&])#\[\[([^\[\]\n]+)\]\]")
 # Where a `#` is part of an address, not a tag: URLs, Markdown link destinations, autolinks.
+# An HTML tag a note writes (`<a href="#question-thomaskoppelaar" title="Answering Questions">`): its attributes are
+# no words of the note, and a "#" in them is no tag.
+HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 ADDRESS = re.compile(r"[A-Za-z][\w+.-]*://[^\s<>()\[\]]*|\]\([^)\n]*\)|<[^<>\s]+>")
 EMBED_MACRO = re.compile(r"\{\{\s*embed\s*$")
 BLOCK_REF = re.compile(rf"\(\(({BLOCK_UUID})\)\)")
@@ -314,7 +317,7 @@ def page_properties(prose: str) -> dict[str, Any]:
 
 
 def _tags(prose: str) -> list[str]:
-    text = _blank(_blank(prose, LINK_DEFINITION), ADDRESS)
+    text = _blank(_blank(_blank(prose, HTML_TAG), LINK_DEFINITION), ADDRESS)
     found = [m.group(1).strip() for m in LOGSEQ_TAG.finditer(text)]
     text = _blank(_blank(text, LOGSEQ_TAG), WIKILINK)
     found += [tag.rstrip("/-") for tag in INLINE_TAG.findall(text) if re.search(r"[^\W\d_]", tag)]
@@ -466,6 +469,14 @@ def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:
     without_ext = str(pure.with_suffix("")) if pure.suffix.lower() == ".md" else str(pure)
     keys = {path, without_ext, pure.name, pure.stem, title, *aliases, logseq_page_name(pure.stem)}
     return sorted({k.strip().lower()[:500] for k in keys if k and k.strip()})
+
+
+def name_known_by(title: str, path: str) -> str:
+    """The name a reader knows a note by where its page is not at hand: a title Logseq wrote as its file name
+    (`setting___theme modes`) is its namespaced page name (`setting/theme modes`), as the note's page shows it."""
+    if "___" in title and title == PurePosixPath(path).stem:
+        return logseq_page_name(title)
+    return title
 
 
 def logseq_page_name(stem: str) -> str:

@@ -63,7 +63,7 @@ def _plain(line: str) -> str:
     """The line's text with its Markdown read; an escaped mark is still held (`RELEASE` gives it back)."""
     line = before = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
     line = _outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
-    line = WIKILINK_SHOWN.sub(_wikilink_text, line)
+    line = _outside_code(line, lambda text: WIKILINK_SHOWN.sub(_wikilink_text, text))  # code shows one as written
     line = _outside_code(line, lambda text: INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", text))
     if line != before:  # where a picture or a tag showed no words, those around it stand one space apart
         line = _outside_code(line, lambda text: GAP.sub(" ", text))

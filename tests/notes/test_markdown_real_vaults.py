@@ -135,6 +135,13 @@ def test_logseq_priorities_and_issue_numbers_are_no_tags():
     assert parse_note("pages/Tasks.md", text).tags == ["real/nested-tag"]
 
 
+def test_a_hash_inside_an_html_tag_is_no_tag_on_foams_index():
+    # the contributors table links each avatar to "#question-thomaskoppelaar", "#content-theowenyoung", …
+    index = parse_note("index.md", (CORPORA / "foam-docs/index.md").read_text(encoding="utf-8"))
+    assert index.tags == []
+    assert parse_note("a.md", '<a href="#x-y">see</a> and #real-tag <br/>').tags == ["real-tag"]
+
+
 def test_logseq_query_blocks_are_code():
     # logseq-docs/pages/Advanced Queries.md
     text = (

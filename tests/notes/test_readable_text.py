@@ -119,3 +119,12 @@ def test_html_a_note_writes_inline_reads_as_its_words_and_a_placeholder_stays_on
     assert readable_text("Press <kbd>Ctrl</kbd>+<kbd>P</kbd>,<br>then paste <YOUR_TOKEN> or `<b>` here") == (
         "Press Ctrl+P, then paste <YOUR_TOKEN> or <b> here"
     )
+
+
+def test_a_wikilink_written_in_code_stays_as_written_on_a_real_note():
+    from tests.corpora import CORPORA
+
+    anchors = (CORPORA / "foam-docs/user/features/block-anchors.md").read_text(encoding="utf-8")
+    line = next(line for line in anchors.splitlines() if "to embed just that block inline" in line)
+    # the syntax the sentence teaches, not the name of a note it would embed
+    assert readable_text(line) == "Use ![[note-name#^blockid]] to embed just that block inline:"
