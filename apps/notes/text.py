@@ -61,14 +61,14 @@ def plain_cell(cell: str) -> str:
 
 def _plain(line: str) -> str:
     """The line's text with its Markdown read; an escaped mark is still held (`RELEASE` gives it back)."""
-    line = before = _outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
-    line = _outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
-    line = _outside_code(line, lambda text: WIKILINK_SHOWN.sub(_wikilink_text, text))  # code shows one as written
-    line = _outside_code(line, lambda text: INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", text))
+    line = before = outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
+    line = outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
+    line = outside_code(line, lambda text: WIKILINK_SHOWN.sub(_wikilink_text, text))  # code shows one as written
+    line = outside_code(line, lambda text: INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", text))
     if line != before:  # where a picture or a tag showed no words, those around it stand one space apart
-        line = _outside_code(line, lambda text: GAP.sub(" ", text))
-    line = _outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
-    line = _outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
+        line = outside_code(line, lambda text: GAP.sub(" ", text))
+    line = outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
+    line = outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
     return line.replace("`", "")
 
 
@@ -86,7 +86,7 @@ def _wikilink_text(link: re.Match[str]) -> str:
     return label
 
 
-def _outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:
+def outside_code(line: str, change: Callable[[str], str], *, marks: bool = True) -> str:
     """`line` with `change` made to its text outside code spans; the code spans keep their backticks unless `marks`
     is false."""
     pieces = CODE_SPAN.split(line)  # text, then for each code span its marks and its code, then text again

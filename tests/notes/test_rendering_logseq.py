@@ -313,3 +313,12 @@ def test_an_image_or_an_escaped_bracket_before_a_page_link_stays_as_written():
     assert "embed-file" in image and "\ue000" not in image
     escaped = html_of("- Escaped \\[a]([[P]]) here\n- tags:: x\n")
     assert "Escaped [a](" in escaped and "\ue000" not in escaped
+
+
+def test_an_image_logseq_sized_or_named_with_spaces_shows_as_an_image_on_a_real_page():
+    html = html_of(real("one year in logseq.md"))
+    # "![image.png](../assets/pages_one year in logseq_….png)" and "…png){:height 557, :width 518}" were text
+    assert "![" not in html and "{:height" not in html
+    assert html.count('class="embed-file embed-unresolved"') >= 2  # no vault here to hold the files
+    assert 'title="no file with this name in the vault">CleanShot 2021-03-20 at 18.15.54@2x.png</span>' in html
+    assert "<code>![a](b c.png){:width 3}</code>" in html_of("- `![a](b c.png){:width 3}` stays\n- tags:: x\n")

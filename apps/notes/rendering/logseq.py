@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from apps.notes.markdown import PROPERTY, logseq_page_name, page_properties
 from apps.notes.syntax import code_block_lines
+from apps.notes.text import outside_code
 
 _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
 # Properties Logseq keeps for itself and never shows under a block (`logseq.order-list-type:: number` numbers it);
@@ -51,6 +52,10 @@ _CALLOUT_OF = {
     "quote": "",
 }
 _VERBATIM = {"src", "example", "query", "export"}
+# An image as Logseq writes it: its path may hold spaces ("../assets/pages_one year in logseq_0.png"), which
+# CommonMark takes only inside <…>, and its size follows it ("{:height 557, :width 518}").
+_IMAGE = re.compile(r"!\[(?P<alt>[^\[\]\n]*)\]\((?P<path>[^()<>\n]+?)\)(?P<size>\{:[^{}\n]*\})?")
+_WIDTH = re.compile(r":width\s+(\d{1,5})")
 
 
 def is_logseq_page(body: str) -> bool:
@@ -156,11 +161,24 @@ def logseq_markdown(body: str) -> str:
                     block_id = hidden.group(2).lower()
             index += 1
             continue
-        shown.append(numbered.written(index, _BLOCK_PROPERTY.sub(_property_mark, line) if index not in code else line))
+        if index not in code:
+            line = outside_code(_BLOCK_PROPERTY.sub(_property_mark, line), lambda text: _IMAGE.sub(_image, text))
+        shown.append(numbered.written(index, line))
         index += 1
     if block_id:
         shown[-1] += f" ^{block_id}"
     return "\n".join(shown)
+
+
+def _image(found: re.Match[str]) -> str:
+    """A Logseq image as the page parser reads one: its path in <…>, its width as Obsidian's `|300` (the height
+    follows from the picture)."""
+    path, size = found["path"].strip(), found["size"] or ""
+    if " " not in path and not size:
+        return found[0]
+    width = _WIDTH.search(size)
+    alt = f"{found['alt']}|{width.group(1)}" if width else found["alt"]
+    return f"![{alt}](<{path}>)" if " " in path else f"![{alt}]({path})"
 
 
 class _Numbered:
