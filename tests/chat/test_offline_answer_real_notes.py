@@ -288,3 +288,13 @@ def test_a_property_that_says_the_question_back_answers_with_its_note_on_kepano_
     # a template's "tags: to-read" is no book still to read: no lead, rather than the question's own "to-read"
     answer = _reply(vault, "Which book in the vault is still tagged to-read?")["answer"]
     assert not answer.startswith("**"), answer
+
+
+def test_what_a_thing_in_the_app_is_is_its_pages_description_and_a_namespaced_page_shows_its_name_on_logseq():
+    vault = _vault("logseq-docs", ["pages/Namespaces.md", "pages/Filename format.md", "pages/setting___theme modes.md"])
+    # "in Logseq" names the app the vault is about, not the page: "Namespaces" describes itself
+    assert _lead(_answer(vault, "What is a namespace in Logseq?")) == "Used to group a set of related pages"
+    reply = _reply(vault, "How do I switch to dark mode?")
+    assert _lead(reply["answer"]) == "t t"
+    themes = next(item for item in reply["context"] if item["path"] == "pages/setting___theme modes.md")
+    assert themes["title"] == "setting/theme modes"  # as its page and Logseq name it, not its file name

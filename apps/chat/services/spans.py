@@ -385,6 +385,7 @@ ASKS_WHAT_IT_IS = re.compile(
     r"\s*\??\s*$",
     re.I,
 )
+IN_WHAT = re.compile(r"\s+(?:in|on|of|for|with)\s+\S+$", re.I)  # "… in Logseq", "… on mobile"
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
@@ -1283,10 +1284,12 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
     asked = ASKS_WHAT_IT_IS.match(question)
     if asked is None:
         return None
-    named = set(terms(asked.group(1) or asked.group(2)))
+    thing = asked.group(1) or asked.group(2)
+    # "What is a namespace in Logseq?": the page is "Namespaces", in the app the vault is about
+    names = [named for named in (set(terms(thing)), set(terms(IN_WHAT.sub("", thing)))) if named]
     for passage in passages:
         titles = {passage.title, passage.title.rsplit("/", 1)[-1]}  # a Logseq namespace's page by its own name too
-        if not named or all(set(terms(title)) != named for title in titles):
+        if not any(set(terms(title)) == named for title in titles for named in names):
             continue
         if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
             return Span(said, passage.number, said)
