@@ -258,6 +258,12 @@ def test_every_code_block_of_the_three_vaults_is_shown_byte_for_byte():
         "![[<img src=x onerror=alert(1)>.png]]",
         "[[<script>alert(1)</script>]]",
         "text[^1]\n\n[^1]: <script>alert(1)</script>",
+        '<a href="javascript:alert(1)">x</a> <b onclick="alert(1)">b</b>',
+        '<details open ontoggle="alert(1)"><summary>s</summary></details>',
+        '<table><tr><td onmouseover="alert(1)" style="background:url(javascript:alert(1))">c</td></tr></table>',
+        "<div>\n<svg onload=alert(1)><script>alert(1)</script></svg>\n</div>",
+        '<div><iframe src="https://evil.example"></iframe></div>',
+        "<kbd>Ctrl</kbd><img src=x onerror=alert(1)><object data=x></object>",
     ],
 )
 def test_nothing_in_a_note_becomes_a_script_a_handler_or_a_javascript_link(attack):
@@ -380,3 +386,21 @@ def test_an_embedded_file_with_no_vault_to_find_it_in_is_marked_unresolved_never
     assert html.count(unresolved.format("Movies.base")) == 2 and "<a" not in html and "![[" not in html
     html = html_of("![[image.png|300]]")  # foam-docs/user/features/embeds.md
     assert html == f"<p>{unresolved.format('image.png')}</p>\n"
+
+
+def test_html_a_note_writes_is_drawn_cleaned_and_the_rest_shown_as_text_on_foams_index():
+    html = html_of(real("foam-docs/index.md"))
+    # the contributors table: a table of names linked to their pages, not 20,000 pixels of tags as text
+    assert "&lt;td" not in html and "&lt;a href" not in html
+    assert html.count("<td") == html.count("</td>") >= 100
+    jani = '<a href="https://jevakallio.dev/" rel="noopener noreferrer"><br><sub><b>Jani Eväkallio</b></sub></a>'
+    assert jani in html
+    assert "<img" not in html  # avatars from another site are not loaded
+    assert "question-thomaskoppelaar" not in html.replace('href="#question-thomaskoppelaar"', "")  # no tag link
+    inline = html_of("Press <kbd>Ctrl</kbd>+<kbd>P</kbd><br>then <b style='color:red' onclick='x()'>bold</b>")
+    assert inline == "<p>Press <kbd>Ctrl</kbd>+<kbd>P</kbd><br>then <b>bold</b></p>\n"
+    folded = html_of("<details><summary>More</summary>\n\nhidden *text*\n\n</details>")
+    assert folded == "<details><summary>More</summary>\n<p>hidden <em>text</em></p>\n</details>"
+    # what is not drawn is shown as written, and a placeholder stays a placeholder
+    assert html_of("<script>alert(1)</script>") == "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n"
+    assert "&lt;note-name&gt;" in html_of("Replace <note-name> with yours")

@@ -2,8 +2,9 @@
 callouts, block anchors, highlights, task lists, footnotes, tables, math and mermaid diagrams; and a Logseq page
 as Logseq shows it (`logseq`): properties, block references and embeds, org-style blocks.
 
-Raw HTML stays disabled: notes are data, and nothing a note says can run as script on the page. Math and diagrams
-leave the server as their (escaped) source, drawn in the browser by the vendored KaTeX and mermaid."""
+A note's own HTML is drawn only as far as nh3 cleans it (`html`): notes are data, and nothing a note says can run
+as script on the page. Math and diagrams leave the server as their (escaped) source, drawn in the browser by the
+vendored KaTeX and mermaid."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one Markdown parser of note pages: CommonMark with raw HTML off, plus what Obsidian adds.
+"""The one Markdown parser of note pages: CommonMark, its raw HTML cleaned (`html`), plus what Obsidian adds.
 
 Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files, tags,
 callouts, the marks in `blocks` and Logseq's block properties are ours, each saying why. Two plugins are left out
@@ -16,6 +16,7 @@ from apps.notes.rendering.blocks import blocks_plugin
 from apps.notes.rendering.callouts import callouts_plugin
 from apps.notes.rendering.files import files_plugin
 from apps.notes.rendering.footnotes import footnotes_plugin
+from apps.notes.rendering.html import html_plugin
 from apps.notes.rendering.logseq import logseq_plugin
 from apps.notes.rendering.math import math_plugin
 from apps.notes.rendering.tags import tags_plugin
@@ -24,13 +25,14 @@ from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugi
 
 @functools.cache
 def note_parser() -> MarkdownIt:
-    # html off: a <script> or an onerror= in a note is shown as text, never run; markdown-it also refuses
-    # javascript:, vbscript:, file: and data: link targets. breaks on: Obsidian (its "strict line breaks" off by
-    # default) shows a single newline inside a paragraph as a line break.
-    options = {"html": False, "linkify": False, "breaks": True}
+    # html on, drawn by `html_plugin` only as far as nh3 cleans it: a <script> or an onerror= in a note is shown as
+    # text or dropped, never run; markdown-it also refuses javascript:, vbscript:, file: and data: link targets.
+    # breaks on: Obsidian (its "strict line breaks" off by default) shows a single newline inside a paragraph as a
+    # line break.
+    options = {"html": True, "linkify": False, "breaks": True}
     md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
-    for plugin in (*plugins, tags_plugin, logseq_plugin):
+    for plugin in (*plugins, tags_plugin, logseq_plugin, html_plugin):
         md.use(plugin)
     return md
 
