@@ -298,3 +298,11 @@ def test_what_a_thing_in_the_app_is_is_its_pages_description_and_a_namespaced_pa
     assert _lead(reply["answer"]) == "t t"
     themes = next(item for item in reply["context"] if item["path"] == "pages/setting___theme modes.md")
     assert themes["title"] == "setting/theme modes"  # as its page and Logseq name it, not its file name
+
+
+def test_who_was_at_a_meeting_is_its_people_property_not_a_topic_it_names_on_kepano_obsidian():
+    vault = _vault(
+        "kepano-obsidian", ["Notes/2023-09-12 Meeting with Steph.md", "Daily/2023-09-12.md", "Notes/2023 Japan Trip.md"]
+    )
+    # "people: Steph Ango", not "Emergence", the topic the meeting's one line names
+    assert _lead(_answer(vault, "Who did I meet on 2023-09-12?")) == "Steph Ango"

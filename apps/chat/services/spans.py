@@ -288,7 +288,10 @@ KIND_LABELS = {
     "how long": ("duration", "length", "time taken", "downtime"),
     COST: ("cost", "costs", "price", "total", "paid"),
     "how much": ("amount", "quantity", "size", "weight"),
-    "who": ("owner", "author", "lead", "contact", "maintainer", "assignee", "reviewer"),
+    "who": (
+        *("owner", "author", "lead", "contact", "maintainer", "assignee", "reviewer"),
+        *("people", "attendees", "participants", "guests", "host", "hosts", "with"),
+    ),
     "how often": ("frequency", "schedule", "cadence"),
     "where": ("location", "place", "venue", "address"),
     TEMPERATURE_ASKED: ("temperature", "oven", "heat"),
