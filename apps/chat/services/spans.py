@@ -1202,7 +1202,9 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
-    keyed = chosen.property or (not chosen.read.prose and KIND_LABEL.match(chosen.sentence) is not None)
+    keyed = chosen.property or (
+        chosen.read is not None and not chosen.read.prose and KIND_LABEL.match(chosen.sentence) is not None
+    )
     said_back = set(terms(property_value(chosen.sentence))) if keyed else set()
     if said_back and not closeness and said_back <= wanted:
         # "aliases: BOTW" for "Which note has the alias BOTW?" says the question back: the note that has it answers,
