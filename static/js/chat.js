@@ -177,9 +177,11 @@ function sourceList(payload) {
   return el("ol", { class: "sources" }, ...payload.context.map((item) => el("li", { "data-item": item.id },
     el("a", { href: noteHref(item), class: "source-link" },
       `[${item.citation}] ${item.title || item.path}${item.section ? ` › ${item.section}` : ""}`),
-    el("span", { class: "muted small" }, ` ${item.path} · gate ${item.score}/5`,
+    el("span", { class: "muted small", title: "How closely the relevance gate judged it to answer, out of 5" },
+       ` ${item.path} · relevance ${item.score}/5`,
        quoted.has(item.citation) ? "" : " · not quoted in the answer",
-       item.provenance !== "authored" ? ` · ${item.provenance}` : "", item.speculative ? " · speculative" : ""),
+       item.provenance !== "authored" ? ` · ${item.provenance}` : "",
+       item.speculative ? " · an explorer's find, shown to be rated, not answered from" : ""),
     feedbackBox(item),
   )));
 }

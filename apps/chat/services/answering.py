@@ -292,8 +292,8 @@ def fallback_text(mode: str, vault_names: Sequence[str], *, has_model: bool) -> 
     if has_model:
         return f"Nothing in {where} answers this. From general knowledge (not from your notes):\n\n"
     return (
-        f"Nothing in {where} answers this. No general-knowledge model is configured (the chat slot is local), "
-        "so there is nothing more to say."
+        f"Nothing in {where} answers this. No chat model is set up to answer from general knowledge, so there is "
+        "nothing more to say."
     )
 
 
