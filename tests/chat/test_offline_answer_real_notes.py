@@ -306,3 +306,13 @@ def test_who_was_at_a_meeting_is_its_people_property_not_a_topic_it_names_on_kep
     )
     # "people: Steph Ango", not "Emergence", the topic the meeting's one line names
     assert _lead(_answer(vault, "Who did I meet on 2023-09-12?")) == "Steph Ango"
+
+
+def test_a_key_for_another_action_is_not_how_to_do_what_is_asked_on_logseq_docs():
+    vault = _vault("logseq-docs", ["pages/Flashcards.md", "pages/tutorial.md", "pages/Tasks.md"])
+    # "press t c (toggle cards) to review all of your cards" is how to review them, and "right click" holds no "t c"
+    made = _lead(_answer(vault, "How do I make a flashcard?"))
+    assert made.startswith('You can right click the bullet to "Make a Flashcard"'), made
+    # "press Ctrl/Cmd + Enter inside a block to cycle through different TODO statuses" writes no query
+    answer = _reply(vault, "How do I write a query that lists all my TODO tasks?")["answer"]
+    assert not answer.startswith(("**Ctrl", "**Cmd")), answer

@@ -46,6 +46,26 @@ NOT_AN_ANSWER = re.compile(
     r"|([-*+]\s+)?!\[\[[^\]]*\]\]\s*$|([-*+]\s+)?!\[[^\]]*\]\([^)]*\)(\{:[^}]*\})?\s*$"
     r"|([-*+]\s+|\d+[.)]\s+)?\[[^\]]*\]\(#[^)]*\)\s*$)"
 )
+# "How do I make …", "how can I switch …", "how to open …": the action asked for.
+ASKS_TO_DO = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|we|you)\s+(\w+)|^\s*how\s+to\s+(\w+)", re.I)
+# What a sentence says its key or command is for: "To review all cards, …", "… to cycle through …".
+PURPOSE = re.compile(r"\b[Tt]o\s+([a-z]+)")
+# Verbs that ask for one action, as a reader would say it either way.
+SAME_ACTION = [
+    frozenset(stem(word) for word in group.split())
+    for group in (
+        "make create add new write start insert type put",
+        "open show view see display launch go jump navigate",
+        "switch toggle change turn set enable disable use",
+        "delete remove erase clear",
+        "find search look locate filter",
+        "move drag reorder indent outdent",
+        "copy duplicate paste",
+        "close hide collapse fold",
+        "edit rename modify update",
+        "link reference embed",
+    )
+]
 KEYS = re.compile(
     r"\b(?:(?:Ctrl|Control|Cmd|Command|Alt|Option|Shift|Super|Win|Mod|Meta)\s*[-+]\s*)+(?:[A-Za-z0-9]|F\d{1,2}|"
     r"Enter|Return|Tab|Space|Esc|Escape|Up|Down|Left|Right|Delete|Backspace|[,./;\[\]'`=-])\b"
@@ -847,7 +867,7 @@ def _what_to_type(question: str, sentence: str, text: str) -> str | None:
     "Foam: Open Daily Note""): the key alone only opens the palette."""
     asked = question.lower()
     keys = [match for match in KEYS.finditer(sentence) if match.group(0).lower() not in asked]
-    commands = [code for code in _commands(text) if code in sentence and code.lower() not in asked]
+    commands = [code for code in _commands(text) if _says(sentence, code) and code.lower() not in asked]
     if keys and commands:
         begins = sentence.find(commands[0])
         if begins > keys[0].end() and KEY_THEN_COMMAND.match(sentence[keys[0].end() : begins]):
@@ -855,6 +875,11 @@ def _what_to_type(question: str, sentence: str, text: str) -> str | None:
             ends += sentence[ends : ends + 1] in CLOSING_QUOTES + "`"
             return sentence[keys[0].start() : ends]
     return next(iter([*(k.group(0) for k in keys), *commands]), None)
+
+
+def _says(sentence: str, code: str) -> bool:
+    """Whether the sentence says the code as written, not inside a word ("t c" is not in "right click")."""
+    return re.search(rf"(?<!\w){re.escape(code)}(?!\w)", sentence) is not None
 
 
 def _commands(text: str) -> Iterator[str]:
@@ -883,11 +908,14 @@ def _something_to_type(
     Show Graph" command", "The graph will open …" under "Using the Graph" how to open the graph. A single sentence
     elsewhere that gives a key is not read: it is as often a key for something else ("Run Foam: Open Random Note
     from the command palette")."""
-    found = _what_to_type(question, chosen.sentence, chosen.passage.text)
+    for_it = not _for_something_else(question, chosen.sentence)
+    found = _what_to_type(question, chosen.sentence, chosen.passage.text) if for_it else None
     found = found or _code_naming(chosen.sentence, chosen.passage.text)
     if found:
         return chosen.passage, chosen.sentence, found
     for other in sorted(as_close, key=lambda c: c.key, reverse=True):
+        if _for_something_else(question, other.sentence):
+            continue
         if found := _what_to_type(question, other.sentence, other.passage.text):
             return other.passage, other.sentence, found
     for passage in passages:
@@ -899,6 +927,20 @@ def _something_to_type(
             if typed and wanted and shared_words(wanted, said, read.heading_of.get(sentence, "")) == len(wanted):
                 return passage, sentence, typed
     return None
+
+
+def _for_something_else(question: str, sentence: str) -> bool:
+    """Whether the sentence says what its key or command is for, and it is not what the question asks to do: "press
+    t c (toggle cards) to review all of your cards" for "How do I make a flashcard?", "press Ctrl/Cmd + Enter inside a
+    block to cycle through TODO statuses" for "How do I write a query …?"."""
+    asked = ASKS_TO_DO.match(question)
+    purposes = [found.group(1).lower() for found in PURPOSE.finditer(sentence)]
+    purposes = [word for word in purposes if word not in STOP]
+    if asked is None or not purposes:
+        return False
+    doing = (asked.group(1) or asked.group(2)).lower()
+    kin = next((group for group in SAME_ACTION if stem(doing) in group), frozenset({stem(doing)}))
+    return not any(stem(word) in kin for word in purposes)
 
 
 def _code_naming(sentence: str, text: str) -> str | None:
@@ -1202,6 +1244,11 @@ def answer_span(
         passage, sentence, command = to_type
         procedure = steps_of(sentence, passage.text)
         return Span(f"{_said(procedure)}." if procedure else command, passage.number, sentence)
+    if ASKS_WHAT_TO_TYPE.search(question) and _for_something_else(question, chosen.sentence):
+        # "To review all cards, … press t c" does something else than "make a flashcard": an as close sentence of
+        # its passage that does not say so answers first ("right click the bullet to "Make a Flashcard"")
+        others = sorted(as_close, key=lambda c: c.key, reverse=True)
+        chosen = next((c for c in others if not _for_something_else(question, c.sentence)), chosen)
     keyed = chosen.property or (
         chosen.read is not None and not chosen.read.prose and KIND_LABEL.match(chosen.sentence) is not None
     )
