@@ -322,3 +322,11 @@ def test_an_image_logseq_sized_or_named_with_spaces_shows_as_an_image_on_a_real_
     assert html.count('class="embed-file embed-unresolved"') >= 2  # no vault here to hold the files
     assert 'title="no file with this name in the vault">CleanShot 2021-03-20 at 18.15.54@2x.png</span>' in html
     assert "<code>![a](b c.png){:width 3}</code>" in html_of("- `![a](b c.png){:width 3}` stays\n- tags:: x\n")
+
+
+def test_a_block_with_the_heading_property_is_drawn_as_a_heading_on_a_real_page():
+    html = html_of(real("tutorial.md"))
+    assert '<h2 id="hi-welcome-to-logseq">Hi, welcome to Logseq!</h2>' in html
+    assert '<h2 id="getting-started">Getting Started</h2>' in html
+    assert "heading" not in re.sub(r"</?h2[^>]*>", "", html).lower()  # no "heading: true" box
+    assert "<h4" in html_of("- Deep one\n  heading:: 4\n- tags:: x\n")

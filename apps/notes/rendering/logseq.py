@@ -52,6 +52,9 @@ _CALLOUT_OF = {
     "quote": "",
 }
 _VERBATIM = {"src", "example", "query", "export"}
+# A block's `heading:: true` (or a level, `heading:: 3`) under its first line.
+_HEADING_PROPERTY = re.compile(r"^[ \t]*heading::[ \t]*(true|[1-6])[ \t]*$", re.I)
+_BULLET_TEXT = re.compile(r"^([ \t]*[-*][ \t]+)(\S.*)$")
 # An image as Logseq writes it: its path may hold spaces ("../assets/pages_one year in logseq_0.png"), which
 # CommonMark takes only inside <…>, and its size follows it ("{:height 557, :width 518}").
 _IMAGE = re.compile(r"!\[(?P<alt>[^\[\]\n]*)\]\((?P<path>[^()<>\n]+?)\)(?P<size>\{:[^{}\n]*\})?")
@@ -159,6 +162,13 @@ def logseq_markdown(body: str) -> str:
                     shown.append(numbered.written(index, f"{indent}^{hidden.group(2).lower()}"))
                 elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
                     block_id = hidden.group(2).lower()
+            index += 1
+            continue
+        heading = _HEADING_PROPERTY.match(line) if index not in code and shown else None
+        if heading is not None and (bullet := _BULLET_TEXT.match(shown[-1])) and not _HEADING.match(shown[-1]):
+            # "- Getting Started" over "  heading:: true": Logseq draws the block as a heading, and shows no property
+            level = int(heading.group(1)) if heading.group(1).isdigit() else 2
+            shown[-1] = f"{bullet.group(1)}{'#' * min(max(level, 1), 6)} {bullet.group(2)}"
             index += 1
             continue
         if index not in code:
