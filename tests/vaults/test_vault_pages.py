@@ -189,7 +189,11 @@ def _fallback_option(page: str, fallback: str) -> str:
 @pytest.mark.parametrize(
     ("fallback", "words", "answer"),
     [
-        ("explicit", "it knows only your notes, so this answer just says that they hold none", "No general-knowledge"),
+        (
+            "explicit",
+            "it knows only your notes, so this answer just says that they hold none",
+            "No chat model is set up to answer from general knowledge",
+        ),
         ("silent", "write no answer", ""),  # whatever the chat model
         ("refuse", "Say that the notes hold no answer", "set to refuse"),
     ],
