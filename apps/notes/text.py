@@ -61,15 +61,22 @@ def plain_cell(cell: str) -> str:
 
 def _plain(line: str) -> str:
     """The line's text with its Markdown read; an escaped mark is still held (`RELEASE` gives it back)."""
-    line = before = outside_code(line, lambda text: CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text)))
-    line = outside_code(line, lambda text: MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), text))
-    line = outside_code(line, lambda text: WIKILINK_SHOWN.sub(_wikilink_text, text))  # code shows one as written
-    line = outside_code(line, lambda text: INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", text))
-    if line != before:  # where a picture or a tag showed no words, those around it stand one space apart
-        line = outside_code(line, lambda text: GAP.sub(" ", text))
+    line = outside_code(line, _shown)  # code shows links, pictures and tags as written
     line = outside_code(line, lambda text: ESCAPED.sub(lambda mark: mark[1].translate(HOLD), text))
     line = outside_code(line, lambda text: EMPHASIS.sub(r"\1", re.sub(r"(\*\*|__)", "", text)), marks=False)
     return line.replace("`", "")
+
+
+def _shown(text: str) -> str:
+    """Text outside code as the page shows it: a cloze and a labelled page link by their words, a picture by its
+    description, a wikilink by its label, inline HTML by its words; where a picture or a tag showed no words, those
+    around it stand one space apart."""
+    shown = CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text))
+    before = shown
+    shown = MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), shown)
+    shown = WIKILINK_SHOWN.sub(_wikilink_text, shown)
+    shown = INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", shown)
+    return GAP.sub(" ", shown) if shown != before else shown
 
 
 def _description(label: str) -> str:

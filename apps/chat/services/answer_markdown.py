@@ -12,6 +12,8 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
+from apps.notes.text import MEDIA_FILE
+
 CITATION = re.compile(r"\[(\d+)\]")
 _TAG = re.compile(r"(<[^>]*>)")
 _CODE_OPEN = re.compile(r"^<(code|pre)\b")
@@ -45,15 +47,11 @@ def _link_close(renderer: Any, tokens: list[Token], idx: int, options: Any, env:
     return str(renderer.renderToken(tokens, idx, options, env)) if shown else ""
 
 
-# An image's description when it only names its file ("image_1687.png", "Pasted image 2023.png"): no words to show.
-_FILE_NAME = re.compile(r"^[^\s/]*(?:\s[^\s/]+)*\.(?:png|jpe?g|gif|svg|webp|bmp|avif|pdf)$", re.I)
-
-
 def _image(renderer: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
     # A note's image is quoted as its description: its path is relative to the note, and the page loads no image a
     # note or a model names from elsewhere.
     described = tokens[idx].content.strip()
-    return "" if _FILE_NAME.match(described) else escapeHtml(described)
+    return "" if MEDIA_FILE.search(described) else escapeHtml(described)  # a file name alone says nothing
 
 
 def answer_html(text: str, cited: dict[int, tuple[str, str]]) -> str:
