@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.template import loader
 from django.views.decorators.http import require_GET
-from django.views.defaults import bad_request, page_not_found, server_error
+from django.views.defaults import bad_request, server_error
 
 from apps.core.redis_connection import redis_client
 from apps.core.workers import live_workers, task_queues
@@ -52,13 +54,24 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(body, status=200 if healthy else 503)
 
 
+def _unmasked_csrf_token(request: HttpRequest) -> str:
+    """The requester's CSRF secret itself, which Django accepts as a form's token. The masked token `{% csrf_token %}`
+    writes differs on every page, and the 404 of a missing note must be byte for byte the 404 of one the requester
+    may not read; masking guards against BREACH, which needs a page that echoes the request, and the 404 echoes
+    nothing of it."""
+    get_token(request)  # makes sure the requester has a secret (and is sent its cookie)
+    return str(request.META["CSRF_COOKIE"])
+
+
 def api_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Under /api/, an address that names no operation (or an id that is not a number) answers as the API does,
-    in JSON with a reason; pages answer with the site's own page (templates/404.html)."""
+    in JSON with a reason; pages answer with the site's own page (templates/404.html), its header the signed-in
+    person's as on every page, and the same for whatever is missing or withheld."""
     if request.path.startswith("/api/"):
         detail = "No API operation answers at this address: check the path, and that its ids are numbers."
         return JsonResponse({"detail": detail}, status=404)
-    return page_not_found(request, exception)
+    page = loader.get_template("404.html").render({"csrf_token": _unmasked_csrf_token(request)}, request)
+    return HttpResponse(page, status=404)
 
 
 def api_bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

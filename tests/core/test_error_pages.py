@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
@@ -57,6 +59,36 @@ def test_a_reader_at_the_editor_and_a_non_staff_person_at_the_models_page_are_to
         assert response.status_code == 403, url
         _is_a_page_of_the_site(html)
         assert "<h1>Not allowed</h1>" in html and reason in html, url
+
+
+def _header(html: str) -> str:
+    return html[html.index('<header class="top">') : html.index("</header>")]
+
+
+@pytest.mark.django_db
+def test_a_404_and_a_403_show_the_signed_in_person_s_header_and_its_log_out_works():
+    owner, reader, admin = make_user(), make_user("rhea"), make_user("ada", staff=True)
+    vault = make_vault(owner, "Theirs")
+    note = make_note(vault, "Plan.md", "# Plan\n", embed=False)
+    share(vault, "reader", user=reader)
+    for person, refused in ((reader, f"/notes/{note.pk}/edit/"), (admin, "/vaults/999999/")):
+        browser = Client(enforce_csrf_checks=True)
+        browser.force_login(person)
+        home = _header(browser.get("/").content.decode())
+        for url in (f"/vaults/{make_vault(owner).pk}/", "/nope/", refused):
+            html = browser.get(url).content.decode()
+            header = _header(html)
+            assert f"Log out {person.username}</button>" in header, (person.username, url)
+            for link in ("Chat", "Search", "Noticed", "API", "Tokens", "Password"):
+                assert f">{link}</a>" in header, (person.username, url, link)
+            assert (">Models</a>" in header and ">Admin</a>" in header) == person.is_staff, (person.username, url)
+            # The header is the home page's but for the sign-out form's token.
+            strip = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+            assert strip.sub("", header) == strip.sub("", home), (person.username, url)
+        # The 404's sign-out button signs out.
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', browser.get("/nope/").content.decode())
+        assert token and browser.post("/logout/", {"csrfmiddlewaretoken": token[1]}).status_code == 302
+        assert browser.get("/").status_code == 302  # to the login page
 
 
 @pytest.mark.django_db
