@@ -19,9 +19,19 @@ class Conflict(DjangoValidationError):
         self.back = back
 
 
+def sentence(message: str) -> str:
+    """A message as a person reads it on a page: capital first letter, closing full stop. Services word their
+    messages for the API, where many start in lower case."""
+    message = message.strip()
+    if not message:
+        return message
+    message = message[0].upper() + message[1:]
+    return message if message[-1] in ".!?" else f"{message}."
+
+
 def messages_of(exc: DjangoValidationError) -> str:
-    """A validation error as one sentence for a web page."""
-    return " ".join(exc.messages)
+    """A validation error as sentences for a web page."""
+    return " ".join(sentence(message) for message in exc.messages)
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from apps.accounts.models import Team
 from apps.accounts.selectors import team_find, user_find, user_get
 from apps.core.auth import actor
-from apps.core.exceptions import messages_of
+from apps.core.exceptions import messages_of, sentence
 from apps.core.local_models import is_local
 from apps.core.validation import is_id
 from apps.vaults import selectors, services
@@ -229,7 +229,7 @@ def settings_page(request: HttpRequest, vault_id: int) -> HttpResponse:
         except ValidationError as exc:
             error, status, form = messages_of(exc), 400, request.POST
         except PermissionDenied as exc:
-            error, status = str(exc).capitalize() + ".", 403
+            error, status = sentence(str(exc)), 403
         vault.refresh_from_db()
     current = parse(vault.chat_settings)
     context = {
