@@ -3,12 +3,14 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UsernameField
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from apps.accounts.models import ApiToken, SsoIdentity, Team, TeamMembership
 from apps.accounts.tokens import token_revoke
+from apps.accounts.usernames import USERNAME_MAX_CHARS, USERNAME_RULE, username_rule
 from apps.core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
@@ -35,6 +37,18 @@ admin.site.unregister(Group)
 _NO_MEMBERSHIPS = ("groups", "user_permissions")
 
 
+def _ruled_username() -> UsernameField:
+    return UsernameField(max_length=USERNAME_MAX_CHARS, validators=[username_rule], help_text=f"{USERNAME_RULE}.")
+
+
+class AccountCreationForm(AdminUserCreationForm):
+    username = _ruled_username()
+
+
+class AccountChangeForm(UserChangeForm):
+    username = _ruled_username()
+
+
 @admin.register(User)
 class DesirePathUserAdmin(UserAdmin):
     """Accounts: made and deactivated here; teams, roles and permissions never (they change only through the
@@ -46,6 +60,8 @@ class DesirePathUserAdmin(UserAdmin):
     )
     filter_horizontal = ()
     list_filter = ("is_staff", "is_superuser", "is_active")
+    add_form = AccountCreationForm
+    form = AccountChangeForm
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # an account's usage, feedback and history stay: deactivate it instead
