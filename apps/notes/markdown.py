@@ -421,7 +421,7 @@ def opening_heading(prose: str) -> str:
 # How notes are read: raised whenever a change to the reading gives a stored note another title, other link
 # names, properties, links or passages, so that notes stored under the older reading are read again
 # (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
-READING_VERSION = 4
+READING_VERSION = 5
 
 
 def parse_note(path: str, text: str) -> ParsedNote:
@@ -434,11 +434,12 @@ def parse_note(path: str, text: str) -> ParsedNote:
         frontmatter.setdefault(key, value)  # YAML frontmatter, where both exist, is what the app shows
     # A `title` property (Logseq's `title::`) names the note; else a `# heading` that opens a note that is not a
     # Logseq page, as Foam names its notes (an Obsidian note that opens so repeats its file's name); else the file, as
-    # Obsidian and Logseq name it. Any other heading names a section, never the note.
+    # Obsidian and Logseq name it (a Logseq page by the page name its file name stands for). Any other heading names
+    # a section, never the note.
     title = str(frontmatter.get("title") or "").strip()
     if not title and not logseq_properties:
         title = opening_heading(prose)
-    title = (title or PurePosixPath(path).stem)[:500]
+    title = (title or logseq_page_name(PurePosixPath(path).stem))[:500]
     tags = [t.lstrip("#") for t in _as_list(frontmatter.get("tags") or frontmatter.get("tag"))]
     for tag in _tags(prose):
         if tag not in tags:
@@ -471,18 +472,10 @@ def link_keys(path: str, title: str, aliases: list[str]) -> list[str]:
     return sorted({k.strip().lower()[:500] for k in keys if k and k.strip()})
 
 
-def name_known_by(title: str, path: str) -> str:
-    """The name a reader knows a note by where its page is not at hand: a title Logseq wrote as its file name
-    (`setting___theme modes`) is its namespaced page name (`setting/theme modes`), as the note's page shows it."""
-    if "___" in title and title == PurePosixPath(path).stem:
-        return logseq_page_name(title)
-    return title
-
-
 def logseq_page_name(stem: str) -> str:
-    """The page name Logseq saved under this file name: `a___b` is the namespaced page `a/b`, and `%3F` a `?`
-    that no file name may hold. Links find the page by it; its title stays the file name (see docs/evaluation.md,
-    "a Logseq page's name from its file name")."""
+    """The page name Logseq saved under this file name: `a___b` (`a%2Fb` in older graphs) is the namespaced page
+    `a/b`, and `%3F` a `?` that no file name may hold. A note titled by its file is titled by this name, and links
+    find it by it. A `.` stays a `.`: Logseq's docs have `custom.css.md` and `term.page title.md`, no namespaces."""
     return unquote(stem.replace("___", "/")).replace("\x00", "")  # `%00` names no character a key may hold
 
 

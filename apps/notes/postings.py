@@ -19,6 +19,8 @@ from __future__ import annotations
 # is read best first. The ranking itself uses the requester's own statistics (apps/retrieval/search.py).
 IMPACT = "tf::real / (tf + 1.2 * (0.25 + 0.75 * length / 60.0))"
 
+# A namespaced Logseq page's title (`Whiteboard/Object/Youtube`) is its words: PostgreSQL's parser would read it as one
+# file path, and the page would lose its title's words from every passage's postings.
 _ADD = f"""
 WITH fresh AS (
     SELECT r.id AS chunk_id, r.note_id, r.vault_id, r.tier, t.lexeme AS term,
@@ -26,7 +28,7 @@ WITH fresh AS (
     FROM {{rows}} r
     JOIN notes_note n ON n.id = r.note_id
     CROSS JOIN LATERAL unnest(
-        setweight(to_tsvector('english', n.title), 'A') || coalesce(r.search_vector, ''::tsvector)
+        setweight(to_tsvector('english', replace(n.title, '/', ' ')), 'A') || coalesce(r.search_vector, ''::tsvector)
     ) AS t
     WHERE {{changed}}
 ),

@@ -38,7 +38,6 @@ from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of, shown_inline
 from apps.notes.models import ImportJob, ImportStatus, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.rendering.embeds import note_body
-from apps.notes.rendering.logseq import page_name
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
@@ -66,8 +65,7 @@ def _listed_links(links: list[NoteLink]) -> list[ListedLink]:
     listed: dict[tuple[int, str], ListedLink] = {}
     for link in links:
         if link.target is not None and (link.target.pk, link.heading) not in listed:
-            name = page_name(link.target.title, link.target.path, note_body(link.target.body))
-            listed[(link.target.pk, link.heading)] = ListedLink(link.target.pk, name, link.heading)
+            listed[(link.target.pk, link.heading)] = ListedLink(link.target.pk, link.target.title, link.heading)
     return list(listed.values())
 
 
@@ -78,7 +76,7 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     rendered = render_note(note, links, reader=request.user)
     role = role_of(request.user, note.vault)
     body = note_body(note.body)
-    name = page_name(note.title, note.path, body)
+    name = note.title
     unresolved = [link for link in links if link.target_id is None and not _names_a_file(link, rendered)]
     return render(
         request,

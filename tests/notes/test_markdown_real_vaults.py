@@ -433,9 +433,9 @@ def test_a_note_is_titled_by_its_file_name_not_by_a_heading_in_it():
 
     # an author page whose sections are `## Books`, `# Clippings`, `# Podcast episodes`
     assert title_of("kepano-obsidian", "References/Kevin Kelly.md") == "Kevin Kelly"
-    # Logseq feature pages whose first heading is `## Usage`; a namespaced page keeps its file's name
+    # Logseq feature pages whose first heading is `## Usage`; a namespaced page by the page name of its file's name
     assert title_of("logseq-docs", "pages/Snap to grid.md") == "Snap to grid"
-    assert title_of("logseq-docs", "pages/Whiteboard___Element locking.md") == "Whiteboard___Element locking"
+    assert title_of("logseq-docs", "pages/Whiteboard___Element locking.md") == "Whiteboard/Element locking"
     # a heading that opens a note without Logseq properties names it, as Foam names its notes; links as labels
     assert title_of("logseq-docs", "README.md") == "docs.logseq.com"
     assert title_of("foam-docs", "user/features/graph-view.md") == "Graph Visualization"

@@ -275,7 +275,7 @@ def test_a_namespaced_page_is_found_by_its_name():
     links = {link.target_text: link.target for link in NoteLink.objects.filter(source=references)}
     assert links["term/page reference"] == terms["page reference"]
     assert links["term/block reference with label"] == terms["block reference with label"]
-    assert terms["page reference"].title == "term___page reference"  # what search reads stays the file's name
+    assert terms["page reference"].title == "term/page reference"  # its page name, as search shows it
 
     browser = Client()
     browser.force_login(owner)

@@ -31,7 +31,6 @@ from apps.core.validation import validate_text
 from apps.graph.conversation import speakers_in
 from apps.graph.explore import explore_around
 from apps.llm.gateway import ModelUnavailable, complete, complete_stream
-from apps.notes.markdown import name_known_by
 from apps.notes.text import heading_id, readable_text
 from apps.research.planning import as_asked, askable
 from apps.research.run import Stepped, context_steps
@@ -495,7 +494,7 @@ def item_payload(item: ContextItem, said: dict[int, dict[str, Any]]) -> dict[str
         "note": item.note_id,
         "vault": item.vault_id,
         "path": item.path,
-        "title": name_known_by(item.title, item.path),
+        "title": item.title,
         "section": readable_text(answering.section_of(item.heading, item.title)),
         "sources": item.sources,
         "score": item.score,

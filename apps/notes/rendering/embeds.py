@@ -24,7 +24,6 @@ from apps.notes.rendering.logseq import (
     block_text,
     is_logseq_page,
     logseq_markdown,
-    page_name,
     split_page_properties,
 )
 from apps.notes.rendering.parser import render_body
@@ -161,8 +160,7 @@ class Transclusions:
         note, links = entry
         part = written.heading
         href = escapeHtml(reverse("note-page", args=[note.pk]) + (f"#{anchor(part)}" if part else ""))
-        name = page_name(note.title, note.path, note_body(note.body))
-        title = escapeHtml(name + (f" › {part}" if part and not part.startswith("^") else ""))
+        title = escapeHtml(note.title + (f" › {part}" if part and not part.startswith("^") else ""))
         if (note.pk, "") in chain or (note.pk, part.lower()) in chain:
             return f'<div class="embed embed-cycle">Already shown above: <a href="{href}">{title}</a></div>'
         if len(chain) > MAX_DEPTH or self.shown >= MAX_EMBEDS:

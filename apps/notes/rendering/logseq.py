@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from pathlib import PurePosixPath
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -20,7 +19,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from apps.notes.markdown import PROPERTY, logseq_page_name, page_properties
+from apps.notes.markdown import PROPERTY, page_properties
 from apps.notes.syntax import code_block_lines
 from apps.notes.text import outside_code
 
@@ -98,14 +97,6 @@ def _heading_block(lines: list[str], index: int) -> range:
 
 def _indented(line: str) -> bool:
     return line[:1] in {" ", "\t"}
-
-
-def page_name(title: str, path: str, body: str) -> str:
-    """The name a reader knows a Logseq page by: one titled by its file name (`term___block.md`) is `term/block`.
-    Shown only; the stored title, which search reads, stays the file's name."""
-    if title != PurePosixPath(path).stem or not is_logseq_page(body):
-        return title
-    return logseq_page_name(title)
 
 
 def split_page_properties(body: str) -> tuple[dict[str, Any], str]:
