@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -54,15 +55,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(body, status=200 if healthy else 503)
 
 
-def _unmasked_csrf_token(request: HttpRequest) -> str:
-    """The requester's CSRF secret itself, which Django accepts as a form's token. The masked token `{% csrf_token %}`
-    writes differs on every page, and the 404 of a missing note must be byte for byte the 404 of one the requester
-    may not read; masking guards against BREACH, which needs a page that echoes the request, and the 404 echoes
-    nothing of it."""
-    get_token(request)  # makes sure the requester has a secret (and is sent its cookie)
-    return str(request.META["CSRF_COOKIE"])
-
-
 def api_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Under /api/, an address that names no operation (or an id that is not a number) answers as the API does,
     in JSON with a reason; pages answer with the site's own page (templates/404.html), its header the signed-in
@@ -70,7 +62,8 @@ def api_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if request.path.startswith("/api/"):
         detail = "No API operation answers at this address: check the path, and that its ids are numbers."
         return JsonResponse({"detail": detail}, status=404)
-    page = loader.get_template("404.html").render({"csrf_token": _unmasked_csrf_token(request)}, request)
+    get_token(request)  # the sign-out form takes its token from the CSRF cookie: make sure the requester has one
+    page = loader.render_to_string("404.html", {"csrf_cookie_name": settings.CSRF_COOKIE_NAME}, request)
     return HttpResponse(page, status=404)
 
 
