@@ -40,9 +40,10 @@ FLOOR_SIMILARITY = 0.30
 FLOOR_SCORE = 2  # the highest rating a candidate under the floor gets
 # Among notes, a candidate this close in meaning says the vault speaks to the question even when the scorer, fitted
 # on conversation turns, rates every note below the threshold (short notes, property notes, notes made of an embed).
-# The highest value that silenced no question of the dev sets (docs/evaluation.md); small talk is the significance
+# A passage the floor holds down in meaning is no such sign: questions no vault speaks to ("What was our revenue in
+# Q3 2024?") come that close to some passage of every vault (docs/evaluation.md). Small talk is the significance
 # check's to stop.
-NOTE_SIMILARITY = 0.25
+NOTE_SIMILARITY = FLOOR_SIMILARITY
 # A passage of a note far in meaning (below FLOOR_SIMILARITY) is evidence only when it carries at least this
 # share of the question's word weight (the `overlap` feature: rarer words weigh more, words no candidate has weigh
 # most), or quotes a token the question looks up (`_no_evidence`). One incidental word ("point" for "the melting
@@ -50,6 +51,11 @@ NOTE_SIMILARITY = 0.25
 # well-matched candidate); docs/evaluation.md has what it silences.
 NOTE_OVERLAP = 0.5
 DEFAULT_THRESHOLD = 3
+# What a passage says in words of its own: an empty outline bullet ("-") or a page that only embeds another
+# (`![[Daily.base]]`) says nothing, however close its vector (near-empty text sits near every question).
+EMBEDDED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\n]*\)")
+A_WORD = re.compile(r"[^\W\d_]{2,}")
+TITLE_PROPERTY = re.compile(r"^\s*title\s*:", re.I)
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -238,12 +244,15 @@ def gate(
         for r in rated
     ]
     if among_notes and local:
-        # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are.
-        budget = _budget(candidates, budget_top) if _speaks_to(rated, threshold) else 0
-        far = _no_evidence(question, [r for r in rated if r.candidate.chunk in floored])
+        # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are,
+        # and a passage that says nothing is listed last and never passes.
+        saying = [r for r in rated if says_something(r.candidate)]
+        budget = _budget(candidates, budget_top) if _speaks_to(saying, threshold) else 0
+        far = _no_evidence(question, [r for r in saying if r.candidate.chunk in floored])
         survivors, ordered = _in_search_order(
-            rated, budget=budget, lift=_times(boosts, priors), answered=priors, far=far, threshold=threshold
+            saying, budget=budget, lift=_times(boosts, priors), answered=priors, far=far, threshold=threshold
         )
+        ordered += [r for r in rated if not says_something(r.candidate)]
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -289,6 +298,13 @@ def _no_evidence(question: str, floored: list[Rated]) -> set[int]:
 def _as_a_word(token: str) -> re.Pattern[str]:
     """`token` standing on its own ("API" is not in "rapid", nor "FOAM_SLUG" in "FOAM_SLUGIFY"), in any case."""
     return re.compile(rf"(?<![\w.]){re.escape(token)}(?![\w])", re.IGNORECASE)
+
+
+def says_something(candidate: Candidate) -> bool:
+    """Whether a passage, with its note's properties, holds a word of its own beyond what it embeds (a `title:`
+    property only names the note)."""
+    properties = "\n".join(line for line in candidate.properties.splitlines() if not TITLE_PROPERTY.match(line))
+    return A_WORD.search(EMBEDDED.sub(" ", f"{candidate.text}\n{properties}")) is not None
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
