@@ -421,7 +421,7 @@ def opening_heading(prose: str) -> str:
 # How notes are read: raised whenever a change to the reading gives a stored note another title, other link
 # names, properties, links or passages, so that notes stored under the older reading are read again
 # (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
-READING_VERSION = 5
+READING_VERSION = 6
 
 
 def parse_note(path: str, text: str) -> ParsedNote:

@@ -23,9 +23,11 @@ _KINDS = {"$$": "math", "$": "math", "<!--": "comment", "%%": "comment"}
 _INLINE_MATH_END = re.compile(r"(?<=[^\s\\])\$(?![\d$])")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
 BLOCK_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# Logseq's `{{embed …}}` macro; its docs also write it with a third pair of braces (`{{{embed …}}}`), the same embed.
+EMBED_OPEN, EMBED_CLOSE = r"\{\{(?P<third_brace>\{)?[ \t]*embed[ \t]+", r"[ \t]*\}\}(?(third_brace)\})"
 # Logseq's references to a block as written: `{{embed ((uuid))}}`, `[label](((uuid)))` and `((uuid))`.
 BLOCK_REFERENCE = re.compile(
-    rf"\{{\{{[ \t]*embed[ \t]+\(\((?P<embedded>{BLOCK_UUID})\)\)[ \t]*\}}\}}"
+    rf"{EMBED_OPEN}\(\((?P<embedded>{BLOCK_UUID})\)\){EMBED_CLOSE}"
     rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
     rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
 )

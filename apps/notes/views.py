@@ -35,7 +35,7 @@ from apps.notes.coverage import STATES, import_coverage
 from apps.notes.followup import JobStatus, import_job_follow_up, job_progress
 from apps.notes.markdown import opening_heading
 from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of, shown_inline
-from apps.notes.models import ImportJob, ImportStatus, NoteLink, NoteStepFailure, Tier
+from apps.notes.models import ImportJob, ImportStatus, LinkKind, NoteLink, NoteStepFailure, Tier
 from apps.notes.rendering import RenderedNote, render_note
 from apps.notes.rendering.embeds import note_body
 from apps.notes.services.corrections import correction_apply, correction_decline
@@ -77,7 +77,12 @@ def note_page(request: HttpRequest, note_id: int) -> HttpResponse:
     role = role_of(request.user, note.vault)
     body = note_body(note.body)
     name = note.title
-    unresolved = [link for link in links if link.target_id is None and not _names_a_file(link, rendered)]
+    # A block reference names a block, not a page: one no note holds shows as such on the page, and is no page to write.
+    unresolved = [
+        link
+        for link in links
+        if link.target_id is None and link.kind != LinkKind.BLOCK and not _names_a_file(link, rendered)
+    ]
     return render(
         request,
         "note.html",

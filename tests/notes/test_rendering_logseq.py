@@ -330,3 +330,26 @@ def test_a_block_with_the_heading_property_is_drawn_as_a_heading_on_a_real_page(
     assert '<h2 id="getting-started">Getting Started</h2>' in html
     assert "heading" not in re.sub(r"</?h2[^>]*>", "", html).lower()  # no "heading: true" box
     assert "<h4" in html_of("- Deep one\n  heading:: 4\n- tags:: x\n")
+
+
+@pytest.mark.django_db
+def test_an_embed_written_with_three_braces_shows_as_the_embed_without_stray_braces():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    block_embed = make_note(vault, "pages/block_embed.md", real("block_embed.md"), embed=False)
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/notes/{block_embed.pk}/").content.decode()
+    # the embedded block is in no page of the vault: its reference shows, as Logseq shows one it cannot find
+    example = page.split("An embed example", 1)[1].split("</li>", 1)[0]
+    assert '<span class="block-ref block-ref-missing"' in example
+    assert "((5fbf4fbf-82c5-4d81-ba82-b66726bda00c))</span>" in example
+    assert "{" not in example and "}" not in example
+    # a block reference names no page: none is listed as unresolved, nor offered to be written
+    unresolved = page.split("<h2>Unresolved links</h2>", 1)[1].split("</ul>", 1)[0]
+    assert "[[Feature]]" in unresolved and "5fbf4fbf" not in unresolved
+
+    make_note(vault, "pages/How to Take Notes.md", "- Write one idea to a block.\n", embed=False)
+    tutorial = make_note(vault, "pages/tutorial.md", real("tutorial.md"), embed=False)
+    html = page_of(tutorial, owner)
+    assert "Write one idea to a block." in html and "{{" not in html and "}}" not in html

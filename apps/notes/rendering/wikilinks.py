@@ -23,7 +23,7 @@ from apps.notes.markdown import WIKILINK
 from apps.notes.media import ATTACHMENT_EXTENSIONS, extension_of
 from apps.notes.rendering.files import VaultFiles, embed_html, label_and_size
 from apps.notes.selectors import attachment_url
-from apps.notes.syntax import BLOCK_UUID, hidden_spans
+from apps.notes.syntax import BLOCK_UUID, EMBED_CLOSE, EMBED_OPEN, hidden_spans
 from apps.notes.text import heading_id
 
 MARKER_OPEN, MARKER_CLOSE = "\ue000", "\ue001"
@@ -31,7 +31,7 @@ _MARKER = re.compile(f"{MARKER_OPEN}(\\d+){MARKER_CLOSE}")
 # Logseq's `{{embed [[Page]]}}`, `{{embed ((uuid))}}`, `[label](((uuid)))`, `[label]([[Page]])` and `((uuid))`, or a
 # wikilink.
 _LOGSEQ_REFERENCE = re.compile(
-    rf"\{{\{{[ \t]*embed[ \t]+(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{BLOCK_UUID})\)\))[ \t]*\}}\}}"
+    rf"{EMBED_OPEN}(?:(?P<page>\[\[[^\[\]\n]+\]\])|\(\((?P<embedded>{BLOCK_UUID})\)\)){EMBED_CLOSE}"
     rf"|\[(?P<label>[^\[\]\n]*)\]\(\(\((?P<labelled>{BLOCK_UUID})\)\)\)"
     rf"|(?<![!\\])\[(?P<page_label>[^\[\]\n]+)\]\((?P<labelled_page>\[\[[^\[\]|\n]+\]\])\)"
     rf"|\(\((?P<referenced>{BLOCK_UUID})\)\)"
