@@ -236,6 +236,29 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+def test_a_source_rated_below_the_threshold_says_it_passed_in_the_search_order(live_server, page):
+    owner = make_user("wikilinker")
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    question = "how do wikilinks find the note they point to"
+    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    assert reply["gate"]["passed_by"] == "search order"
+
+    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
+    _log_in(page, owner)
+    turn = page.locator(".turn").nth(0)
+    turn.locator("ol.sources > li").first.wait_for()
+    lines = turn.locator("ol.sources > li > a.source-link + span").all_inner_texts()
+    ratings = [int(re.search(r"relevance (\d)/5", line)[1]) for line in lines]
+    assert min(ratings) < 3  # among notes, the search's order let a passage below the threshold through
+    for rating, line in zip(ratings, lines, strict=True):
+        assert (rating < 3) == ("passed in the search's order" in line), line
+    turn.locator("details.gate summary").click()
+    assert "close in meaning" in turn.locator("details.gate summary").inner_text()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
 def test_the_research_plan_counts_the_steps_it_lists_and_says_how_many_it_hid(live_server, page):
     owner = make_user("comparer")
     vault = make_vault(owner, "Sample vault")

@@ -169,6 +169,12 @@ function openCorrection(box, item) {
   editor.focus();
 }
 
+// Among notes the local scorer, fitted on conversations, only decides whether anything passes and the search's order
+// decides what: a passage rated below the threshold that passed says how.
+function inSearchOrder(payload, item) {
+  return payload.gate?.passed_by === "search order" && item.score < payload.gate.threshold;
+}
+
 // Every passage that passed is listed (each can be rated), and the list says which the answer does not quote: a
 // reader counting cards against citations sees why they differ.
 function sourceList(payload) {
@@ -179,6 +185,7 @@ function sourceList(payload) {
       `[${item.citation}] ${item.title || item.path}${item.section ? ` › ${item.section}` : ""}`),
     el("span", { class: "muted small", title: "How closely the relevance gate judged it to answer, out of 5" },
        ` ${item.path} · relevance ${item.score}/5`,
+       inSearchOrder(payload, item) ? " · passed in the search's order" : "",
        quoted.has(item.citation) ? "" : " · not quoted in the answer",
        item.provenance !== "authored" ? ` · ${item.provenance}` : "",
        item.speculative ? " · an explorer's find, shown to be rated, not answered from" : ""),
@@ -301,7 +308,8 @@ function gateTable(payload) {
   return el("details", { class: "gate" },
     el("summary", {}, `Gate: ${payload.candidates.length} candidates rated, ${payload.context.length} passed ` +
       (payload.gate.passed_by === "search order"
-        ? `in the search's order, as a note reached the threshold ${payload.gate.threshold} (${payload.gate.model})`
+        ? `in the search's order, as the notes speak to the question: one reached the threshold ` +
+          `${payload.gate.threshold} or is close in meaning (${payload.gate.model})`
         : `(threshold ${payload.gate.threshold}, ${payload.gate.model})`)),
     el("table", {}, el("tr", {}, el("th", {}, "score"), el("th", {}, ""), el("th", {}, "note"), el("th", {}, "text")),
       ...rows));

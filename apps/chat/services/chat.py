@@ -515,7 +515,8 @@ def citations(items: list[ContextItem]) -> dict[int, tuple[str, str]]:
 
 def _passed_by(items: list[ContextItem], threshold: int | None) -> str:
     """How the gate chose what passed: by score against the threshold, or (among notes, with the local scorer) in the
-    search's order once a note reached the threshold; the second lets passages below the threshold through."""
+    search's order once a note reached the threshold or came close in meaning; the second lets passages below the
+    threshold through."""
     below = threshold is not None and any(i.survived and i.score < threshold for i in items if i.provenance != PICKED)
     return "search order" if below else "score"
 
