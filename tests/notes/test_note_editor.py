@@ -96,9 +96,9 @@ def test_bad_input_is_explained_and_nothing_typed_is_lost(vault, settings):
     version = _version(browser.get(f"/notes/{note.pk}/edit/").content.decode())
     settings.NOTE_MAX_BYTES = 2048
     cases = [
-        ("", "# Kept\nnew words\n", "give a relative path"),
-        ("Taken.md", "# Kept\nnew words\n", "a note with this path exists already"),
-        ("Long.md", "# Kept\n" + "long words " * 400, "a note may hold at most 2 KiB"),
+        ("", "# Kept\nnew words\n", "Give a relative path inside the vault, such as 'ideas/Note.md'."),
+        ("Taken.md", "# Kept\nnew words\n", "A note with this path exists already."),
+        ("Long.md", "# Kept\n" + "long words " * 400, "A note may hold at most 2 KiB."),
     ]
     for path, body, message in cases:
         edited = browser.post(f"/notes/{note.pk}/edit/", {"path": path, "body": body, "version": version})

@@ -123,7 +123,7 @@ def test_contributors_see_readers_proposed_corrections_and_apply_them_on_the_vau
     page = _browser(contributor).get(f"/vaults/{vault.pk}/").content.decode()
     assert "Proposed corrections" in page and "Facilities issue permits to work." in page and reader.username in page
     unknown = _browser(contributor).post(f"/vaults/{vault.pk}/", {"correction": proposal.pk, "action": "burn"})
-    assert unknown.status_code == 200 and b"apply or decline" in unknown.content
+    assert unknown.status_code == 200 and b"Apply or decline." in unknown.content
     refused = _browser(reader).post(f"/vaults/{vault.pk}/", {"correction": proposal.pk, "action": "apply"})
     assert refused.status_code == 200 and b"does not allow" in refused.content
     applied = _browser(contributor).post(f"/vaults/{vault.pk}/", {"correction": proposal.pk, "action": "apply"})
