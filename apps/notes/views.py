@@ -41,7 +41,12 @@ from apps.notes.rendering.embeds import note_body
 from apps.notes.services.corrections import correction_apply, correction_decline
 from apps.notes.services.embedding_switch import embedding_switches
 from apps.notes.services.export import export_job_create, export_size
-from apps.notes.services.ingest import MARKDOWN_SUFFIXES, import_job_from_upload, import_source_available, zip_label
+from apps.notes.services.ingest import (
+    MARKDOWN_SUFFIXES,
+    import_job_from_upload,
+    import_source_available,
+    upload_label_is_its_name,
+)
 from apps.notes.services.notes import note_restore
 from apps.notes.services.recovery import import_job_retry
 from apps.notes.syntax import prose_only
@@ -186,7 +191,10 @@ def vault_page(request: HttpRequest, vault_id: int) -> HttpResponse:
             "cold": tier == Tier.COLD,
             "hot_count": note_selectors.note_list(user=actor(request), vault=vault).count(),
             "cold_count": note_selectors.note_list(user=actor(request), vault=vault, tier=Tier.COLD).count(),
-            "jobs": [(job, import_job_follow_up(job).label) for job in vault.import_jobs.all()[:10]],
+            "jobs": [
+                (job, _source_name(job), import_job_follow_up(job).label)
+                for job in vault.import_jobs.select_related("created_by")[:10]
+            ],
             "failures": _failures_by_step(note_selectors.step_failure_list(user=actor(request), vault_id=vault.pk)),
             "embedding_models": embedding_switches(vault_id=vault.pk),
             "export_inline": role == "manager" and export_size(vault=vault) <= int(settings.EXPORT_INLINE_MAX_BYTES),
@@ -251,7 +259,7 @@ def _source_name(job: ImportJob) -> str:
     requester = job.created_by.get_username() if job.created_by else ""
     label = job.source.removeprefix(f"{requester}/") if requester else job.source
     if job.file_name:
-        return job.file_name if label in (job.file_name, zip_label(job.file_name)) else f"{label} ({job.file_name})"
+        return job.file_name if upload_label_is_its_name(label, job.file_name) else f"{label} ({job.file_name})"
     # a folder, or an upload whose file's name was not kept: its label is the zip's name without `.zip`
     return label if job.folder or label.lower().endswith((*MARKDOWN_SUFFIXES, ".zip")) else f"{label}.zip"
 

@@ -70,6 +70,7 @@ EMBED_WINDOW_NOTES = 2000  # written notes whose pending chunk texts are held in
 PROGRESS_SECONDS = 0.1  # the job row is written at most this often; the page polls every 2 s
 BATCH_BYTES = 64 * 1024 * 1024  # a batch of attachments is held in memory until written: keep it bounded
 MISSING_FROM_SOURCE = "missing-from-source"
+SOURCE_LABEL_CHARS = 150  # of an import's label, after its requester's name (ImportJob.source holds both)
 IGNORED_DIRS = {".obsidian", ".trash", ".git", "__MACOSX", ".desirepath"}
 # Written by the export beside the notes: which vault the zip came from.
 EXPORT_MANIFEST = ".desirepath/export.json"
@@ -197,7 +198,7 @@ def import_job_create(
     if folder is not None and not Path(folder).is_dir():
         raise ValidationError({"folder": [f"{folder} is not a folder"]})
     # A source is one person's import of one vault: someone else's "export.zip" never moves these notes.
-    label = (source or (Path(folder).name if folder else "upload")).strip()[:150] or "upload"
+    label = (source or (Path(folder).name if folder else "upload")).strip()[:SOURCE_LABEL_CHARS] or "upload"
     label = f"{actor.get_username()}/{label}"
     if folder is not None:
         written = Path(folder) / EXPORT_MANIFEST
@@ -243,6 +244,12 @@ def import_job_from_upload(*, actor: User, vault: Vault, upload: UploadedFile | 
     job = import_job_create(actor=actor, vault=vault, archive=archive, source=source or label, file_name=name)
     import_job_enqueue(job)
     return job
+
+
+def upload_label_is_its_name(label: str, file_name: str) -> bool:
+    """Whether an upload's label is just its file's name (or the zip's name without `.zip`), as far as a label is
+    kept: a page names such an upload once."""
+    return label in (file_name[:SOURCE_LABEL_CHARS], zip_label(file_name)[:SOURCE_LABEL_CHARS])
 
 
 def zip_label(file_name: str) -> str:
