@@ -17,6 +17,33 @@ EMPHASIS = re.compile(r"(?<![^\s(\[\"'“‘])[*_](?=[^\W_])([^*_\n]*?[^\W_])[*_
 CODE_SPAN = re.compile(r"(?<!\\)(`+)(.+?)\1")  # an escaped backtick "\\`" opens none
 # Logseq's cloze, a phrase the reader hides to recall it: `{{cloze @white999 on Discord}}` says "@white999 on Discord".
 CLOZE = re.compile(r"\{\{\s*cloze\s+([^{}\n]*?)\s*\}\}")
+# Logseq's macros, in two braces or three (`{{youtube JCldJBZGQLQ}}`, `{{{embed [[Page]]}}}`): its name (in a search
+# snippet, maybe marked as a match: `{{«youtube» …}}`) and arguments.
+LOGSEQ_MACRO = re.compile(
+    r"\{\{(?P<third_brace>\{)?\s*(?P<marked>«)?(?P<name>[A-Za-z][\w-]*)(?(marked)»)"
+    r"(?:[ \t]+(?P<arguments>[^{}\n]*?))?\s*\}\}(?(third_brace)\})"
+)
+# What the page shows for a macro that shows a thing: a reader reads that it is there. An embed shows what it names.
+MACRO_SHOWS = {
+    "youtube": "YouTube video",
+    "video": "video",
+    "vimeo": "Vimeo video",
+    "bilibili": "Bilibili video",
+    "tweet": "tweet",
+    "twitter": "tweet",
+    "youtube-timestamp": "YouTube timestamp",
+    "pdf": "PDF",
+}
+# Logseq's `key:: value` under a block or atop a page (its key maybe a snippet's «match»), and the keys Logseq keeps
+# for itself and never shows.
+LOGSEQ_PROPERTY = re.compile(
+    r"^(?P<opening>[ \t>]*(?:[-*+][ \t]+)?)(?P<key>«?[A-Za-z][\w.«»-]*)::(?:[ \t]+(?P<value>.*))?$"
+)
+LOGSEQ_BOOKKEEPING = re.compile(r"id|collapsed|heading|created-at|updated-at|card-[\w-]+|logseq\.[\w.-]+", re.I)
+# An org block's `#+BEGIN_NOTE` and `#+END_NOTE`: the page draws the block, not its markers.
+ORG_MARKER = re.compile(r"^[ \t>]*(?:[-*+][ \t]+)?#\+(?:BEGIN|END)_\w+", re.I)
+# An embedded file the page shows as a view of other notes, by its kind: `![[Books.base]]` is Books (a base view).
+VIEW_KINDS = {".base": "a base view", ".canvas": "a canvas"}
 # Logseq's link to a page with words of its own: `[continue with the lesson]([[How to create pages]])`.
 LABELLED_PAGE_LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]+)\]\(\[\[[^\[\]\n]+\]\]\)")
 # A wikilink, or an embed when "!" opens it after no letter ("Done![[Next]]" is an exclamation and a link); inside a
@@ -72,11 +99,23 @@ def _shown(text: str) -> str:
     description, a wikilink by its label, inline HTML by its words; where a picture or a tag showed no words, those
     around it stand one space apart."""
     shown = CLOZE.sub(r"\1", LABELLED_PAGE_LINK.sub(r"\1", text))
+    shown = LOGSEQ_MACRO.sub(_macro_text, shown)
     before = shown
     shown = MARKDOWN_IMAGE.sub(lambda image: _description(image["label"]), shown)
     shown = WIKILINK_SHOWN.sub(_wikilink_text, shown)
     shown = INLINE_HTML.sub(lambda tag: " " if tag["apart"] else "", shown)
     return GAP.sub(" ", shown) if shown != before else shown
+
+
+def _macro_text(macro: re.Match[str]) -> str:
+    """What a Logseq macro shows, in words: a video as "YouTube video", an embed as what it names; any other macro
+    as written."""
+    name = macro["name"].lower()
+    if name in MACRO_SHOWS:
+        return f"«{MACRO_SHOWS[name]}»" if macro["marked"] else MACRO_SHOWS[name]
+    if name == "embed":
+        return macro["arguments"] or ""
+    return macro[0]
 
 
 def _description(label: str) -> str:
@@ -89,7 +128,11 @@ def _wikilink_text(link: re.Match[str]) -> str:
     its own shows no words ("![[Pasted image 2023.png]]")."""
     label = link["label"]
     if label is None or (link["embed"] and EMBED_SIZE.fullmatch(label.strip())):
-        return "" if link["embed"] and MEDIA_FILE.search(link["target"]) else link["target"]
+        if link["embed"] and MEDIA_FILE.search(link["target"]):
+            return ""
+        stem, dot, extension = link["target"].rpartition(".")
+        kind = VIEW_KINDS.get(f"{dot}{extension}".lower()) if link["embed"] and stem else None
+        return f"{stem} ({kind})" if kind else link["target"]
     return label
 
 
@@ -120,7 +163,8 @@ _CELL_BORDER = re.compile(r"(?<!\\)\|")  # `\|` is a pipe in a cell (`[[Note\|al
 def readable_text(text: str) -> str:
     """A Markdown passage as readable text on one line: links by their labels (inside code as written), pictures by
     their descriptions (`plain_line`), emphasis and code marks dropped, a task without its box, a callout by its
-    title, and a table as its cells (`a · b`), row after row (`; `)."""
+    title, and a table as its cells (`a · b`), row after row (`; `). Logseq's syntax reads as its page shows it: a
+    property as `key: value` (none Logseq keeps for itself), a macro as what it shows, no org block's markers."""
     in_code = verbatim_test(text)
     labelled = INLINE_LINK.sub(lambda link: link[0] if in_code(link.start()) or link["embed"] else link["label"], text)
     lines = labelled.splitlines()
@@ -134,10 +178,22 @@ def readable_text(text: str) -> str:
             continue
         raw = lines[index]
         if index not in code:
-            raw = _TASK_BOX.sub(r"\1", _CALLOUT_MARK.sub(_callout_title, raw))
-        said.append(plain_line(raw))
+            raw = _TASK_BOX.sub(r"\1", _CALLOUT_MARK.sub(_callout_title, _property_shown(raw)))
+        if index in code or not ORG_MARKER.match(raw):
+            said.append(plain_line(raw))
         index += 1
     return " ".join(line for line in said if line)
+
+
+def _property_shown(line: str) -> str:
+    """A Logseq property line as a reader reads it, `key: value`; one Logseq keeps for itself (`id::`, `card-…::`)
+    says nothing."""
+    found = LOGSEQ_PROPERTY.match(line)
+    if found is None:
+        return line
+    if LOGSEQ_BOOKKEEPING.fullmatch(re.sub("[«»]", "", found["key"])):
+        return ""
+    return f"{found['opening']}{found['key']}: {found['value'] or ''}".rstrip()
 
 
 def _tables(blocks: list[Block]) -> list[Block]:

@@ -220,7 +220,10 @@ SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
        -- every match in the whole chunk: apps/retrieval/snippets.py chooses the snippet out of it
        CASE WHEN 'keyword' = ANY(f.sources)
             THEN ts_headline('english', c.text, {_OR_EN}, 'HighlightAll=true, StartSel=«, StopSel=»')
-            ELSE c.text END AS marked_text
+            ELSE c.text END AS marked_text,
+       -- a passage that is only a heading is shown with the text under it, which the note's next passage holds
+       (SELECT nx.text FROM notes_chunk nx WHERE nx.note_id = c.note_id AND nx.ordinal = c.ordinal + 1
+        ORDER BY nx.tier = 'hot' DESC LIMIT 1) AS following_text
 FROM fused f
 JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(scope)s) AND n.drawn_from <@ %(readable)s::bigint[]
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(scope)s)
@@ -339,7 +342,7 @@ def hybrid_search_vector(
             chunk=r[4],
             score=float(r[5]),
             sources=list(r[6]),
-            snippet=snippet_of(r[7] or ""),
+            snippet=snippet_of(r[7] or "", following=r[8] or ""),
         )
         for r in rows
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from apps.notes.markdown import heading_match
 from apps.notes.text import ABBREVIATIONS, readable_text
 
 SNIPPET_CHARS = 300
@@ -26,6 +27,7 @@ _DELIMITER_ROW = re.compile(r"^[ \t>]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 # A match on a callout's type (`> [!«warning»]`) would keep the mark from being read as the callout's.
 _MARKED_CALLOUT_TYPE = re.compile(r"\[!«([\w-]+)»\]")
+_BULLET = re.compile(r"^[-*+][ \t]+")
 
 
 @dataclass(frozen=True)
@@ -34,17 +36,26 @@ class _Span:
     end: int
 
 
-def snippet_of(marked: str, *, limit: int = SNIPPET_CHARS) -> str:
+def snippet_of(marked: str, *, limit: int = SNIPPET_CHARS, following: str = "") -> str:
     """About `limit` characters of `marked` (a chunk with its matches between « and »): the run of whole sentences
     and lines, starting at one holding a match, with the most distinct matched words (the chunk's start when
-    nothing matched). A sentence too long to show whole is cut at words around its first match."""
+    nothing matched). A sentence too long to show whole is cut at words around its first match. A chunk that is
+    only headings goes on with `following` (the note's next chunk), the text under them."""
     text = marked.strip()
     if not text:
         return ""
+    if following.strip() and _only_headings(text):
+        text = f"{text}\n{following.strip()}"
     window = max(_windows(text, limit), key=lambda w: (_match_weight(text, w), -w.start))
     before = CUT_BEFORE if window.start > 0 else ""
     after = CUT_AFTER if window.end < len(text) else ""
     return before + text[window.start : window.end] + after
+
+
+def _only_headings(text: str) -> bool:
+    """Whether every line of `text` is a heading, at the margin or as an outline's block (`- ## Functionality`)."""
+    lines = [_BULLET.sub("", MARK.sub(r"\1", line.strip())) for line in text.splitlines() if line.strip()]
+    return all(heading_match(line) for line in lines)
 
 
 def _pieces(text: str) -> list[_Span]:

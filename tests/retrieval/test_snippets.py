@@ -111,3 +111,47 @@ def test_a_snippet_reads_tables_tasks_and_callouts_as_their_words_with_the_match
     assert "«Color» «schemes» «E»-«ink» mode Mobile support" in task and "[x]" not in task, task
     callout = snippet_text("warning oven tray", "Baking.md")
     assert "Mind the «oven» It runs hot, so turn the «tray» halfway." in callout and "[!" not in callout, callout
+
+
+def test_a_snippet_reads_logseq_pages_as_they_show_not_their_syntax():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    pages = ("Flashcards.md", "Advanced Queries.md", "Embed Media - Audio, Photos, Videos.md", "templates.md")
+    for name in pages:
+        make_note(vault, f"pages/{name}", (CORPORA / "logseq-docs/pages" / name).read_text())
+    make_note(vault, "Categories/Books.md", (CORPORA / "kepano-obsidian/Categories/Books.md").read_text())
+
+    def snippets(query: str, path: str) -> list[str]:
+        hits = api(owner).get("/api/search/", {"q": query, "k": 10}).json()["results"]
+        return [hit["snippet_text"] for hit in hits if hit["path"].endswith(path)]
+
+    def shown(query: str, path: str) -> str:
+        found = snippets(query, path)
+        assert found, (query, path)
+        return found[0]
+
+    # a property reads `key: value`; Logseq's own bookkeeping (`card-…::`, `id::`) is left out
+    video = shown("embed video url command", "Embed Media - Audio, Photos, Videos.md")
+    assert "::" not in video and "name: «Embed» «Video» «URL»" in video, video
+    cards = " ".join(snippets("what's a card", "Flashcards.md") + snippets("flashcards cards block", "Flashcards.md"))
+    assert "card-last-interval" not in cards and "card-repeats" not in cards and "::" not in cards, cards
+    # a macro reads as what the page shows, an org block without its markers
+    template = shown("youtube template", "templates.md")
+    assert "YouTube video" in template and "{{" not in template and "https://www.youtube.com" not in template
+    note = " ".join(snippets("advanced queries", "Advanced Queries.md"))
+    assert "BEGIN_" not in note and "END_" not in note and "::" not in note, note
+    # an Obsidian base embedded alone says what it is
+    assert shown("books", "Categories/Books.md") == "Books (a base view)"
+
+
+def test_a_snippet_of_a_heading_alone_shows_the_text_under_it():
+    owner = make_user()
+    vault = make_vault(owner, "Logseq docs")
+    make_note(vault, "pages/Flashcards.md", (CORPORA / "logseq-docs/pages/Flashcards.md").read_text())
+    alone = Chunk.objects.filter(note__path="pages/Flashcards.md", text="- ## Functionality")
+    assert alone.exists()  # the section's heading is a passage of its own: its text is too long to join it
+    client = Client()
+    client.force_login(owner)
+    page = client.get("/", {"q": "functionality"}).content.decode()
+    snippet = html.unescape(re.sub(r"<[^>]+>", "", next(s for _, s in PAGE_HIT.findall(page))))
+    assert snippet.startswith("Functionality What's a \"card\"? It's just a block with either #card"), snippet
