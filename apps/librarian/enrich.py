@@ -23,12 +23,12 @@ from apps.llm.embeddings import current_model, embed_texts
 from apps.llm.gateway import Message, complete_json
 from apps.llm.prompts import quote, quote_attribute
 from apps.notes.models import ChunkVector, Note, Tier
-from apps.notes.text import names_only, prose_lines, readable_text, split_sentences
+from apps.notes.text import LOGSEQ_PROPERTY, names_only, prose_lines, readable_text, split_sentences
 from apps.vaults.chat_settings import parse
 
 # The model-free Librarian's name carries the version of its rules: metadata written under older rules counts as by
 # another writer, so the stale sweep rewrites it once under the current ones.
-LOCAL_LIBRARIAN = "local/model-free-librarian-v3"
+LOCAL_LIBRARIAN = "local/model-free-librarian-v4"
 MAX_SENTENCES = 40
 MIN_WORDS = 6
 FRONTMATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)
@@ -65,14 +65,29 @@ def prose(body: str) -> list[str]:
     """The note's sentences as a reader meets them (links by their labels, no Markdown marks), from its prose alone:
     no frontmatter, headings, code or tables, no line that only names pages or files (`![[Places.base]]`,
     `categories: [[Places]]`), and no fragments of a few words."""
-    said = [line for line in prose_lines(FRONTMATTER.sub("", body)) if not names_only(line)]
+    said = [_property_value(line) for line in prose_lines(FRONTMATTER.sub("", body)) if not names_only(line)]
     lines = [s for line in said for s in split_sentences(readable_text(line))]
     return [s for s in lines if len(s.split()) >= MIN_WORDS] or lines
 
 
+def _property_value(line: str) -> str:
+    """A Logseq block's `description:: Draw in blocks …` says its value; its key is no part of the sentence."""
+    found = LOGSEQ_PROPERTY.match(line)
+    return (found["value"] or "") if found else line
+
+
+def own_description(note: Note) -> str:
+    """What the note says it is about in its own `description` property (a Logseq page's first block, or
+    frontmatter), as text; "" when it has none."""
+    description = note.frontmatter.get("description") if isinstance(note.frontmatter, dict) else None
+    return readable_text(description) if isinstance(description, str) else ""
+
+
 def model_free(note: Note) -> Metadata:
     lines = prose(note.body)[:MAX_SENTENCES]
-    if len(lines) > 1:
+    if described := own_description(note):  # the note's own word on what it is about comes first
+        claim = described
+    elif len(lines) > 1:
         vectors = np.array(embed_texts(lines), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         centrality = vectors @ vectors.mean(axis=0)

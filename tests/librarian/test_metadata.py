@@ -197,3 +197,19 @@ def test_metadata_the_model_free_librarian_wrote_under_older_rules_is_rewritten_
     row = NoteMetadata.objects.get(note=note)
     assert row.model == LOCAL_LIBRARIAN
     assert "Celery on Redis" in row.core_claim and "**" not in row.core_claim and "](" not in row.core_claim
+
+
+def test_a_logseq_pages_core_claim_is_its_own_description_as_text(owner, vault):
+    pages = CORPORA / "logseq-docs" / "pages"
+    math = make_note(vault, "pages/Math Block.md", (pages / "Math Block.md").read_text(encoding="utf-8"))
+    embed = make_note(vault, "pages/block_embed.md", (pages / "block_embed.md").read_text(encoding="utf-8"))
+    enrich_note(math)
+    enrich_note(embed)
+
+    assert '<dd class="core-claim">Write and render math using https://katex.org/ syntax</dd>' in _metadata_shown(
+        owner, math
+    )
+    # the page's description, not the one a block under it gives its command (`description:: Embeds a block …`)
+    claim = NoteMetadata.objects.get(note=embed).core_claim
+    assert claim.startswith("Also known as block embedding, this allows a portion of a page to be displayed"), claim
+    assert "::" not in _metadata_shown(owner, embed)
