@@ -62,7 +62,7 @@ def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_l
     queries = html_of(real("Queries.md"))
     assert '(in the future).<span class="block-properties"><span class="block-property">' in queries
     assert "1609230243642</span></span>[:div [:img" in queries
-    assert "Key-Pair-Id=APKAJE5CCD6X7MP6PTEA&quot;}]]<br />\n[:div.text-sm" in queries
+    assert "Key-Pair-Id=APKAJE5CCD6X7MP6PTEA</a>&quot;}]]<br />\n[:div.text-sm" in queries  # the address a link
 
     # a property Logseq keeps for itself is hidden, as `id::` and `collapsed::` are, not left as a line of text
     numbered = html_of(real("Numbered List.md"))

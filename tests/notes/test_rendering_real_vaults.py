@@ -404,3 +404,33 @@ def test_html_a_note_writes_is_drawn_cleaned_and_the_rest_shown_as_text_on_foams
     # what is not drawn is shown as written, and a placeholder stays a placeholder
     assert html_of("<script>alert(1)</script>") == "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n"
     assert "&lt;note-name&gt;" in html_of("Replace <note-name> with yours")
+
+
+@pytest.mark.django_db
+def test_a_bare_address_is_a_link_on_the_real_note_page_but_stays_text_in_code():
+    # logseq-docs/pages/Math Block.md: "description:: Write and render math using https://katex.org/ syntax"
+    vault = make_vault(make_user(), "Logseq docs")
+    note = make_note(vault, "pages/Math Block.md", real("logseq-docs/pages/Math Block.md"), embed=False)
+    reader = make_user()
+    share(vault, "reader", user=reader)
+    client = Client()
+    client.force_login(reader)
+    page = client.get(f"/notes/{note.pk}/").content.decode()
+    assert 'Write and render math using <a href="https://katex.org/">https://katex.org/</a> syntax' in page
+    supported = "https://katex.org/docs/supported.html"
+    assert f'see <a href="{supported}">{supported}</a> and' in page
+    assert '<a href="https://github.com/KaTeX/KaTeX/tree/main/contrib/mhchem">mchem package</a>' in page  # as before
+
+    html = html_of(
+        "Docs at https://katex.org/. In code `https://in.code/x` stays text,\n\n```\nhttps://fenced.example/\n```\n\n"
+        "and so do README.md, ops@example.org, javascript:alert(1) and $https://math.example/$."
+    )
+    links = [dict(attrs)["href"] for tag, attrs in _elements(html) if tag == "a"]
+    assert links == ["https://katex.org/"]
+    assert "<code>https://in.code/x</code>" in html and "<code>https://fenced.example/\n</code>" in html
+
+
+def _elements(html: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    elements = ElementsOf()
+    elements.feed(html)
+    return elements.found

@@ -29,8 +29,12 @@ def note_parser() -> MarkdownIt:
     # text or dropped, never run; markdown-it also refuses javascript:, vbscript:, file: and data: link targets.
     # breaks on: Obsidian (its "strict line breaks" off by default) shows a single newline inside a paragraph as a
     # line break.
-    options = {"html": True, "linkify": False, "breaks": True}
-    md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
+    # linkify on: Obsidian and Logseq make a bare https:// or mailto: address a link. Only written schemes count:
+    # fuzzy matching would turn a file name such as README.md (Moldova's domain) or a username@host into a link,
+    # and a scheme-less //host is too often a comment. Links are made from text only, never inside code or math.
+    options = {"html": True, "linkify": True, "breaks": True}
+    md = MarkdownIt("commonmark", options).enable(["table", "strikethrough", "linkify"])
+    md.linkify.set({"fuzzy_link": False, "fuzzy_email": False, "fuzzy_ip": False}).add("//", None)
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
     for plugin in (*plugins, tags_plugin, logseq_plugin, html_plugin):
         md.use(plugin)

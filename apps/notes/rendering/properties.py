@@ -1,5 +1,5 @@
-"""A note's properties as Obsidian's Properties view shows them: a list as separate items, a wikilink in a value
-as a link to its note, a date as a date, a checkbox as a checkbox, and an empty value as an empty field."""
+"""A note's properties as Obsidian's Properties view shows them: a list as separate items, a wikilink or a web
+address in a value as a link, a date as a date, a checkbox as a checkbox, and an empty value as an empty field."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.notes.markdown import WIKILINK
+from apps.notes.rendering.parser import note_parser
 from apps.notes.rendering.wikilinks import Page, WrittenLink, link_html
 
 # YAML dates reach the note as text (`2023-09-12`, `2023-09-12T10:30`): Obsidian's date and date & time properties.
@@ -61,7 +62,7 @@ def _moment(text: str) -> datetime.date | datetime.datetime | None:
 
 
 def _text_html(text: str, page: Page) -> SafeString:
-    """Text with each `[[wikilink]]` in it a link, the rest escaped."""
+    """Text with each `[[wikilink]]` and bare address in it a link, the rest escaped."""
     parts, end = [], 0
     for match in WIKILINK.finditer(text):
         target = match.group(1).strip()
@@ -69,7 +70,21 @@ def _text_html(text: str, page: Page) -> SafeString:
         if not target and not heading:
             continue
         written = WrittenLink(target, heading, alias, embed=False, source=match[0])
-        parts += [escape(text[end : match.start()]), link_html(written, page)]
+        parts += [_bare_links_html(text[end : match.start()]), link_html(written, page)]
         end = match.end()
-    parts.append(escape(text[end:]))
+    parts.append(_bare_links_html(text[end:]))
     return mark_safe("".join(parts))  # noqa: S308 - the text escaped, the links built from escaped parts
+
+
+def _bare_links_html(text: str) -> str:
+    """Text escaped, each address the note body would make a link (the parser's linkify) a link here too."""
+    parser = note_parser()
+    parts, end = [], 0
+    for found in parser.linkify.match(text) or ():
+        href = parser.normalizeLink(found.url)
+        if not parser.validateLink(href):
+            continue
+        parts += [escape(text[end : found.index]), format_html('<a href="{}">{}</a>', href, found.text)]
+        end = found.last_index
+    parts.append(escape(text[end:]))
+    return "".join(parts)
