@@ -54,7 +54,7 @@ def test_a_how_to_question_leads_with_a_sentence_not_a_placeholder_out_of_the_ex
     for question in (
         "How do I embed a note?",  # the example's `note-name`
         "How do I embed just one section of another note?",  # its `^id`
-        "How do I change the border and rounded corners of the box around content pulled in from another page?",
+        "How do I show an embedded note inside a bordered card?",  # its `card` style
     ):
         lead = _lead(_answer(vault, question))
         assert _is_a_statement(lead), (question, lead)

@@ -72,9 +72,10 @@ def test_among_notes_the_search_s_order_decides_what_passes_and_small_talk_still
 
 
 def test_among_notes_a_note_close_in_meaning_lets_the_search_s_order_pass_when_the_scorer_rates_all_low():
-    """A question whose answer is a note of properties and embeds: the scorer rates every note below the threshold,
-    but the first note is close to the question in meaning, so the vault speaks to it and the search's order passes.
-    Far from every note (small talk that got past the significance check), nothing passes."""
+    """A question whose answer is a note of properties: the scorer rates every note below the threshold, but the
+    first note is close to the question in meaning, so the vault speaks to it and the search's order passes; a note
+    that only embeds a base says nothing and never passes. As close as questions no vault speaks to come to some
+    passage of every vault (below the floor's similarity), or far from every note, nothing passes."""
 
     def note(rank: int, path: str, text: str, similarity: float) -> Candidate:
         return Candidate(
@@ -82,15 +83,20 @@ def test_among_notes_a_note_close_in_meaning_lets_the_search_s_order_pass_when_t
         )
 
     properties = "categories: Places\ntype: Restaurants\nloc:\nrating:"
-    restaurant = note(0, "Templates/Restaurant Template.md", properties, 0.28)
+    restaurant = note(0, "Templates/Restaurant Template.md", properties, 0.31)
     recipes = note(1, "Categories/Recipes.md", "![[Recipes.base]]", 0.12)
     question = "how do I log somewhere I ate out?"  # no word of the template's, whose properties say "Places"
-    assert all(r.score < 3 for r in gate(question, [restaurant, recipes]).rated)  # the scorer alone passes nothing
 
-    result = gate(question, [restaurant, recipes], among_notes=True)
-    assert [r.candidate for r in result.survivors] == [restaurant, recipes]
+    def rates_all_low(question: str, candidates: list[Candidate]) -> list[Rated]:
+        return [Rated(c, 2, 0.05) for c in candidates]  # the scorer alone passes nothing
+
+    result = gate(question, [restaurant, recipes], among_notes=True, local_rater=rates_all_low)
+    assert [r.candidate for r in result.survivors] == [restaurant]
+    assert [r.candidate for r in result.rated] == [restaurant, recipes]  # still listed, last
+    barely = [replace(restaurant, similarity=0.28), recipes]
+    assert gate(question, barely, among_notes=True, local_rater=rates_all_low).survivors == []
     far = [replace(c, similarity=0.1) for c in (restaurant, recipes)]
-    assert gate(question, far, among_notes=True).survivors == []
+    assert gate(question, far, among_notes=True, local_rater=rates_all_low).survivors == []
 
 
 def test_among_notes_what_answered_a_question_near_this_one_passes_first_even_where_the_budget_ended():
@@ -134,15 +140,16 @@ def test_among_notes_a_note_far_from_the_question_in_meaning_and_words_passes_in
     assert rack in [r.candidate for r in helped.survivors]
 
 
-def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_through_them_alone():
-    """The vault speaks to the question (a passage close enough in meaning), but every passage within the budget is
-    far in words: what the search found is shown rather than nothing. A passage that quotes the token the question
-    looks up is never far."""
+def test_among_notes_far_notes_never_open_the_gate_and_a_looked_up_token_is_never_far():
+    """A passage far in words and below the floor's similarity is no evidence: it never passes beside a close one,
+    and alone it does not say the vault speaks to the question. A passage that quotes the token the question looks
+    up is never far."""
 
     lint = _note(0, "foam lint", "Check notes for issues; exits with code 2 when issues are found.", 0.27)
     row = _note(1, "Variables", "Name · Description; FOAM_SLUG · The sluggified title of the note.", 0.2)
     daily = _note(2, "Daily Notes", "Create links to recent daily notes using snippets such as /today.", 0.22)
-    notes = [lint, row, daily]
+    close = _note(3, "Note Templates", "Templates produce a new note with its variables filled in.", 0.45)
+    notes = [lint, row, daily, close]
     chunks = frozenset(c.chunk for c in notes)
 
     looked_up = gate("what does FOAM_SLUG produce in a template?", notes, among_notes=True, note_chunks=chunks)
@@ -150,21 +157,17 @@ def test_among_notes_far_notes_pass_in_the_search_order_when_the_vault_speaks_th
     assert daily not in [r.candidate for r in looked_up.survivors]
     # the token inside a longer one is not quoted: "FOAM_SLUGIFY" is another variable, far like the rest, and the
     # passage close to the question passes alone
-    close = _note(3, "Note Templates", "Templates produce a new note with its variables filled in.", 0.45)
     other = replace(row, text=row.text.replace("FOAM_SLUG", "FOAM_SLUGIFY"))
     renamed = gate(
-        "what does FOAM_SLUG produce in a template?",
-        [lint, other, daily, close],
-        among_notes=True,
-        note_chunks=chunks | {close.chunk},
+        "what does FOAM_SLUG produce in a template?", [lint, other, daily, close], among_notes=True, note_chunks=chunks
     )
     assert [r.candidate for r in renamed.survivors] == [close]
 
-    # close enough in meaning for the vault to speak to the question, far by the floor, and sharing only "border"
+    # below the floor's similarity and sharing only "border": as close as questions no vault speaks to come
     only_far = [_note(0, "Embed styles", "Set the border and the corner radius in your own CSS snippet.", 0.27)]
     asked = "How do I change the border and rounded corners of the box around content pulled in from another page?"
     result = gate(asked, only_far, among_notes=True, note_chunks=frozenset({only_far[0].chunk}))
-    assert [r.candidate for r in result.survivors] == only_far
+    assert result.survivors == []
 
 
 def test_among_notes_a_note_s_other_passage_that_answers_stands_beside_its_first():
