@@ -85,8 +85,8 @@ def test_an_escaped_mark_reads_as_the_mark_and_an_embed_as_the_note_it_shows_on_
         "for example snake\\_case\\_text will be displayed as snake_case_text."
     )  # in code as written, outside it as shown
     genre = (CORPORA / "kepano-obsidian/Templates/Genre Template.md").read_text(encoding="utf-8")
-    assert readable_text(genre.split("---")[-1]) == "Genre.base"
-    assert readable_text("See ![[Trips.base#Location]] and ![[Ana Lima|Ana]]") == "See Trips.base and Ana"
+    assert readable_text(genre.split("---")[-1]) == "Genre (a base view)"  # what an embedded base is, not its file
+    assert readable_text("See ![[Trips.base#Location]] and ![[Ana Lima|Ana]]") == "See Trips (a base view) and Ana"
     # a picture reads as its description; its size, or a file name alone, says nothing
     assert readable_text("![[photo.png|300]] and ![[map.png\\|640x480]] or ![[map.png|The map]]") == "and or The map"
     # an escaped mark that opens or closes the line is shown too; a character of an icon font is left as it is
