@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from linkify_it import LinkifyIt
 from markdown_it import MarkdownIt
 
 from apps.notes.rendering.blocks import blocks_plugin
@@ -24,17 +25,24 @@ from apps.notes.rendering.wikilinks import Page, mark_wikilinks, wikilinks_plugi
 
 
 @functools.cache
+def address_finder() -> LinkifyIt:
+    """What finds the bare web addresses the note page makes links, in the body and in property values. Only
+    written schemes count: fuzzy matching would turn a file name such as README.md (Moldova's domain) or a
+    username@host into a link, and a scheme-less //host is too often a comment."""
+    return LinkifyIt(options={"fuzzy_link": False, "fuzzy_email": False, "fuzzy_ip": False}).add("//", None)
+
+
+@functools.cache
 def note_parser() -> MarkdownIt:
     # html on, drawn by `html_plugin` only as far as nh3 cleans it: a <script> or an onerror= in a note is shown as
     # text or dropped, never run; markdown-it also refuses javascript:, vbscript:, file: and data: link targets.
     # breaks on: Obsidian (its "strict line breaks" off by default) shows a single newline inside a paragraph as a
     # line break.
-    # linkify on: Obsidian and Logseq make a bare https:// or mailto: address a link. Only written schemes count:
-    # fuzzy matching would turn a file name such as README.md (Moldova's domain) or a username@host into a link,
-    # and a scheme-less //host is too often a comment. Links are made from text only, never inside code or math.
+    # linkify on: Obsidian and Logseq make a bare https:// or mailto: address a link (`address_finder`). Links are
+    # made from text only, never inside code or math.
     options = {"html": True, "linkify": True, "breaks": True}
     md = MarkdownIt("commonmark", options).enable(["table", "strikethrough", "linkify"])
-    md.linkify.set({"fuzzy_link": False, "fuzzy_email": False, "fuzzy_ip": False}).add("//", None)
+    md.linkify = address_finder()
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
     for plugin in (*plugins, tags_plugin, logseq_plugin, html_plugin):
         md.use(plugin)

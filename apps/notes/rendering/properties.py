@@ -12,7 +12,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.notes.markdown import WIKILINK
-from apps.notes.rendering.parser import note_parser
+from apps.notes.rendering.parser import address_finder, note_parser
 from apps.notes.rendering.wikilinks import Page, WrittenLink, link_html
 
 # YAML dates reach the note as text (`2023-09-12`, `2023-09-12T10:30`): Obsidian's date and date & time properties.
@@ -80,7 +80,7 @@ def _bare_links_html(text: str) -> str:
     """Text escaped, each address the note body would make a link (the parser's linkify) a link here too."""
     parser = note_parser()
     parts, end = [], 0
-    for found in parser.linkify.match(text) or ():
+    for found in address_finder().match(text) or ():
         href = parser.normalizeLink(found.url)
         if not parser.validateLink(href):
             continue
