@@ -234,18 +234,22 @@ def test_chat_streams_a_cited_answer_says_when_the_vault_had_nothing_and_takes_f
     assert page.locator("article h1").inner_text() == "Permit to Work"
 
 
+def _asked_of_the_sample(live_server, page, username: str, question: str):  # type: ignore[no-untyped-def]
+    """A new user's question to the sample vault, answered through the API; its conversation open in the browser."""
+    owner = make_user(username)
+    vault = make_vault(owner, "Sample vault")
+    import_sample(vault)
+    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
+    _log_in(page, owner)
+    return owner, reply
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_a_source_rated_below_the_threshold_says_it_passed_in_the_search_order(live_server, page):
-    owner = make_user("wikilinker")
-    vault = make_vault(owner, "Sample vault")
-    import_sample(vault)
-    question = "how do wikilinks find the note they point to"
-    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    _, reply = _asked_of_the_sample(live_server, page, "wikilinker", "how do wikilinks find the note they point to")
     assert reply["gate"]["passed_by"] == "search order"
-
-    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
-    _log_in(page, owner)
     turn = page.locator(".turn").nth(0)
     turn.locator("ol.sources > li").first.wait_for()
     lines = turn.locator("ol.sources > li > a.source-link + span").all_inner_texts()
@@ -260,16 +264,9 @@ def test_a_source_rated_below_the_threshold_says_it_passed_in_the_search_order(l
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_research_plan_counts_the_steps_it_lists_and_says_how_many_it_hid(live_server, page):
-    owner = make_user("comparer")
-    vault = make_vault(owner, "Sample vault")
-    import_sample(vault)
-    question = "Compare the focaccia and the sourdough recipes"
-    reply = api(owner).post("/api/chat/", {"vaults": [vault.pk], "message": question}, format="json").json()
+    owner, reply = _asked_of_the_sample(live_server, page, "comparer", "Compare the focaccia and the sourdough recipes")
     # Two steps searched; the second only reworded the question and found nothing new, so it is not listed.
     assert (reply["research"]["dispatches"], reply["research"]["hidden"]) == (2, 1)
-
-    page.goto(f"{live_server.url}/chat/?c={reply['conversation']}")
-    _log_in(page, owner)
     plan = page.locator(".turn details.plan")
     plan.locator("summary").click()
     assert plan.locator("summary").inner_text() == (
