@@ -19,6 +19,8 @@ from django.contrib.auth.models import User
 
 from apps.llm.gateway import Message, complete_json, slot_model, tokens_of
 from apps.llm.prompts import quote, quote_attribute
+from apps.notes.markdown import WIKILINK
+from apps.notes.text import MARKDOWN_IMAGE
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
@@ -53,7 +55,6 @@ NOTE_OVERLAP = 0.5
 DEFAULT_THRESHOLD = 3
 # What a passage says in words of its own: an empty outline bullet ("-") or a page that only embeds another
 # (`![[Daily.base]]`) says nothing, however close its vector (near-empty text sits near every question).
-EMBEDDED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\n]*\)")
 A_WORD = re.compile(r"[^\W\d_]{2,}")
 TITLE_PROPERTY = re.compile(r"^\s*title\s*:", re.I)
 
@@ -246,13 +247,16 @@ def gate(
     if among_notes and local:
         # Nothing passes when no note speaks to the question; the notes are still ranked as among notes they are,
         # and a passage that says nothing is listed last and never passes.
-        saying = [r for r in rated if says_something(r.candidate)]
+        saying: list[Rated] = []
+        silent: list[Rated] = []
+        for r in rated:
+            (saying if says_something(r.candidate) else silent).append(r)
         budget = _budget(candidates, budget_top) if _speaks_to(saying, threshold) else 0
         far = _no_evidence(question, [r for r in saying if r.candidate.chunk in floored])
         survivors, ordered = _in_search_order(
             saying, budget=budget, lift=_times(boosts, priors), answered=priors, far=far, threshold=threshold
         )
-        ordered += [r for r in rated if not says_something(r.candidate)]
+        ordered += silent
         return GateResult(rated=ordered, survivors=survivors, threshold=threshold, model=model, notes=notes)
     rated = [with_prior(r, priors.get(r.candidate.chunk, 1.0)) for r in rated]
     ordered = sorted(rated, key=lambda r: (-r.score, -(r.probability or 0.0), r.candidate.rank))
@@ -304,7 +308,8 @@ def says_something(candidate: Candidate) -> bool:
     """Whether a passage, with its note's properties, holds a word of its own beyond what it embeds (a `title:`
     property only names the note)."""
     properties = "\n".join(line for line in candidate.properties.splitlines() if not TITLE_PROPERTY.match(line))
-    return A_WORD.search(EMBEDDED.sub(" ", f"{candidate.text}\n{properties}")) is not None
+    text = MARKDOWN_IMAGE.sub(" ", f"{candidate.text}\n{properties}")
+    return A_WORD.search(WIKILINK.sub(lambda link: " " if link[0].startswith("!") else link[0], text)) is not None
 
 
 def _speaks_to(rated: list[Rated], threshold: int) -> bool:
