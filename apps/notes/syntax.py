@@ -13,6 +13,28 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
+# The HTML a note may write that its page draws (`rendering.html`) and the readers read as words (`text`): the tags
+# of text and tables, the pictures left out, the tags that close nothing, and those that stand apart as blocks.
+SHOWN = frozenset(
+    {
+        *("a", "abbr", "b", "big", "blockquote", "br", "caption", "center", "cite", "code", "col", "colgroup", "dd"),
+        *("del", "details", "div", "dl", "dt", "em", "figcaption", "figure", "font", "h1", "h2", "h3", "h4", "h5"),
+        *("h6", "hr", "i", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike"),
+        *("strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var"),
+    }
+)
+LEFT_OUT = frozenset({"img", "picture", "source"})
+VOID = frozenset({"br", "hr", "col", "img", "source", "wbr"})
+BLOCK_LEVEL = frozenset(
+    {"blockquote", "center", "details", "div", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "ol", "p"}
+    | {"pre", "table", "ul"}
+)
+# The parts of a table, a list or a disclosure: each one stands apart from the next, as a block does.
+HTML_PARTS = frozenset(
+    {"caption", "col", "colgroup", "dd", "dt", "figcaption", "li", "summary", "tbody", "td", "tfoot", "th", "thead"}
+    | {"tr"}
+)
+
 # An indented block that reads as an outline is the nesting of a Logseq page after a heading, not code.
 _OUTLINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
 _VERBATIM = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#\+BEGIN_(SRC|QUERY|EXAMPLE|EXPORT)\b", re.I)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
-from apps.notes.syntax import code_block_lines, verbatim_test
+from apps.notes.syntax import BLOCK_LEVEL, HTML_PARTS, LEFT_OUT, SHOWN, VOID, code_block_lines, verbatim_test
 
 # Single-mark emphasis around words ("*quanto basta*", "_really_"): opened after a space or an opening mark and closed
 # before one, around a letter or digit at each end, so a mark in a word, a path or a glob stays ("snake_case",
@@ -56,12 +56,14 @@ EMBED_SIZE = re.compile(r"\d+(?:x\d+)?")
 # An image or other media a line shows ("![image.png](../assets/image_1687.png){:height 560, :width 960}", Logseq's
 # size after it): read as its description, and as nothing when that only names its file.
 MARKDOWN_IMAGE = re.compile(r"(?<!\\)!\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)(?:\{:[^{}\n]*\})?")
-# HTML a note writes inline for emphasis or layout ("<u><b>links</b></u>", "<kbd>Ctrl</kbd>+<kbd>P</kbd>"): the page
-# shows its words; a line break, a picture or a frame parts the words around it. Only HTML's own names: "<note-name>"
-# or "<YOUR_TOKEN>" is a placeholder the reader fills in, and stays.
+# HTML a note writes, for emphasis or layout ("<u><b>links</b></u>", "<kbd>Ctrl</kbd>+<kbd>P</kbd>", a table of
+# contributors): the page shows its words (`rendering.html`); a line break, a picture, a cell or any other block parts
+# the words around it. Only HTML's own names: "<note-name>" or "<YOUR_TOKEN>" is a placeholder the reader fills in,
+# and stays.
+_HTML_APART = sorted((BLOCK_LEVEL | LEFT_OUT | VOID | HTML_PARTS) | {"iframe", "video", "audio"}, key=len, reverse=True)
+_HTML_WITHIN = sorted(SHOWN - BLOCK_LEVEL - VOID - HTML_PARTS, key=len, reverse=True)
 INLINE_HTML = re.compile(
-    r"</?(?:(?P<apart>br|img|iframe|video|audio|source)|a|abbr|b|big|cite|del|em|font|i|ins|kbd|mark|q|s|small|span|"
-    r"strong|sub|sup|u)(?:\s[^<>]*)?/?>",
+    rf"</?(?:(?P<apart>{'|'.join(_HTML_APART)})|{'|'.join(_HTML_WITHIN)})(?:\s[^<>]*)?/?>",
     re.I,
 )
 GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")

@@ -121,6 +121,22 @@ def test_html_a_note_writes_inline_reads_as_its_words_and_a_placeholder_stays_on
     )
 
 
+def test_a_table_of_contributors_written_in_html_reads_as_their_names_as_its_page_shows_them():
+    from django.conf import settings
+
+    from apps.notes.markdown import chunk_note
+    from tests.corpora import CORPORA
+
+    index = (CORPORA / "foam-docs/index.md").read_text(encoding="utf-8")
+    chunks = chunk_note("index", index, max_chars=int(settings.CHUNK_MAX_CHARS))
+    table = next(chunk.text for chunk in chunks if "Jani Eväkallio" in chunk.text)
+    assert readable_text(table) == "Jani Eväkallio 💻 📖 Joe Previte 💻 📖"
+    assert not [chunk.text for chunk in chunks if "<" in readable_text(chunk.text)]
+    assert readable_text("<details><summary>More</summary>Hidden</details> a<br>b <note-name> here") == (
+        "More Hidden a b <note-name> here"
+    )
+
+
 def test_a_wikilink_written_in_code_stays_as_written_on_a_real_note():
     from tests.corpora import CORPORA
 

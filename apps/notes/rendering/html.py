@@ -15,16 +15,8 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
-SHOWN = frozenset(
-    {
-        *("a", "abbr", "b", "big", "blockquote", "br", "caption", "center", "cite", "code", "col", "colgroup", "dd"),
-        *("del", "details", "div", "dl", "dt", "em", "figcaption", "figure", "font", "h1", "h2", "h3", "h4", "h5"),
-        *("h6", "hr", "i", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike"),
-        *("strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var"),
-    }
-)
-LEFT_OUT = frozenset({"img", "picture", "source"})
-VOID = frozenset({"br", "hr", "col", "img", "source", "wbr"})
+from apps.notes.syntax import BLOCK_LEVEL, LEFT_OUT, SHOWN, VOID
+
 ATTRIBUTES = {
     "a": {"href", "title"},
     "td": {"align", "valign", "colspan", "rowspan"},
@@ -35,10 +27,6 @@ ATTRIBUTES = {
     "abbr": {"title"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
-BLOCK_LEVEL = frozenset(
-    {"blockquote", "center", "details", "div", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "ol", "p"}
-    | {"pre", "table", "ul"}
-)
 OPENS_WITH_A_TAG = re.compile(r"^</?([A-Za-z][\w-]*)(?=[\s/>]|$)")
 TAG_NAME = re.compile(r"<\s*(/?)\s*([A-Za-z][\w-]*)")
 # A tag, a comment or a declaration, one at a time: a piece of a note's HTML is cleaned tag by tag, since it is
