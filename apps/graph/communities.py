@@ -1,11 +1,13 @@
 """Leiden communities over a vault's co-mention and dependency edges (weight = confidence × strength): routing
 landmarks before any feedback exists. Each run replaces the vault's communities: a `community` entity per
-cluster of two or more, MEMBER_OF edges to it, its name (its best-connected members), its cohesion (the share of
-its members' edge weight that stays inside) and the partition's weighted modularity."""
+cluster of two or more, MEMBER_OF edges to it, its name (`community_name`: the titles of its best-connected notes),
+its cohesion (the share of its members' edge weight that stays inside) and the partition's weighted modularity."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -22,6 +24,17 @@ from apps.graph.models import (
 )
 
 SEED = 42  # reproducible runs
+NAME_PARTS = 2  # titles in a community's name: enough to tell it apart, short enough to label a cluster
+
+# Names that say nothing about what a community is about. Keyboard keys lead the co-mention counts of any manual
+# ("Shift · Ctrl · Cmd" named a cluster of notes on commands and snippets), and a date is when, not what.
+KEYS = frozenset(
+    """shift ctrl control cmd command alt option opt meta super fn win enter return tab esc escape space spacebar
+    backspace delete del insert ins home end pgup pgdn pageup pagedown up down left right capslock caps mod""".split()
+)
+_CHORD = re.compile(r"^(?:\w{1,9}\s*[+-]\s*)+\w{1,9}$")
+_F_KEY = re.compile(r"^f\d{1,2}$")
+_DATE = re.compile(r"^\d{4}[-_/.]\d{1,2}(?:[-_/.]\d{1,2})?$")
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,31 @@ def leiden(edges: list[tuple[int, int, float]]) -> Partition:
     return Partition([groups[c] for c in order], modularity, cohesion, degree)
 
 
+def names_a_subject(name: str) -> bool:
+    """Whether a member's name could tell a reader what its community is about: not a key, a chord of keys, a date
+    or a word of two letters."""
+    text = " ".join(name.lower().split())
+    if len(text) < 3 or text in KEYS or _F_KEY.match(text) or _DATE.match(text):
+        return False
+    return not (_CHORD.match(text) and any(part.strip() in KEYS for part in re.split(r"[+-]", text)))
+
+
+def community_name(
+    members: list[int], *, names: Mapping[int, str], kinds: Mapping[int, str], inside: Mapping[int, float]
+) -> str:
+    """A community's name as a reader recognises it: the titles of the notes most connected inside it (`inside`:
+    each member's edge weight to other members), a note that is a template after the others; members that are not
+    notes only where too few notes name a subject. Keys, dates and such are skipped while anything else is left."""
+
+    def rank(member: int) -> tuple[bool, bool, float, str]:
+        name = names.get(member, str(member))
+        return kinds.get(member) != EntityKind.NOTE, name.lower().endswith("template"), -inside.get(member, 0.0), name
+
+    ranked = [names.get(m, str(m)) for m in sorted(members, key=rank)]
+    chosen = [name for name in ranked if names_a_subject(name)][:NAME_PARTS] or ranked[:NAME_PARTS]
+    return " · ".join(chosen)[:300]
+
+
 def communities_detect(*, vault_id: int) -> CommunityRun:
     """Run Leiden for one vault and store the result, replacing the previous run."""
     rows = Dependency.objects.filter(vault_id=vault_id, source__tier="hot", target__tier="hot").exclude(
@@ -70,7 +108,17 @@ def communities_detect(*, vault_id: int) -> CommunityRun:
     )
     edges = [(a, b, c * s) for a, b, c, s in rows.values_list("source_id", "target_id", "confidence", "strength")]
     part = leiden(edges)
-    names = dict(Entity.objects.filter(vault_id=vault_id).exclude(kind=EntityKind.COMMUNITY).values_list("id", "name"))
+    members_of = Entity.objects.filter(vault_id=vault_id).exclude(kind=EntityKind.COMMUNITY)
+    names: dict[int, str] = {}
+    kinds: dict[int, str] = {}
+    for i, name, kind in members_of.values_list("id", "name", "kind"):
+        names[i], kinds[i] = name, kind
+    community_of = {m: number for number, members in enumerate(part.members) for m in members}
+    inside: dict[int, float] = defaultdict(float)
+    for a, b, w in edges:
+        if a != b and community_of.get(a, -1) == community_of.get(b, -2):
+            inside[a] += w
+            inside[b] += w
     with transaction.atomic():
         Entity.objects.filter(vault_id=vault_id, kind=EntityKind.COMMUNITY).delete()  # their edges go with them
         run = CommunityRun.objects.create(
@@ -79,8 +127,7 @@ def communities_detect(*, vault_id: int) -> CommunityRun:
         for number, (members, cohesion) in enumerate(zip(part.members, part.cohesion, strict=True), start=1):
             if len(members) < 2:
                 continue
-            leaders = sorted(members, key=lambda m: -part.degree[m])[:3]
-            name = " · ".join(names.get(m, str(m)) for m in leaders)[:300]
+            name = community_name(members, names=names, kinds=kinds, inside=inside)
             hub = Entity.objects.create(
                 vault_id=vault_id, name=name, key=f"community:{run.pk}:{number}", kind=EntityKind.COMMUNITY
             )

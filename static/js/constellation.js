@@ -1,7 +1,13 @@
 // The constellation: communities as labelled clusters on a ring, their members around them, principles as
 // diamonds; edges by strength (width and brightness), hot when walked this week, dim when going cold, dashed
 // when speculative. Drawn once from GET /api/graph/constellation/; `window.constellation` keeps what was drawn.
+// Community labels are elements over the canvas, not canvas text, so they keep a readable size on a narrow
+// screen, show their whole name on hover, and can be measured: each is placed where it overlaps no other label
+// and stays inside the drawing, or not shown (the list under the drawing names every community).
 "use strict";
+
+const LABEL_GAP = 3; // px kept clear between labels and from the drawing's edge
+const LABEL_COVER = 0.2; // the share of the drawing labels may cover, so on a phone the stars still show
 
 function layout(data, width, height) {
   const groups = new Map();
@@ -78,18 +84,65 @@ function draw(data) {
     ctx.fill();
   }
   const names = new Map(data.communities.map((c) => [c.id, c]));
-  ctx.font = "13px system-ui, sans-serif";
-  ctx.fillStyle = "#ffd98a";
   const list = document.getElementById("communities");
-  for (const cluster of clusters) {
+  const overlay = document.getElementById("sky-labels");
+  const labels = [];
+  for (const cluster of clusters) {  // largest first: they get the first choice of places
     const community = names.get(cluster.key);
     if (!community) continue;
-    ctx.fillText(community.name.slice(0, 48), cluster.at.x - cluster.radius, cluster.at.y - cluster.radius - 6);
+    const label = document.createElement("span");
+    label.className = "constellation-label";
+    label.textContent = community.name;
+    label.title = community.name;
+    overlay.appendChild(label);
+    labels.push({ element: label, cluster });
     const item = document.createElement("li");
     item.textContent = `${community.name} — ${community.size} entities, cohesion ${community.cohesion}`;
     list.appendChild(item);
   }
+  const place = () => placeLabels(labels, canvas);
+  place();
+  new ResizeObserver(place).observe(canvas);  // the canvas scales with the page: places are in screen pixels
   return drawn;
+}
+
+function overlaps(a, b) {
+  return a.left < b.right + LABEL_GAP && b.left < a.right + LABEL_GAP &&
+    a.top < b.bottom + LABEL_GAP && b.top < a.bottom + LABEL_GAP;
+}
+
+function placeLabels(labels, canvas) {
+  // Greedy, largest community first: above its cluster, else below, beside or on it, moved inside the drawing;
+  // a label that fits nowhere free, or past the share of the drawing labels may cover, is hidden.
+  const width = canvas.clientWidth, height = canvas.clientHeight, scale = width / canvas.width;
+  const taken = [];
+  let covered = 0;
+  for (const { element, cluster } of labels) {
+    element.hidden = false;
+    element.style.maxWidth = `${Math.max(40, Math.min(224, width / 2.5))}px`;
+    const w = element.offsetWidth, h = element.offsetHeight;
+    const x = cluster.at.x * scale, y = cluster.at.y * scale, r = cluster.radius * scale;
+    const candidates = [
+      [x - w / 2, y - r - h - LABEL_GAP], [x - w / 2, y + r + LABEL_GAP],
+      [x + r + LABEL_GAP, y - h / 2], [x - r - LABEL_GAP - w, y - h / 2], [x - w / 2, y - h / 2],
+    ];
+    const free = candidates
+      .map(([left, top]) => {
+        const l = Math.min(Math.max(left, LABEL_GAP), width - w - LABEL_GAP);
+        const t = Math.min(Math.max(top, LABEL_GAP), height - h - LABEL_GAP);
+        return { left: l, top: t, right: l + w, bottom: t + h };
+      })
+      .find((box) => box.left >= 0 && box.top >= 0 && !taken.some((other) => overlaps(box, other)));
+    if (!free || covered + w * h > LABEL_COVER * width * height) {
+      element.hidden = true;
+      continue;
+    }
+    covered += w * h;
+    element.style.left = `${free.left}px`;
+    element.style.top = `${free.top}px`;
+    taken.push(free);
+  }
+  canvas.dataset.labelled = String(width);  // for whoever waits for the labels of this size
 }
 
 async function start() {

@@ -1,5 +1,5 @@
 """The constellation's data: one readable vault's entities, edges (strength, hot, cold, speculative) and
-communities; 404 for anyone who cannot read the vault, 400 for a vault that is not an id."""
+communities, named after their notes; 404 for anyone who cannot read the vault, 400 for a vault that is not an id."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from apps.graph.communities import communities_detect
 from apps.graph.learning import weight_adjust
 from apps.graph.models import Community, Dependency, Entity
 from apps.graph.services import graph_extract_pending
-from tests.factories import api, make_user, share
+from tests.corpora import CORPORA
+from tests.factories import api, make_note, make_user, make_vault, share
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -50,3 +51,23 @@ def test_readers_get_the_vault_s_graph_to_draw_and_nobody_else_does(sample):
         browser.force_login(user)
         pages[user] = browser.get(f"/vaults/{sample.pk}/constellation/").status_code
     assert (pages[reader], pages[outsider]) == (200, 404)
+
+
+def test_a_real_vault_s_communities_are_named_by_the_titles_of_their_notes_never_by_keys():
+    # Foam's feature pages: their keyboard shortcuts are the most co-mentioned names ("Foam · Ctrl · Shift").
+    vault = make_vault(make_user(), "foam-docs")
+    root = CORPORA / "foam-docs"
+    for path in sorted((root / "user" / "features").glob("*.md")):
+        make_note(vault, str(path.relative_to(root)), path.read_text(), embed=False)
+    graph_extract_pending(vault_id=vault.pk)
+    communities_detect(vault_id=vault.pk)
+
+    communities = list(Community.objects.filter(vault=vault))
+    assert len(communities) >= 4
+    for community in communities:
+        members = Entity.objects.filter(outgoing__kind="member_of", outgoing__target=community.entity)
+        titles = set(members.filter(kind="note").values_list("name", flat=True))
+        parts = community.name.split(" · ")
+        assert set(parts) <= set(members.values_list("name", flat=True)), community.name
+        assert not {p.lower() for p in parts} & {"shift", "ctrl", "cmd", "alt", "enter", "tab"}, community.name
+        assert not titles or parts[0] in titles, (community.name, titles)  # led by a note the reader can open
