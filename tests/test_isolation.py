@@ -511,6 +511,23 @@ def test_candidates_are_never_read_from_outside_the_scope(sample, vault):
     assert [c.chunk for c in found] == [chunk.pk]
 
 
+def test_the_opening_of_a_note_a_question_names_is_never_read_from_outside_the_scope(sample, vault):
+    """ "What is X?" brings the opening passage of a hit's note titled X: only from a vault of the scope."""
+    from apps.retrieval.candidates import with_openings
+    from apps.retrieval.search import SearchHit
+
+    note = next(n for n in sample.notes.all() if n.chunks.filter(ordinal=1).exists())
+    later, opening = note.chunks.get(ordinal=1), note.chunks.get(ordinal=0)
+    hit = SearchHit(
+        note=note.pk, vault=sample.pk, path=note.path, title=note.title, chunk=later.pk, snippet="", score=1, sources=[]
+    )
+    question = f"What is {note.title}?"
+    with reading_as([vault.pk]):
+        assert with_openings([hit], question, scope_of([vault.pk])) == [later.pk]
+    with reading_as([sample.pk]):
+        assert with_openings([hit], question, scope_of([sample.pk])) == [later.pk, opening.pk]
+
+
 def test_a_later_passages_byline_is_read_from_its_own_served_first_passage_only(sample, vault):
     """The byline rides in the candidates' statement, under its filter: read from the note's first passage only
     while that passage is served (a corrected one is moved out of service), never from outside the scope."""

@@ -120,3 +120,29 @@ def asked_for(question: str) -> str:
 
 def asks_when(question: str) -> bool:
     return bool(ASKS_WHEN.search(question))
+
+
+# "What is a cloze?", "What does the reload tool do?": what a thing is, asked by the name a note may have.
+ASKS_WHAT_IT_IS = re.compile(
+    r"^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(.{1,60}?)|what\s+does\s+(?:an?\s+|the\s+)?(.{1,60}?)\s+do)"
+    r"\s*\??\s*$",
+    re.I,
+)
+IN_WHAT = re.compile(r"\s+(?:in|on|of|for|with)\s+\S+$", re.I)  # "… in Logseq", "… on mobile"
+
+
+def thing_asked_about(question: str) -> str | None:
+    """The thing a question asks what it is ("a namespace in Logseq" of "What is a namespace in Logseq?"), or None."""
+    asked = ASKS_WHAT_IT_IS.match(question)
+    return (asked.group(1) or asked.group(2)) if asked else None
+
+
+def names_of_thing(thing: str) -> list[set[str]]:
+    """The word sets that name the thing asked about: as asked, and without the app or place it is asked in ("What
+    is a namespace in Logseq?": the page is "Namespaces", in the app the vault is about)."""
+    return [named for named in (set(terms(thing)), set(terms(IN_WHAT.sub("", thing)))) if named]
+
+
+def titled_as(title: str, names: list[set[str]]) -> bool:
+    """Whether a note's title names the thing (a Logseq namespace's page by its own name too: "setting/Themes")."""
+    return any(set(terms(t)) == named for t in {title, title.rsplit("/", 1)[-1]} for named in names)

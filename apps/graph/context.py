@@ -28,7 +28,7 @@ from apps.graph.questions import inherited, question_priors
 from apps.graph.relevance import graph_rater
 from apps.graph.traversal import Path, Walk, traverse
 from apps.llm.embeddings import embed_query
-from apps.retrieval.candidates import Candidate, load_chunks
+from apps.retrieval.candidates import Candidate, load_chunks, with_openings
 from apps.retrieval.context import CANDIDATES
 from apps.retrieval.gate import GateResult, Rated, gate
 from apps.retrieval.search import hybrid_search_vector, validate_query
@@ -162,7 +162,7 @@ def walked_candidates(*, text: str, vector: list[float], scope: Scope) -> tuple[
     intent = intent_of(text)
     words = _words(text)
     found = traverse(chunks=[h.chunk for h in hits], scope=scope, intent=intent, words=words, query_vector=vector)
-    searched = [h.chunk for h in hits]
+    searched = with_openings(hits, text, scope)
     known = set(searched)
     reached = [c for c in found.facts if c not in known]
     hops = _last_hops(found, searched + reached, scope)

@@ -13,13 +13,16 @@ passage that opens like a speaker line is read with its note's text, which tells
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
 
+from apps.core.text import names_of_thing, thing_asked_about, titled_as
 from apps.llm.embeddings import current_model
 from apps.notes.markdown import DECISION_HEADING_LINE, DECISION_HEADING_PATH, byline_of, decision_of
+from apps.notes.models import Chunk, Tier
 from apps.notes.turns import is_turn, speakers
 from apps.retrieval.search import SearchHit, vector_literal
 from apps.retrieval.trace import Trace
@@ -80,6 +83,29 @@ class Candidate:
 def load_candidates(*, hits: list[SearchHit], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:
     """The hits' chunks, in the search's order, read only from `scope`."""
     return load_chunks(chunks=[hit.chunk for hit in hits], query_vector=query_vector, scope=scope)
+
+
+def with_openings(hits: Sequence[SearchHit], question: str, scope: Scope) -> list[int]:
+    """The hits' chunks, each note titled as the thing a "What is …?" question asks about followed by its opening
+    passage: search offers a note by its passage closest to the question, which for "What is a block anchor?" is
+    one that uses block anchors, while the note says what one is at its top."""
+    chunks = [hit.chunk for hit in hits]
+    thing = thing_asked_about(question)
+    if thing is None:
+        return chunks
+    names = names_of_thing(thing)
+    titled = [hit.note for hit in hits if titled_as(hit.title, names)]
+    if not titled:
+        return chunks
+    top = Chunk.objects.filter(note_id__in=titled, ordinal=0).exclude(tier=Tier.COLD)  # as search reads them
+    openings = dict(scope.filter(top).values_list("note_id", "pk"))
+    out: list[int] = []
+    for hit in hits:
+        out.append(hit.chunk)
+        opening = openings.get(hit.note)
+        if opening is not None and opening not in chunks and opening not in out:
+            out.append(opening)
+    return out
 
 
 def load_chunks(*, chunks: list[int], query_vector: list[float] | None, scope: Scope) -> list[Candidate]:

@@ -153,6 +153,18 @@ def test_what_a_logseq_page_is_is_its_own_description_and_a_code_block_announced
     assert lead.endswith(": `foam search --property due`"), lead
 
 
+def test_what_a_thing_is_is_the_sentence_that_defines_it_not_one_that_mentions_it_on_foam_and_kepano():
+    foam = _vault("foam-docs", FOAM_FEATURES)
+    # the note titled so opens with it, ahead of "Use `^id` …" or an example's placeholder
+    lead = _lead(_answer(foam, "What is a block anchor in Foam?"))
+    assert lead.startswith("Block anchors let you link to a specific paragraph, list item, heading, or blockquote"), (
+        lead
+    )
+    evergreen = "Notes/Evergreen notes turn ideas into objects that you can manipulate.md"
+    kepano = _vault("kepano-obsidian", ["Categories/Evergreen.md", evergreen])
+    assert _lead(_answer(kepano, "What are evergreen notes?")) == "An evergreen note is an idea."
+
+
 def test_a_property_that_says_what_is_asked_is_the_lead_on_kepano_obsidian():
     vault = _vault("kepano-obsidian", ["Notes/2023-09-12 Meeting with Steph.md", "References/Out of Control.md"])
     assert _lead(_answer(vault, "Who wrote Out of Control?")) == "Kevin Kelly"  # its author property, not "Emergence"

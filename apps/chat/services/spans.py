@@ -14,7 +14,17 @@ from functools import cache
 from itertools import islice, zip_longest
 
 from apps.chat.services.dates import MONTH_NAMES, days_named, said_on, when_in, written_on
-from apps.core.text import STOP, TIME_EXPRESSION, asked_for, asks_when, stem, terms
+from apps.core.text import (
+    STOP,
+    TIME_EXPRESSION,
+    asked_for,
+    asks_when,
+    names_of_thing,
+    stem,
+    terms,
+    thing_asked_about,
+    titled_as,
+)
 from apps.notes.blocks import OUTLINE
 from apps.notes.markdown import DECISION_HEADING as DECISION_HEADING_WORDS
 from apps.notes.markdown import (
@@ -402,13 +412,8 @@ ANY_OF_A_KIND |= {"recent", "only", "single", "full", "certain", "particular", "
 RESTATES = 2
 # A question of this many words or more is not answered from a note's sentence that says only one of them.
 ASKED_WORDS = 4
-# "What is a cloze?", "What does the reload tool do?": what a thing is, asked by the name a note has.
-ASKS_WHAT_IT_IS = re.compile(
-    r"^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(.{1,60}?)|what\s+does\s+(?:an?\s+|the\s+)?(.{1,60}?)\s+do)"
-    r"\s*\??\s*$",
-    re.I,
-)
-IN_WHAT = re.compile(r"\s+(?:in|on|of|for|with)\s+\S+$", re.I)  # "… in Logseq", "… on mobile"
+# "An evergreen note is an idea.", "Namespaces are pages …": a sentence saying what a thing is, its name first.
+DEFINES = re.compile(r"^(?:an?\s+|the\s+)?([^,;:]{1,60}?)\s+(?:is|are|means|refers\s+to)\s+\S", re.I)
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
@@ -1331,21 +1336,30 @@ def without_names(sentence: str, names: set[str]) -> str:
 
 
 def _described(question: str, passages: Sequence[Passage]) -> Span | None:
-    """For "What is a cloze?", the description a note titled so gives of itself (Logseq's `description::`, a
-    front matter `description:`): the note's own definition, ahead of any sentence that mentions it."""
-    asked = ASKS_WHAT_IT_IS.match(question)
-    if asked is None:
+    """For "What is a cloze?", a note's own definition of it, ahead of any sentence that only mentions it: the
+    description a note titled so gives of itself (Logseq's `description::`, a front matter `description:`), else a
+    sentence that says what it is ("An evergreen note is an idea."), else the opening sentence of a note titled so
+    when that sentence opens with its name ("Block anchors let you link to a specific paragraph …")."""
+    thing = thing_asked_about(question)
+    if thing is None:
         return None
-    thing = asked.group(1) or asked.group(2)
-    # "What is a namespace in Logseq?": the page is "Namespaces", in the app the vault is about
-    names = [named for named in (set(terms(thing)), set(terms(IN_WHAT.sub("", thing)))) if named]
+    names = names_of_thing(thing)
+    openings: list[Span] = []
     for passage in passages:
-        titles = {passage.title, passage.title.rsplit("/", 1)[-1]}  # a Logseq namespace's page by its own name too
-        if not any(set(terms(title)) == named for title in titles for named in names):
-            continue
-        if (described := DESCRIPTION.search(passage.text)) is not None and (said := plain_line(described.group(1))):
+        titled = titled_as(passage.title, names)
+        if titled and (described := DESCRIPTION.search(passage.text)) and (said := plain_line(described.group(1))):
             return Span(said, passage.number, said)
-    return None
+        read = read_passage(passage.text, passage.heading)
+        if read.speaker is not None or not read.prose:
+            continue
+        for sentence in read.sentences:
+            if (defined := DEFINES.match(sentence)) and set(terms(defined.group(1))) in names:
+                return Span(sentence, passage.number, sentence)
+        opening = read.sentences[0]
+        at_the_top = not passage.heading or set(terms(passage.heading)) == set(terms(passage.title))
+        if titled and at_the_top and any(set(terms(opening)[: len(named)]) == named for named in names):
+            openings.append(Span(opening, passage.number, opening))
+    return openings[0] if openings else None
 
 
 def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> float:
