@@ -26,6 +26,7 @@ from tests.test_isolation import (  # noqa: F401 - collected again under the fix
     test_search_for_a_marker_finds_it_only_for_readers,
     test_session_summaries_are_read_by_their_owner_only,
     test_the_note_editor_of_a_vault_one_may_not_read_answers_as_a_missing_note,
+    test_the_opening_of_a_note_a_question_names_is_never_read_from_outside_the_scope,
     test_words_planted_in_an_unreadable_vault_never_change_a_readers_keyword_ranking,
 )
 

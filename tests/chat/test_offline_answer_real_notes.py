@@ -165,6 +165,14 @@ def test_what_a_thing_is_is_the_sentence_that_defines_it_not_one_that_mentions_i
     assert _lead(_answer(kepano, "What are evergreen notes?")) == "An evergreen note is an idea."
 
 
+def test_who_someone_is_is_what_their_page_files_them_under_and_the_parts_other_notes_give_them_on_kepano():
+    people = ["References/Kevin Kelly.md", "References/Out of Control.md", "References/Well Made 145 Kevin Kelly.md"]
+    vault = _vault("kepano-obsidian", people)
+    lead = _lead(_answer(vault, "Who is Kevin Kelly?"))  # his page only embeds the bases that list these
+    assert lead.startswith("Kevin Kelly: Authors; "), lead
+    assert {"author of Out of Control", "guest of Well Made 145 Kevin Kelly"} <= set(lead.split(": ", 1)[1].split("; "))
+
+
 def test_a_property_that_says_what_is_asked_is_the_lead_on_kepano_obsidian():
     vault = _vault("kepano-obsidian", ["Notes/2023-09-12 Meeting with Steph.md", "References/Out of Control.md"])
     assert _lead(_answer(vault, "Who wrote Out of Control?")) == "Kevin Kelly"  # its author property, not "Emergence"

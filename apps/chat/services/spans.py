@@ -414,6 +414,11 @@ RESTATES = 2
 ASKED_WORDS = 4
 # "An evergreen note is an idea.", "Namespaces are pages …": a sentence saying what a thing is, its name first.
 DEFINES = re.compile(r"^(?:an?\s+|the\s+)?([^,;:]{1,60}?)\s+(?:is|are|means|refers\s+to)\s+\S", re.I)
+# "Who is Kevin Kelly?": who someone is, asked by their name alone.
+ASKS_WHO_IT_IS = re.compile(r"^\s*[Ww]ho(?:'s|\s+is|\s+was)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,4})\s*\??\s*$")
+PROPERTY_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:(?:\s|$)")  # "author: Kevin Kelly", "topics:" with no value
+# Keys that file a note under a kind or a subject, not a part someone takes in what it records.
+SORTING_KEYS = frozenset({"categories", "category", "tags", "tag", "topics", "topic", "type", "aliases", "related"})
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
 # The words a note's title must share with the question to name it: one is a word every note of a vault may say
 # ("foam" in foam-docs).
@@ -1175,6 +1180,8 @@ def answer_span(
             )
     if kind in ("what", "other") and not closeness and (described := _described(question, passages[:first])):
         return described
+    if kind == "who" and not closeness and (who := _who_it_is(question, passages)):
+        return who
     if asks_decision and not closeness and (decided := _decided(question, candidates, wanted)):
         return decided
     if kind in LISTS_ANSWER and not closeness and (column := _column_asked_for(question, passages[:first], wanted)):
@@ -1360,6 +1367,54 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
         if titled and at_the_top and any(set(terms(opening)[: len(named)]) == named for named in names):
             openings.append(Span(opening, passage.number, opening))
     return openings[0] if openings else None
+
+
+def _who_it_is(question: str, passages: Sequence[Passage]) -> Span | None:
+    """For "Who is Kevin Kelly?", a sentence that says who they are, else the parts the notes' properties give
+    them, as a person's page lists them: "Kevin Kelly: author of Out of Control; guest of Well Made 145 Kevin
+    Kelly." (`author: Kevin Kelly` in one note, `guests: Kevin Kelly` in another), beside what their own note files
+    them under."""
+    asked = ASKS_WHO_IT_IS.match(question)
+    if asked is None:
+        return None
+    name = asked.group(1)
+    names = [set(terms(name))]
+    parts: list[str] = []
+    cited: int | None = None
+    for passage in passages:
+        read = read_passage(passage.text, passage.heading)
+        for sentence in read.sentences if read.speaker is None else []:
+            if (defined := DEFINES.match(sentence)) and set(terms(defined.group(1))) in names:
+                return Span(sentence, passage.number, sentence)
+        own = titled_as(passage.title, names)
+        for line in read_properties(_properties_of(passage)).sentences:
+            key, value = (part.strip() for part in line.split(":", 1))
+            values = [v.strip() for v in value.split(",")]
+            if own and key.lower() == "type":
+                parts.insert(0, value)  # "type: Authors" on their own page says what they are
+            elif not own and key.lower() not in SORTING_KEYS and any(set(terms(v)) in names for v in values):
+                parts.append(f"{_one_of(key.lower())} of {passage.title}")
+            else:
+                continue
+            cited = passage.number if cited is None else cited
+    if cited is None or not parts:
+        return None
+    said = f"{name}: {'; '.join(dict.fromkeys(parts))}"
+    return Span(said, cited, said)
+
+
+def _properties_of(passage: Passage) -> str:
+    """The note's properties: beside the passage, or the passage itself when the note is only its properties (a
+    book's note: `author: Kevin Kelly`, `pages: 528`)."""
+    lines = [line for line in passage.text.splitlines() if line.strip()]
+    if lines and all(PROPERTY_LINE.match(line) for line in lines):
+        return f"{passage.properties}\n{passage.text}"
+    return passage.properties
+
+
+def _one_of(key: str) -> str:
+    """A key that names many ("guests") as one of them ("guest")."""
+    return key[:-1] if len(key) > 3 and key.endswith("s") and not key.endswith("ss") else key
 
 
 def _close_in_its_note(candidate: _Candidate, wanted: set[str], kind: str) -> float:
