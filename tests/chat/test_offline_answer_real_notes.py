@@ -171,6 +171,8 @@ def test_who_someone_is_is_what_their_page_files_them_under_and_the_parts_other_
     lead = _lead(_answer(vault, "Who is Kevin Kelly?"))  # his page only embeds the bases that list these
     assert lead.startswith("Kevin Kelly: Authors; "), lead
     assert {"author of Out of Control", "guest of Well Made 145 Kevin Kelly"} <= set(lead.split(": ", 1)[1].split("; "))
+    met = _vault("kepano-obsidian", ["References/Steph Ango.md", "Notes/2023-09-12 Meeting with Steph.md"])
+    assert _lead(_answer(met, "Who is Steph Ango?")) == "Steph Ango: Authors; at 2023-09-12 Meeting with Steph"
 
 
 def test_a_property_that_says_what_is_asked_is_the_lead_on_kepano_obsidian():

@@ -417,6 +417,8 @@ DEFINES = re.compile(r"^(?:an?\s+|the\s+)?([^,;:]{1,60}?)\s+(?:is|are|means|refe
 # "Who is Kevin Kelly?": who someone is, asked by their name alone.
 ASKS_WHO_IT_IS = re.compile(r"^\s*[Ww]ho(?:'s|\s+is|\s+was)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,4})\s*\??\s*$")
 PROPERTY_LINE = re.compile(r"^[A-Za-z][\w -]{0,30}:(?:\s|$)")  # "author: Kevin Kelly", "topics:" with no value
+# Keys that list who was there ("people: Steph Ango" on a meeting's note): they were at it.
+GATHERED = frozenset({"people", "attendees", "participants", "present"})
 # Keys that file a note under a kind or a subject, not a part someone takes in what it records.
 SORTING_KEYS = frozenset({"categories", "category", "tags", "tag", "topics", "topic", "type", "aliases", "related"})
 DESCRIPTION = re.compile(r"^[ \t]*(?:[-*][ \t]+)?description::?[ \t]+(\S.*?)[ \t]*$", re.M | re.I)
@@ -1393,7 +1395,8 @@ def _who_it_is(question: str, passages: Sequence[Passage]) -> Span | None:
             if own and key.lower() == "type":
                 parts.insert(0, value)  # "type: Authors" on their own page says what they are
             elif not own and key.lower() not in SORTING_KEYS and any(set(terms(v)) in names for v in values):
-                parts.append(f"{_one_of(key.lower())} of {passage.title}")
+                role = key.lower()
+                parts.append(f"at {passage.title}" if role in GATHERED else f"{_one_of(role)} of {passage.title}")
             else:
                 continue
             cited = passage.number if cited is None else cited
