@@ -26,6 +26,11 @@ if __name__ == "__main__":
         from apps.core import row_security
 
         row_security.process_default_set(row_security.system(f"manage.py {command}"))
+    if embedded.STARTED:
+        import signal
+
+        # Stopped by SIGTERM (a supervisor, `kill`), the command still stops the servers it started, as on Ctrl+C.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         execute_from_command_line(sys.argv)
     finally:

@@ -4,6 +4,7 @@ the embedded PostgreSQL and Redis (never the shared base settings on their own).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -201,6 +202,31 @@ def test_a_dev_command_says_where_its_data_is_and_stops_the_servers_it_started(t
     assert "PostgreSQL: stopped" in lines and "Redis: stopped" in lines
     assert (data / "postgres" / "PG_VERSION").exists()  # they were started, and are gone again
     assert not embedded.postgres_running(data) and not embedded.redis_running(data)
+
+
+def test_a_dev_command_stopped_by_sigterm_still_stops_the_servers_it_started(tmp_path):
+    data = tmp_path / "data"
+    clean = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    command = subprocess.Popen(
+        [sys.executable, "manage.py", "shell", "-c", "print('working', flush=True); import time; time.sleep(120)"],
+        cwd=ROOT,
+        env={**clean, "DESIREPATH_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "desirepath.settings.dev"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert command.stdout is not None
+        said = [command.stdout.readline().strip() for _ in range(3)]  # the shell's greeting and a blank line first
+        assert said[-1] == "working", said
+        assert embedded.postgres_running(data) and embedded.redis_running(data)
+        command.send_signal(signal.SIGTERM)
+        _, stderr = command.communicate(timeout=60)
+        assert "PostgreSQL: stopped" in stderr and "Redis: stopped" in stderr, stderr
+        assert not embedded.postgres_running(data) and not embedded.redis_running(data)
+    finally:
+        command.kill()
+        embedded.stop_all(data)
 
 
 def test_a_dev_command_leaves_running_servers_running(tmp_path):
