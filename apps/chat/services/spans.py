@@ -1361,14 +1361,21 @@ def _described(question: str, passages: Sequence[Passage]) -> Span | None:
         read = read_passage(passage.text, passage.heading)
         if read.speaker is not None or not read.prose:
             continue
-        for sentence in read.sentences:
-            if (defined := DEFINES.match(sentence)) and set(terms(defined.group(1))) in names:
-                return Span(sentence, passage.number, sentence)
+        if defining := _defining(read, names):
+            return Span(defining, passage.number, defining)
         opening = read.sentences[0]
         at_the_top = not passage.heading or set(terms(passage.heading)) == set(terms(passage.title))
         if titled and at_the_top and any(set(terms(opening)[: len(named)]) == named for named in names):
             openings.append(Span(opening, passage.number, opening))
     return openings[0] if openings else None
+
+
+def _defining(read: Read, names: list[set[str]]) -> str | None:
+    """The passage's sentence that says what the thing named is, its name first ("An evergreen note is an idea.")."""
+    for sentence in read.sentences:
+        if (defined := DEFINES.match(sentence)) and set(terms(defined.group(1))) in names:
+            return sentence
+    return None
 
 
 def _who_it_is(question: str, passages: Sequence[Passage]) -> Span | None:
@@ -1385,9 +1392,8 @@ def _who_it_is(question: str, passages: Sequence[Passage]) -> Span | None:
     cited: int | None = None
     for passage in passages:
         read = read_passage(passage.text, passage.heading)
-        for sentence in read.sentences if read.speaker is None else []:
-            if (defined := DEFINES.match(sentence)) and set(terms(defined.group(1))) in names:
-                return Span(sentence, passage.number, sentence)
+        if read.speaker is None and (defining := _defining(read, names)):
+            return Span(defining, passage.number, defining)
         own = titled_as(passage.title, names)
         for line in read_properties(_properties_of(passage)).sentences:
             key, value = (part.strip() for part in line.split(":", 1))
