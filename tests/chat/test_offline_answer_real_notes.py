@@ -338,3 +338,21 @@ def test_a_key_for_another_action_is_not_how_to_do_what_is_asked_on_logseq_docs(
     # "press Ctrl/Cmd + Enter inside a block to cycle through different TODO statuses" writes no query
     answer = _reply(vault, "How do I write a query that lists all my TODO tasks?")["answer"]
     assert not answer.startswith(("**Ctrl", "**Cmd")), answer
+
+
+def test_a_lead_in_the_questions_own_words_is_not_followed_by_a_hedge_or_passages_about_something_else():
+    notes = [
+        "References/Kevin Kelly.md",
+        "References/Out of Control.md",
+        "References/Well Made 145 Kevin Kelly.md",
+        "Notes/2023-09-12 Meeting with Steph.md",
+    ]
+    vault = _vault("kepano-obsidian", notes)
+    answer = _answer(vault, "Who is Kevin Kelly?")
+    assert _lead(answer).startswith("Kevin Kelly: Authors; ")
+    assert "in so many words" not in answer, answer
+    asked = _reply(vault, "Which book came up during that remote catch-up last September?")
+    body = {"vaults": [vault.pk], "message": "who wrote it?", "conversation": asked["conversation"]}
+    followed = api(vault.owner).post("/api/chat/", body, format="json").json()
+    assert _lead(followed["answer"]) == "Kevin Kelly"
+    assert "in so many words" not in followed["answer"], followed["answer"]  # "it" is the book: its note says so

@@ -86,7 +86,7 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
     sources that say it are cited beside it. Sources without a sentence to quote are pointed to. `subject`: what a
     follow-up is about, which tells equally close sentences apart (`followups.read_as`)."""
     found = lead(question, sources, subject)
-    said, on_point = _supporting(question, sources)
+    said, on_point = _supporting(question, sources, subject)
     first: list[str] = []
     if found:
         numbers = [found.number]
@@ -98,6 +98,10 @@ def extractive(question: str, sources: Sequence[Source], subject: str = "") -> l
             for key in opened:
                 numbers += [n for n in said.pop(key) if n not in numbers]
         first = [f"**{_as_said(found.text)}** {_cited(numbers)}\n\n"]
+    if found and not on_point and shared_words(_asked(question, subject), found.sentence):
+        # The lead says what is asked in the question's own words ("Kevin Kelly: Authors; …" for "Who is Kevin
+        # Kelly?"): passages that share no word with it would only bring what the question is not about.
+        said = {}
     lines = _bullets(said)
     if not first and not lines and sources:
         return [f"{NO_SENTENCE}{_cited([s.number for s in sources[:MAX_SENTENCES]])}.\n"]
@@ -174,9 +178,17 @@ def supporting(question: str, sources: Sequence[Source]) -> dict[tuple[str, str]
     return _supporting(question, sources)[0]
 
 
-def _supporting(question: str, sources: Sequence[Source]) -> tuple[dict[tuple[str, str], list[int]], bool]:
-    """`supporting`, and whether what it says shares a word with the question."""
-    wanted = set(terms(question))
+def _asked(question: str, subject: str = "") -> set[str]:
+    """The words of the question, with those of what a follow-up is about: "Who wrote it?" after a question about
+    Out of Control asks about Out of Control."""
+    return set(terms(f"{question} {subject}"))
+
+
+def _supporting(
+    question: str, sources: Sequence[Source], subject: str = ""
+) -> tuple[dict[tuple[str, str], list[int]], bool]:
+    """`supporting`, and whether what it says shares a word with the question (or with a follow-up's `subject`)."""
+    wanted = _asked(question, subject)
     read = [(source, read_passage(source.text, source.heading)) for source in sources[:MAX_SENTENCES]]
     any_prose = any(passage.prose for _, passage in read)
     best_of: list[tuple[Source, str, int]] = []
