@@ -44,6 +44,21 @@ _KINDS = {"$$": "math", "$": "math", "<!--": "comment", "%%": "comment"}
 # Pandoc's rule, which Obsidian follows: `$5 and $10` is money, `$x$` is math.
 _INLINE_MATH_END = re.compile(r"(?<=[^\s\\])\$(?![\d$])")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+# The block properties Logseq keeps for itself and never shows, on the page or in a block: graph-parser's
+# `hidden-built-in-properties` (ids, folding, the old timestamps, a query table's settings, a PDF highlight's place),
+# the times its task markers were set, and the flashcards' schedule.
+LOGSEQ_HIDDEN_PROPERTIES = frozenset(
+    {"id", "custom-id", "background-color", "background_color", "heading", "collapsed"}
+    | {"created-at", "updated-at", "last-modified-at", "created_at", "last_modified_at"}
+    | {"query-table", "query-properties", "query-sort-by", "query-sort-desc"}
+    | {"ls-type", "hl-type", "hl-page", "hl-stamp", "hl-color"}
+    | {"logseq.macro-name", "logseq.macro-arguments", "logseq.order-list-type", "logseq.tldraw.page"}
+    | {"logseq.tldraw.shape"}
+    | {"todo", "doing", "now", "later", "done", "wait", "waiting", "canceled", "cancelled", "started", "in-progress"}
+    | {"card-last-interval", "card-repeats", "card-last-reviewed", "card-next-schedule", "card-ease-factor"}
+    | {"card-last-score"}
+)
+
 BLOCK_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # Logseq's `{{embed …}}` macro; its docs also write it with a third pair of braces (`{{{embed …}}}`), the same embed.
 EMBED_OPEN, EMBED_CLOSE = r"\{\{(?P<third_brace>\{)?[ \t]*embed[ \t]+", r"[ \t]*\}\}(?(third_brace)\})"
@@ -252,3 +267,8 @@ def with_block_references_shown(body: str, shown: Mapping[str, str]) -> str:
         return shown.get((found.group("embedded") or found.group("referenced")).lower(), found.group(0))
 
     return BLOCK_REFERENCE.sub(shown_as, body)
+
+
+def logseq_hides(key: str) -> bool:
+    """Whether Logseq hides a block's `key:: value` property (`created-at`, `collapsed`, `card-repeats`)."""
+    return key.lower() in LOGSEQ_HIDDEN_PROPERTIES

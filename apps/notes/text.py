@@ -8,7 +8,16 @@ from collections.abc import Callable
 
 from apps.notes.blocks import Block, block_tree
 from apps.notes.markdown import ADDRESS, INLINE_LINK, INLINE_TAG, LOGSEQ_TAG, WIKILINK
-from apps.notes.syntax import BLOCK_LEVEL, HTML_PARTS, LEFT_OUT, SHOWN, VOID, code_block_lines, verbatim_test
+from apps.notes.syntax import (
+    BLOCK_LEVEL,
+    HTML_PARTS,
+    LEFT_OUT,
+    SHOWN,
+    VOID,
+    code_block_lines,
+    logseq_hides,
+    verbatim_test,
+)
 
 # Single-mark emphasis around words ("*quanto basta*", "_really_"): opened after a space or an opening mark and closed
 # before one, around a letter or digit at each end, so a mark in a word, a path or a glob stays ("snake_case",
@@ -34,12 +43,10 @@ MACRO_SHOWS = {
     "youtube-timestamp": "YouTube timestamp",
     "pdf": "PDF",
 }
-# Logseq's `key:: value` under a block or atop a page (its key maybe a snippet's «match»), and the keys Logseq keeps
-# for itself and never shows.
+# Logseq's `key:: value` under a block or atop a page (its key maybe a snippet's «match»).
 LOGSEQ_PROPERTY = re.compile(
     r"^(?P<opening>[ \t>]*(?:[-*+][ \t]+)?)(?P<key>«?[A-Za-z][\w.«»-]*)::(?:[ \t]+(?P<value>.*))?$"
 )
-LOGSEQ_BOOKKEEPING = re.compile(r"id|collapsed|heading|created-at|updated-at|card-[\w-]+|logseq\.[\w.-]+", re.I)
 # An org block's `#+BEGIN_NOTE` and `#+END_NOTE`: the page draws the block, not its markers.
 ORG_MARKER = re.compile(r"^[ \t>]*(?:[-*+][ \t]+)?#\+(?:BEGIN|END)_\w+", re.I)
 # An embedded file the page shows as a view of other notes, by its kind: `![[Books.base]]` is Books (a base view).
@@ -193,7 +200,7 @@ def _property_shown(line: str) -> str:
     found = LOGSEQ_PROPERTY.match(line)
     if found is None:
         return line
-    if LOGSEQ_BOOKKEEPING.fullmatch(re.sub("[«»]", "", found["key"])):
+    if logseq_hides(re.sub("[«»]", "", found["key"])):
         return ""
     return f"{found['opening']}{found['key']}: {found['value'] or ''}".rstrip()
 

@@ -144,3 +144,16 @@ def test_a_wikilink_written_in_code_stays_as_written_on_a_real_note():
     line = next(line for line in anchors.splitlines() if "to embed just that block inline" in line)
     # the syntax the sentence teaches, not the name of a note it would embed
     assert readable_text(line) == "Use ![[note-name#^blockid]] to embed just that block inline:"
+
+
+def test_a_logseq_block_reads_without_the_properties_logseq_hides_on_real_pages():
+    from tests.corpora import CORPORA
+
+    queries = (CORPORA / "logseq-docs/pages/Queries.md").read_text(encoding="utf-8")
+    start = queries.index("- **How to write queries?**")
+    assert readable_text(queries[start : queries.index("\n\t-", start)]) == "How to write queries?"  # no created_at
+    commands = (CORPORA / "logseq-docs/pages/Commands.md").read_text(encoding="utf-8")
+    start = commands.index("\t- query-table:: true")
+    settings = readable_text(commands[start : commands.index("#+BEGIN_QUERY", start)])
+    assert settings == ""  # no "query-properties: [:name :page :description]"
+    assert readable_text("- Ship it\n  owner:: [[Ana]]") == "Ship it owner: Ana"  # a property of the author's own

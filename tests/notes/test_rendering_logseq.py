@@ -58,15 +58,49 @@ def test_a_block_s_property_lines_show_together_in_one_small_box_without_blank_l
     assert re.findall(r'block-property-key">([^<]+)<', box) == ["type", "name", "description"]
     assert "<br" not in box and box.endswith("Imports a Zotero journal article</span></span>")
 
-    # text, its properties, then more text: the box sits between them, and the text's own line breaks stay
-    queries = html_of(real("Queries.md"))
-    assert '(in the future).<span class="block-properties"><span class="block-property">' in queries
-    assert "1609230243642</span></span>[:div [:img" in queries
-    assert "Key-Pair-Id=APKAJE5CCD6X7MP6PTEA</a>&quot;}]]<br />\n[:div.text-sm" in queries  # the address a link
+    # a heading, its property, then text: the box sits between them
+    template = html_of(real("Templates___Docs.md"))
+    assert (
+        '<h2 id="beta-0-x-y-today">Beta 0.x.y &lt;% today %&gt;</h2>\n<span class="block-properties">'
+        '<span class="block-property"><span class="block-property-key">template</span> Changelog</span></span>'
+        "Desktop app and Android App download link: "
+    ) in template
 
     # a property Logseq keeps for itself is hidden, as `id::` and `collapsed::` are, not left as a line of text
     numbered = html_of(real("Numbered List.md"))
     assert "order-list-type" not in numbered and "<li>Type <code>1. </code> in a block</li>" in numbered
+
+
+def test_the_properties_logseq_keeps_for_itself_are_hidden_on_every_real_page():
+    # every block of Queries.md carries the `created-at::` and `updated-at::` (or `created_at::`) Logseq once wrote
+    queries = html_of(real("Queries.md"))
+    assert "1609230242742" not in queries and "block-property" not in queries
+    assert "<li><strong>What are &quot;Queries&quot;?</strong>\n<ul>" in queries
+    assert (
+        "<li>Queries are for asking questions from your knowledge base and the outside world (in the future)."
+        in queries
+    )
+    assert "<p><strong>and</strong><br />\nExamples:</p>" in queries  # the block's text goes on on its own line
+    # `- query-table:: true` opens the block that is its query: the query shows in the block, its settings do not
+    commands = html_of(real("Commands.md"))
+    assert "query-table" not in commands and "query-sort-by" not in commands
+    assert '<li>\n<pre><code class="language-query">{:query (property :type [[Command]])' in commands
+    overview = html_of(real("Graph Overview.md"))  # `- collapsed:: true` over a query, in a block under a link
+    assert '<li><a class="unresolved" title="no note with this name yet">Class</a>\n<ul>\n<li>\n<pre><code' in overview
+    # an opening `id::` still names its block
+    advanced = html_of(real("Advanced Queries.md"))
+    assert '<li id="^63b70dc8-1d59-4348-9737-e62b17fdabca">Blocks in 7ds with a page reference of datalog</li>' in (
+        advanced
+    )
+
+    hidden = {"id", "collapsed", "created-at", "updated-at", "created_at", "query-table", "query-properties"}
+    hidden |= {"query-sort-by", "query-sort-desc", "card-repeats", "card-next-schedule", "now", "later", "done"}
+    hidden |= {"todo", "logseq.order-list-type", "heading"}
+    pages = [path for folder in ("pages", "journals") for path in (CORPORA / "logseq-docs" / folder).glob("*.md")]
+    shown: set[str] = set()
+    for path in pages:
+        shown |= set(re.findall(r'block-property-key">([^<]+)<', html_of(path.read_text(encoding="utf-8"))))
+    assert {"type", "description", "template"} <= shown and not shown & hidden
 
 
 def test_a_page_whose_heading_blocks_are_written_at_the_margin_reads_as_logseq_s_and_only_such_a_page():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -20,13 +21,13 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from apps.notes.markdown import PROPERTY, page_properties
-from apps.notes.syntax import code_block_lines
+from apps.notes.syntax import code_block_lines, logseq_hides
 from apps.notes.text import outside_code
 
 _PAGE_PROPERTY = re.compile(r"^[A-Za-z][\w-]*::[ \t]*.*$")
-# Properties Logseq keeps for itself and never shows under a block (`logseq.order-list-type:: number` numbers it);
-# a block's `id::` names it, as `^id` does.
-_HIDDEN_PROPERTY = re.compile(r"^[ \t]*(id|collapsed|logseq\.[\w.-]+)::[ \t]*(\S*)[ \t]*$", re.I)
+# A block's `key:: value` line, maybe opening the block (`- query-table:: true`): the ones Logseq hides are dropped
+# (`logseq.order-list-type:: number` numbers the block), and a block's `id::` names it, as `^id` does.
+_PROPERTY_LINE = re.compile(r"^(?P<bullet>[ \t]*(?:[-*][ \t]+)?)(?P<key>[A-Za-z][\w.-]*)::[ \t]*(?P<value>.*?)[ \t]*$")
 _BULLET = re.compile(r"^[ \t]*[-*](?:[ \t]|$)")
 _NUMBERED = re.compile(r"^[ \t]*logseq\.order-list-type::[ \t]*number[ \t]*$", re.I)
 _HEADING = re.compile(r"^[ \t]*(?:[-*][ \t]+)?#{1,6}[ \t]")
@@ -124,12 +125,22 @@ def logseq_markdown(body: str) -> str:
     own_lines = range(0)  # of the heading block at the margin being written
     shown: list[str] = []
     block_id = ""  # waits for the end of the block's text
+    waiting: _PropertiesFirst | None = None
     index = 0
     while index < len(lines):
         line = lines[index]
         if block_id and (index in code or _NEW_BLOCK.match(line)):
             shown[-1] += f" ^{block_id}"
             block_id = ""
+        if waiting is not None and (index in code or not _hidden_own_property(line)):
+            if line.strip() and _own_line(line, _indent(waiting.bullet)):  # the block's first shown line takes it
+                line = waiting.bullet + line.lstrip()
+                numbered.move_bullet(waiting.index, index)
+                in_text = index not in code and _ends_in_text(line) and not _ORG_BLOCK.match(line)
+                block_id = waiting.block_id if in_text else ""
+            else:  # nothing of its own to show
+                shown.append(numbered.written(waiting.index, waiting.bullet.rstrip()))
+            waiting = None
         opening = _ORG_BLOCK.match(line)
         if opening is not None:
             end = _end_of_block(lines, index, opening.group(3))
@@ -144,17 +155,6 @@ def logseq_markdown(body: str) -> str:
             line = f"- {line}"
         elif index in own_lines:  # under the heading's bullet now
             line = f"  {line}"
-        hidden = _HIDDEN_PROPERTY.match(line) if index not in code else None
-        if hidden is not None and not line.lstrip().startswith(("-", "*")):
-            if hidden.group(1).lower() == "id" and shown and (index - 1) not in code:
-                heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
-                if heading_alone:  # the id names the heading
-                    indent = line[: len(line) - len(line.lstrip())]
-                    shown.append(numbered.written(index, f"{indent}^{hidden.group(2).lower()}"))
-                elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
-                    block_id = hidden.group(2).lower()
-            index += 1
-            continue
         heading = _HEADING_PROPERTY.match(line) if index not in code and shown else None
         if heading is not None and (bullet := _BULLET_TEXT.match(shown[-1])) and not _HEADING.match(shown[-1]):
             # "- Getting Started" over "  heading:: true": Logseq draws the block as a heading, and shows no property
@@ -162,13 +162,43 @@ def logseq_markdown(body: str) -> str:
             shown[-1] = f"{bullet.group(1)}{'#' * min(max(level, 1), 6)} {bullet.group(2)}"
             index += 1
             continue
+        hidden = _hidden_property(line) if index not in code else None
+        block = hidden["value"].lower() if hidden is not None and hidden["key"].lower() == "id" else ""
+        if hidden is not None and hidden["bullet"].strip():
+            waiting = _PropertiesFirst(index, hidden["bullet"], block_id=block if " " not in block else "")
+            index += 1
+            continue
+        if hidden is not None:
+            if waiting is not None:
+                waiting.block_id = waiting.block_id or (block if " " not in block else "")
+            elif block and " " not in block and shown and (index - 1) not in code:
+                heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
+                if heading_alone:  # the id names the heading
+                    indent = line[: len(line) - len(line.lstrip())]
+                    shown.append(numbered.written(index, f"{indent}^{block}"))
+                elif _ends_in_text(shown[-1]) or _HEADING.match(shown[-1]):  # it ends the block's text
+                    block_id = block
+            index += 1
+            continue
         if index not in code:
             line = outside_code(_BLOCK_PROPERTY.sub(_property_mark, line), lambda text: _IMAGE.sub(_image, text))
         shown.append(numbered.written(index, line))
         index += 1
+    if waiting is not None:
+        shown.append(numbered.written(waiting.index, waiting.bullet.rstrip()))
     if block_id:
         shown[-1] += f" ^{block_id}"
     return "\n".join(shown)
+
+
+@dataclass
+class _PropertiesFirst:
+    """A block that opens with properties Logseq hides (`- query-table:: true` over its query): its bullet waits
+    for the block's first line that is shown, since a bullet alone under a paragraph would make that a heading."""
+
+    index: int  # of the bullet's line
+    bullet: str  # its indent and marker
+    block_id: str = ""  # its `id::`
 
 
 def _image(found: re.Match[str]) -> str:
@@ -204,6 +234,12 @@ class _Numbered:
                 self.bullets[index] = indent
                 self.own.update(dict.fromkeys(own, indent))
 
+    def move_bullet(self, start: int, to: int) -> None:
+        """The bullet of line `start` is written on line `to`, the first of its block shown."""
+        if start in self.bullets:
+            self.bullets[to] = self.bullets.pop(start)
+            self.own.pop(to, None)
+
     def written(self, index: int, line: str) -> str:
         """`line` (line `index` of the page, its Markdown as shown) in the ordered list: `1.` for the bullet, and a
         block's other lines one column further in, under the item's wider marker, so they stay in the item."""
@@ -221,10 +257,22 @@ def _own_line(line: str, depth: int) -> bool:
     return _indent(line) > depth and not _BULLET.match(line)
 
 
+def _hidden_property(line: str) -> re.Match[str] | None:
+    """`line` read as a property Logseq hides (its bullet, if it opens a block, its key and value), else None."""
+    found = _PROPERTY_LINE.match(line)
+    return found if found is not None and logseq_hides(found["key"]) else None
+
+
+def _hidden_own_property(line: str) -> bool:
+    """Whether `line` is a property Logseq hides under a block's first line."""
+    found = _hidden_property(line)
+    return found is not None and not found["bullet"].strip()
+
+
 def _text_follows(lines: list[str], index: int, code: set[int]) -> bool:
     """Whether the block of the property line `lines[index]` goes on with text of its own after its properties."""
     following = index + 1
-    while following < len(lines) and following not in code and _HIDDEN_PROPERTY.match(lines[following]):
+    while following < len(lines) and following not in code and _hidden_own_property(lines[following]):
         following += 1
     if following >= len(lines) or following in code:
         return False
