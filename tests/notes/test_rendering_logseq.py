@@ -103,6 +103,48 @@ def test_the_properties_logseq_keeps_for_itself_are_hidden_on_every_real_page():
     assert {"type", "description", "template"} <= shown and not shown & hidden
 
 
+def test_hiccup_is_drawn_as_the_html_it_writes_on_real_pages(settings):
+    # Queries.md: a photo and its credit, written as hiccup under a block's text
+    queries = html_of(real("Queries.md"))
+    assert "[:div" not in queries and "[:img" not in queries and "{:src" not in queries
+    photo = (
+        "https://cdn.logseq.com/%2F5ff0a01d-47d4-487d-b346-4a43ded21ad02020_12_29_photo-1444703686981-a3abbc4d4fe3.jpeg"
+    )
+    # a picture on another site is a link to it, as a Markdown picture is; a host the deployment allows shows it
+    assert f'<div><a class="external-image" href="{photo}?Expires=4762830816&amp;Signature=' in queries
+    credit = '<div>By <a href="https://unsplash.com/photos/oMpAz-DN-9I" rel="noopener noreferrer">Greg Rakozy</a></div>'
+    assert credit in queries
+    settings.IMAGE_HOSTS = ["cdn.logseq.com"]
+    assert f'<div><img class="remote-image" src="{photo}?Expires=' in html_of(real("Queries.md"))
+
+    hiccup = html_of(real("Hiccup.md"))  # its style is dropped, as any note's is
+    assert "<li><h2>h2 title</h2><p>Hello <em>World!</em></p></li>" in hiccup
+    assert "<li><div><code>`Code`</code>-&gt; <code>Code</code></div></li>" in html_of(real("Markdown.md"))
+    tutorial = html_of(real("tutorial.md"))  # a link in a sentence, and a video's frame over several lines
+    assert (
+        'Check out this awesome video by <a href="https://twitter.com/EdTravelling" rel="noopener noreferrer">'
+        "@EdTravelling</a>, which shows you how"
+    ) in tutorial
+    assert '<div><a class="external-file" href="https://www.youtube.com/embed/Vw-x7yTTO0s"' in tutorial
+    assert "[:iframe" not in tutorial and "<iframe" not in tutorial
+    media = html_of(real("Embed Media - Audio, Photos, Videos.md"))
+    assert '<li><a class="external-file" href="https://www.kozco.com/tech/piano2-CoolEdit.mp3"' in media
+    assert '<code class="language-clojurescript">[:audio {:controls true' in media  # in code, as written
+    # a vector that is no HTML stays text
+    assert "Nothing found for entity id [:block/uuid nil]" in html_of(real("changelog_06.md"))
+
+
+def test_hiccup_draws_no_script_handler_or_dangerous_address_and_only_on_a_logseq_page():
+    html = html_of(
+        '- [:script "alert(1)"][:div {:onclick "steal()" :style "position:fixed"} "shown"]\n'
+        '- [:a {:href "javascript:alert(1)"} "link"] [:img {:src "javascript:alert(2)"}]\n'
+        '- [:iframe {:src "https://evil.example/frame"}]\n'
+    )
+    assert "alert" not in html and "steal" not in html and "position" not in html and "<iframe" not in html
+    assert "<div>shown</div>" in html and '<a rel="noopener noreferrer">link</a>' in html
+    assert html_of('[:div "x"]\n\nAn Obsidian note.\n').startswith("<p>[:div &quot;x&quot;]</p>")
+
+
 def test_a_page_whose_heading_blocks_are_written_at_the_margin_reads_as_logseq_s_and_only_such_a_page():
     # Changelog.md opens with a heading block written without its bullet, its id and text at the margin under it
     html = html_of(real("Changelog.md"))

@@ -108,25 +108,34 @@ def embed_html(attachment: Attachment | None, *, name: str, label: str, size: Si
     return f'<a class="internal-file embed-file-link" href="{url}">{shown}</a>'
 
 
-def _render_image(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
-    token = tokens[idx]
-    source = str(token.attrGet("src") or "")
-    alt = self.renderInlineAsText(token.children or [], options, env)  # type: ignore[attr-defined]
+def image_html(source: str, alt: str, page: Page | None) -> str:
+    """A picture a note shows by its address (`![alt](source)`, Logseq's `[:img {:src …}]`; the address one the
+    parser accepts): from a host the deployment allows, the picture; from another site, a link to it; a file of the
+    vault, in place."""
     if _allowed_image(source):
         size_alt, size = label_and_size(alt)
         return f'<img class="remote-image" src="{escapeHtml(source)}" alt="{escapeHtml(size_alt)}"{size.attributes()}>'
+    return file_html(source, alt, page, picture=True)
+
+
+def file_html(source: str, alt: str, page: Page | None, *, picture: bool = False) -> str:
+    """A file a note shows by its address: one on another site as a link to it, never loaded; one of the vault in
+    place, as its bytes say it is shown."""
     if is_external(source):
         shown = escapeHtml(f"{alt} ({source})" if alt.strip() else source)
-        title = "An image on another site: not loaded, so that site cannot see who reads this note"
-        return (
-            f'<a class="external-image" href="{escapeHtml(source)}" rel="noopener noreferrer"'
-            f' title="{title}">{shown}</a>'
-        )
-    page: Page | None = env.get("page")
+        kind, what = ("external-image", "An image") if picture else ("external-file", "A file")
+        title = f"{what} on another site: not loaded, so that site cannot see who reads this note"
+        return f'<a class="{kind}" href="{escapeHtml(source)}" rel="noopener noreferrer" title="{title}">{shown}</a>'
     name, _, fragment = unquote(source).partition("#")
     label, size = label_and_size(alt)
     attachment = page.files.find(name) if page is not None else None
     return embed_html(attachment, name=name, label=label, size=size, fragment=fragment)
+
+
+def _render_image(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:
+    token = tokens[idx]
+    alt = self.renderInlineAsText(token.children or [], options, env)  # type: ignore[attr-defined]
+    return image_html(str(token.attrGet("src") or ""), alt, env.get("page"))
 
 
 def _render_link_open(self: object, tokens: list[Token], idx: int, options: object, env: dict) -> str:

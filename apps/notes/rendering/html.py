@@ -39,7 +39,9 @@ def _drawn(html: str) -> bool:
     return all(found.group(2).lower() in SHOWN | LEFT_OUT for found in TAG_NAME.finditer(html))
 
 
-def _clean(html: str) -> str:
+def clean_html(html: str) -> str:
+    """`html` as a note page draws it: the tags of text and tables, their harmless attributes, links without a
+    referrer; any other tag dropped (a script's or a style's content with it)."""
     return nh3.clean(
         html, tags=set(SHOWN), attributes=ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel="noopener noreferrer"
     )
@@ -60,7 +62,7 @@ def _cleaned(html: str) -> str:
     nothing outside it), else tag by tag: an opening tag alone, without the closing tag nh3 adds to it (the note
     closes it itself), a closing tag by its name, the text between them escaped."""
     if _balanced(html):
-        return _clean(html)
+        return clean_html(html)
     out = []
     for index, piece in enumerate(PIECE.split(html)):
         if index % 2 == 0:
@@ -73,7 +75,7 @@ def _cleaned(html: str) -> str:
         if tag and tag.group(1):
             out.append(f"</{name}>")
         else:
-            out.append(_clean(piece).removesuffix(f"</{name}>"))
+            out.append(clean_html(piece).removesuffix(f"</{name}>"))
     return "".join(out)
 
 

@@ -1,10 +1,10 @@
 """The one Markdown parser of note pages: CommonMark, its raw HTML cleaned (`html`), plus what Obsidian adds.
 
 Footnotes and math are mdit-py-plugins' (`footnotes`, `math` give them our HTML); wikilinks, embeds, files, tags,
-callouts, the marks in `blocks` and Logseq's block properties are ours, each saying why. Two plugins are left out
-on purpose: front_matter, because the frontmatter is cut off before parsing by the reader the note parser uses
-(`split_frontmatter`), and amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`, never
-bare in the text."""
+callouts, the marks in `blocks`, Logseq's block properties and its hiccup are ours, each saying why. Two plugins
+are left out on purpose: front_matter, because the frontmatter is cut off before parsing by the reader the note
+parser uses (`split_frontmatter`), and amsmath, because Obsidian draws `\begin{align}` and its kin only inside `$$`,
+never bare in the text."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from apps.notes.rendering.blocks import blocks_plugin
 from apps.notes.rendering.callouts import callouts_plugin
 from apps.notes.rendering.files import files_plugin
 from apps.notes.rendering.footnotes import footnotes_plugin
+from apps.notes.rendering.hiccup import hiccup_plugin
 from apps.notes.rendering.html import html_plugin
 from apps.notes.rendering.logseq import logseq_plugin
 from apps.notes.rendering.math import math_plugin
@@ -44,7 +45,7 @@ def note_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", options).enable(["table", "strikethrough", "linkify"])
     md.linkify = address_finder()
     plugins = (wikilinks_plugin, files_plugin, math_plugin, footnotes_plugin, callouts_plugin, blocks_plugin)
-    for plugin in (*plugins, tags_plugin, logseq_plugin, html_plugin):
+    for plugin in (*plugins, tags_plugin, logseq_plugin, hiccup_plugin, html_plugin):
         md.use(plugin)
     return md
 
