@@ -254,7 +254,7 @@ def with_block_references_shown(body: str, shown: Mapping[str, str]) -> str:
     """`body` with each Logseq block reference outside code as the page shows it: a labelled one by its label, the
     others by the referenced block's text (`shown`, by lowercased id; an embed by its block's first line, since a
     passage is the text of one place and the embedded block's own lines are searched where they are written). A
-    reference to a block no readable note holds stays as written, as on the page."""
+    reference to a block no readable note holds stays as written (the page marks it a missing block)."""
     if "((" not in body:
         return body
     in_verbatim = verbatim_test(body)

@@ -40,7 +40,7 @@ def test_passages_of_a_real_logseq_graph_show_the_blocks_they_refer_to(logseq_do
         "- Logseq has built in Time tracker enabled by default, and you can disable it from `Settings` page"
     )
     # a labelled reference reads as its label; across the graph, only references to blocks no note declares are
-    # left as written (the page shows those as written too)
+    # left as written (the page marks those as missing blocks)
     declared = {block for note in Note.objects.filter(vault=logseq_docs) for block in note.block_ids}
     for chunk in Chunk.objects.filter(vault=logseq_docs, text__contains="(("):
         for block in re.findall(r"\(\(([0-9a-f-]{36})\)\)", chunk.text):

@@ -35,6 +35,12 @@ from apps.notes.text import heading_id
 MAX_DEPTH = 3
 MAX_EMBEDS = 40
 _BLOCK_ID = r"(?:^|\s)\^{}\s*$"
+# A reference or an embed of a block that no note the reader may read holds, marked as Logseq marks a reference it
+# cannot follow; its id would tell the reader nothing.
+MISSING_BLOCK = (
+    '<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
+    "missing block</span>"
+)
 
 Shown = tuple[int, str]  # (note id, the part shown: "" for the whole note, else the heading or ^block)
 
@@ -148,7 +154,7 @@ class Transclusions:
     def _embed(self, written: WrittenLink, page: Page, chain: tuple[Shown, ...]) -> str:
         target_id = page.target_of(written)
         if target_id is None and written.block:
-            return _missing_block(written)
+            return MISSING_BLOCK
         if target_id is None:
             name = escapeHtml(written.target or written.heading)
             return f'<span class="embed embed-unresolved" title="no note with this name yet">{name}</span>'
@@ -189,13 +195,6 @@ class Transclusions:
         entry = self.loaded.get(target_id) if target_id is not None else None
         block = block_of(note_body(entry[0].body), written.block) if entry is not None else None
         if block is None:  # missing and not readable look the same: nothing is said of a note one may not read
-            return _missing_block(written)
+            return MISSING_BLOCK
         href = escapeHtml(reverse("note-page", args=[target_id]) + f"#^{written.block}")
         return f'<a class="block-ref" href="{href}">{escapeHtml(plain_text(block_text(block)))}</a>'
-
-
-def _missing_block(written: WrittenLink) -> str:
-    return (
-        f'<span class="block-ref block-ref-missing" title="no block with this id in a note you can read">'
-        f"(({escapeHtml(written.block)}))</span>"
-    )
