@@ -27,7 +27,11 @@ from apps.notes.syntax import (
     without_link_definitions,
 )
 
-WIKILINK = re.compile(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+# `[[Note#Heading|alias]]`: its target, heading and alias. Inside a table Obsidian writes the alias's pipe escaped,
+# `[[Jazz\|jazz alias]]`, and reads it so anywhere: the backslash is part of neither the name nor the heading.
+WIKILINK = re.compile(
+    r"!?\[\[((?:[^\[\]\|#\n\\]|\\(?!\|))*)(?:#((?:[^\[\]\|\n\\]|\\(?!\|))*))?(?:\\?\|([^\[\]\n]*))?\]\]"
+)
 # Not after a word, a path or `[` (a Logseq priority `[#A]`); digits alone (`#12043`) are an issue number.
 INLINE_TAG = re.compile(r"(?<![\w/#&\[])#([\w-][\w/-]*)")
 LOGSEQ_TAG = re.compile(r"(?<![\w/#&])#\[\[([^\[\]\n]+)\]\]")
@@ -421,7 +425,7 @@ def opening_heading(prose: str) -> str:
 # How notes are read: raised whenever a change to the reading gives a stored note another title, other link
 # names, properties, links or passages, so that notes stored under the older reading are read again
 # (`apps/notes/services/rereading.py`) without a re-import, which leaves files it finds unchanged alone.
-READING_VERSION = 6
+READING_VERSION = 7
 
 
 def parse_note(path: str, text: str) -> ParsedNote:

@@ -8,11 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from apps.graph.models import Dependency, DependencyKind
+from apps.notes.markdown import parse_note
 from apps.notes.models import Note, NoteLink
 from tests.corpora import CORPORA
-from tests.factories import api, import_folder, make_user, make_vault
+from tests.factories import api, import_folder, make_note, make_user, make_vault
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +75,35 @@ def test_markdown_links_and_block_links_resolve_to_their_notes(tmp_path: Path):
     assert (block_link.target_text, block_link.block_id, block_link.heading) == ("research-notes", "key-finding", "")
     assert block_link.target == Note.objects.get(vault=vault, path="research-notes.md")
     assert block_link.target.block_ids == ["key-finding"]
+
+
+def test_a_wikilink_whose_alias_pipe_is_escaped_in_a_table_links_to_its_note_reading_the_alias():
+    owner = make_user()
+    vault = make_vault(owner, "kepano")
+    jazz_page = CORPORA / "kepano-obsidian/References/Jazz.md"
+    jazz = make_note(vault, "References/Jazz.md", jazz_page.read_text(encoding="utf-8"), embed=False)
+    # as Obsidian writes an aliased link in a table, and in prose where it reads the same
+    listening = make_note(
+        vault,
+        "Notes/Listening.md",
+        "| Genre | Why |\n| --- | --- |\n| [[Jazz\\|jazz alias]] | swing |\n| [[Jazz#Genre\\|its albums]] | more |\n\n"
+        "Also [[Jazz\\|in prose]].\n",
+        embed=False,
+    )
+    links = NoteLink.objects.filter(source=listening).order_by("pk")
+    assert [(link.target_text, link.heading, link.target_id) for link in links] == [
+        ("Jazz", "", jazz.pk),
+        ("Jazz", "Genre", jazz.pk),
+        ("Jazz", "", jazz.pk),
+    ]
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/notes/{listening.pk}/").content.decode()
+    assert f'<td><a class="internal" href="/notes/{jazz.pk}/">jazz alias</a></td>' in page
+    assert f'<td><a class="internal" href="/notes/{jazz.pk}/#genre">its albums</a></td>' in page
+    assert f'Also <a class="internal" href="/notes/{jazz.pk}/">in prose</a>.' in page
+    assert "Unresolved links" not in page and "\\" not in page.split('<div class="body">', 1)[1].split("</div>")[0]
+    assert f'<a href="/notes/{listening.pk}/">' in browser.get(f"/notes/{jazz.pk}/").content.decode()  # a backlink
+    # an embedded picture's size, so escaped, is no part of the file's name
+    [picture] = parse_note("Notes/Trip.md", "| ![[photo.png\\|300]] |\n| --- |\n").links
+    assert (picture.target, picture.alias, picture.kind) == ("photo.png", "300", "embed")

@@ -113,8 +113,7 @@ def mark_wikilinks(body: str, page: Page) -> str:
 def _wikilink_of(written: str) -> WrittenLink:
     found = WIKILINK.fullmatch(written)
     assert found is not None  # `written` is a match of WIKILINK
-    # Obsidian's `[[a\|b]]` inside a table escapes the pipe; the backslash is not part of the name.
-    target = found.group(1).strip().removesuffix("\\").strip()
+    target = found.group(1).strip()
     heading, alias = (found.group(2) or "").strip(), (found.group(3) or "").strip()
     return WrittenLink(target, heading, alias, embed=written[0] == "!", source=written)
 
