@@ -163,15 +163,16 @@ def logseq_markdown(body: str) -> str:
             index += 1
             continue
         hidden = _hidden_property(line) if index not in code else None
-        block = hidden["value"].lower() if hidden is not None and hidden["key"].lower() == "id" else ""
+        is_id = hidden is not None and hidden["key"].lower() == "id" and " " not in hidden["value"]
+        block = hidden["value"].lower() if hidden is not None and is_id else ""
         if hidden is not None and hidden["bullet"].strip():
-            waiting = _PropertiesFirst(index, hidden["bullet"], block_id=block if " " not in block else "")
+            waiting = _PropertiesFirst(index, hidden["bullet"], block_id=block)
             index += 1
             continue
         if hidden is not None:
             if waiting is not None:
-                waiting.block_id = waiting.block_id or (block if " " not in block else "")
-            elif block and " " not in block and shown and (index - 1) not in code:
+                waiting.block_id = waiting.block_id or block
+            elif block and shown and (index - 1) not in code:
                 heading_alone = _HEADING.match(shown[-1]) and not _text_follows(lines, index, code)
                 if heading_alone:  # the id names the heading
                     indent = line[: len(line) - len(line.lstrip())]
