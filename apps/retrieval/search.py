@@ -11,6 +11,7 @@ requester reads 1% of all chunks (see shared/notes/search-in-postgres.md).
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,9 @@ from apps.retrieval.snippets import snippet_of
 from apps.vaults.scope import Scope
 
 RRF_K = 60
+# A passage's own words: an empty journal page has none ("-", or only a `title:` property naming its day).
+A_WORD = re.compile(r"[^\W\d_]{2,}")
+TITLE_PROPERTY = re.compile(r"^\s*title\s*:", re.I)
 
 _SCOPE_SIZE = """
 SELECT count(*) FROM (
@@ -223,7 +227,10 @@ SELECT f.note_id, n.vault_id, n.path, n.title, f.chunk_id, f.score, f.sources,
             ELSE c.text END AS marked_text,
        -- a passage that is only a heading is shown with the text under it, which the note's next passage holds
        (SELECT nx.text FROM notes_chunk nx WHERE nx.note_id = c.note_id AND nx.ordinal = c.ordinal + 1
-        ORDER BY nx.tier = 'hot' DESC LIMIT 1) AS following_text
+        ORDER BY nx.tier = 'hot' DESC LIMIT 1) AS following_text,
+       -- the note's properties, which its first passage carries: with the text, whether it holds more than a title
+       (SELECT fc.properties FROM notes_chunk fc WHERE fc.note_id = c.note_id AND fc.ordinal = 0
+        ORDER BY fc.tier = 'hot' DESC LIMIT 1) AS properties
 FROM fused f
 JOIN notes_note n ON n.id = f.note_id AND n.vault_id = ANY(%(scope)s) AND n.drawn_from <@ %(readable)s::bigint[]
 JOIN notes_chunk c ON c.id = f.chunk_id AND c.vault_id = ANY(%(scope)s)
@@ -263,6 +270,7 @@ class SearchHit:
     snippet: str
     score: float
     sources: list[str]
+    only_its_title: bool = False  # the passage holds no word but its note's title (`holds_only_its_title`)
 
 
 @dataclass
@@ -271,6 +279,12 @@ class SearchResult:
     strategy: str = ""
     model: str = ""  # the embedding model whose vectors the meaning half compared
     timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def holds_only_its_title(*, text: str, properties: str) -> bool:
+    """Whether a passage's text and its note's properties hold no word beyond the note's title."""
+    properties = "\n".join(line for line in properties.splitlines() if not TITLE_PROPERTY.match(line))
+    return A_WORD.search(f"{text}\n{properties}") is None
 
 
 def validate_query(text: str) -> str:
@@ -343,6 +357,7 @@ def hybrid_search_vector(
             score=float(r[5]),
             sources=list(r[6]),
             snippet=snippet_of(r[7] or "", following=r[8] or ""),
+            only_its_title=holds_only_its_title(text=r[7] or "", properties=r[9] or ""),
         )
         for r in rows
     ]
@@ -442,7 +457,9 @@ def hybrid_search(
 ) -> SearchResult:
     """Search the vaults of `scope` (the policy resolved them: 404 for an unreadable vault asked for). 400 on bad
     queries. `mode` keeps one half only (the evaluation's flat baselines); `include_filed=False` leaves out the
-    notes the Librarian wrote from conversations."""
+    notes the Librarian wrote from conversations. A passage with no text but its note's title (an empty journal
+    page) is a hit only when the keyword half finds it, by its title: the meaning half returns its nearest passages
+    however far, and such a passage sits near every query."""
     if mode not in SEARCH_MODES:
         raise ValidationError({"mode": [f"mode must be one of {', '.join(SEARCH_MODES)}"]})
     text = validate_query(query)
@@ -465,4 +482,5 @@ def hybrid_search(
         include_filed=include_filed,
     )
     result.timings_ms["embed"] = embed_ms
+    result.hits = [hit for hit in result.hits if not hit.only_its_title or "keyword" in hit.sources]
     return result
