@@ -24,6 +24,7 @@ from apps.notes.text import MARKDOWN_IMAGE
 from apps.retrieval.candidates import Candidate
 from apps.retrieval.filed import without_filed_notes
 from apps.retrieval.relevance import FEATURES, feature_matrix
+from apps.retrieval.search import A_WORD, TITLE_PROPERTY
 from apps.retrieval.significance import lookup_tokens
 
 # Logistic weights over relevance.FEATURES (`manage.py evaluate calibrate`, fitted on the LoCoMo dev split only) and
@@ -53,10 +54,6 @@ NOTE_SIMILARITY = FLOOR_SIMILARITY
 # well-matched candidate); docs/evaluation.md has what it silences.
 NOTE_OVERLAP = 0.5
 DEFAULT_THRESHOLD = 3
-# What a passage says in words of its own: an empty outline bullet ("-") or a page that only embeds another
-# (`![[Daily.base]]`) says nothing, however close its vector (near-empty text sits near every question).
-A_WORD = re.compile(r"[^\W\d_]{2,}")
-TITLE_PROPERTY = re.compile(r"^\s*title\s*:", re.I)
 
 SYSTEM_PROMPT = (
     "You are the relevance gate of a team knowledge base. Rate how much each candidate passage helps answer the "
@@ -306,7 +303,8 @@ def _as_a_word(token: str) -> re.Pattern[str]:
 
 def says_something(candidate: Candidate) -> bool:
     """Whether a passage, with its note's properties, holds a word of its own beyond what it embeds (a `title:`
-    property only names the note)."""
+    property only names the note): an empty outline bullet ("-") or a page that only embeds another
+    (`![[Daily.base]]`) says nothing, however close its vector (near-empty text sits near every question)."""
     properties = "\n".join(line for line in candidate.properties.splitlines() if not TITLE_PROPERTY.match(line))
     text = MARKDOWN_IMAGE.sub(" ", f"{candidate.text}\n{properties}")
     return A_WORD.search(WIKILINK.sub(lambda link: " " if link[0].startswith("!") else link[0], text)) is not None
